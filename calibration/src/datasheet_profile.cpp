@@ -1,0 +1,98 @@
+#include "fleetcast/calibration/profile.hpp"
+
+#include <stdexcept>
+
+namespace fleetcast::calibration {
+namespace {
+
+struct MatmulFigures {
+  double bf16;
+  double fp8;
+  const char* source;
+};
+
+// stas00/ml-engineering MAMF tables as quoted in REFERENCE.md section 4 (best achieved matmul / peak).
+MatmulFigures matmul_figures(const std::string& arch, const std::string& name) {
+  if (name == "h100") return {0.80, 0.71, "MAMF: H100 BF16 80%, FP8 71% (REFERENCE.md s4)"};
+  if (name == "h200") return {0.80, 0.73, "MAMF: H200 FP8 73%; BF16 from H100 (same sm_90 die) (REFERENCE.md s4)"};
+  if (name == "b200") return {0.78, 0.76, "MAMF: B200 BF16 78%, FP8 76% (REFERENCE.md s4)"};
+  if (name == "gb200") return {0.73, 0.72, "MAMF: GB200 BF16 73%, FP8 72% (REFERENCE.md s4)"};
+  if (name == "b300") return {0.79, 0.76, "MAMF: B300 BF16 79%; FP8 from B200 (REFERENCE.md s4)"};
+  if (name == "gb300") return {0.73, 0.72, "MAMF: no GB300 figure; GB200's taken (REFERENCE.md s4)"};
+  if (arch.rfind("sm_9", 0) == 0) return {0.80, 0.71, "MAMF: H100 figures stand in for an unlisted sm_90 part"};
+  if (arch.rfind("sm_10", 0) == 0) return {0.78, 0.76, "MAMF: B200 figures stand in for an unlisted sm_10x part"};
+  return {0.70, 0.65, "assumed: no matmul measurement for this hardware; 70% BF16 / 65% FP8 of peak"};
+}
+
+}  // namespace
+
+double Profile::matmul_efficiency_for(const std::string& compute_class) const {
+  auto it = matmul_efficiency.find(compute_class);
+  if (it == matmul_efficiency.end()) {
+    throw std::invalid_argument("profile " + hardware + " has no matmul efficiency for " + compute_class);
+  }
+  return it->second;
+}
+
+Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runtime) {
+  Profile p;
+  p.hardware = hw.name;
+  p.runtime = runtime;
+  p.kind = "datasheet";
+
+  const MatmulFigures mm = matmul_figures(hw.arch, hw.name);
+  p.matmul_efficiency["bf16"] = mm.bf16;
+  p.matmul_efficiency["fp8"] = mm.fp8;
+  p.sources["matmul_efficiency.bf16"] = mm.source;
+  p.sources["matmul_efficiency.fp8"] = mm.source;
+  if (hw.supports("fp4")) {
+    // No public FP4 MAMF figure: FP4 GEMMs are assumed to reach the FP8 share of their (doubled) peak.
+    p.matmul_efficiency["fp4"] = mm.fp8;
+    p.sources["matmul_efficiency.fp4"] = "assumed: FP8's achieved share applied to the FP4 peak";
+  }
+
+  // FlashMLA on H800: 660 TFLOPS compute-bound of 989 BF16 peak = 0.67; on B200 sparse prefill 1,450 of
+  // 2,250 = 0.64. Dense attention prefill 1,460 of 2,250 on B200 = 0.65.
+  p.attention_compute_efficiency = 0.65;
+  p.sources["attention_compute_efficiency"] = "FlashMLA: 660/989 TFLOPS H800, 1,460/2,250 B200 (REFERENCE.md s4)";
+
+  // FlashMLA memory-bound decode: 3,000 GB/s of 3,350 = 0.90.
+  p.memory_efficiency = 0.90;
+  p.sources["memory_efficiency"] = "FlashMLA decode 3,000 GB/s on H800 (~90% of HBM) (REFERENCE.md s4)";
+
+  // nccl-tests on 8x H100: ~370 GB/s bus bandwidth for collectives other than NVLS all-reduce, against
+  // 450 GB/s one-way NVLink: 0.82.
+  p.nvlink_efficiency = 0.82;
+  p.sources["nvlink_efficiency"] = "NCCL 8x H100: ~370 GB/s busbw of 450 GB/s one-way (REFERENCE.md s4)";
+
+  p.nic_efficiency = 0.94;
+  p.sources["nic_efficiency"] = "IB NDR: 46-48 GB/s of 50 GB/s per NIC (REFERENCE.md s4)";
+
+  p.op_latency_s = 3e-6;
+  p.sources["op_latency_s"] = "assumed: ~3 us per kernel under CUDA graphs (launch gap and tail), not measured";
+
+  // DeepEP low-latency dispatch of 128 tokens at EP8 takes 77 us: most of it is latency, not bytes.
+  p.collective_latency_s = 15e-6;
+  p.sources["collective_latency_s"] = "assumed: ~15 us per NCCL call within a node, not measured";
+
+  p.step_overhead_s = 1.0e-3;
+  p.sources["step_overhead_s"] = "assumed: 1 ms host scheduling per step (vLLM v1 with CUDA graphs), not measured";
+  return p;
+}
+
+nlohmann::json to_json(const Profile& p) {
+  return nlohmann::json{{"hardware", p.hardware},
+                        {"runtime", p.runtime},
+                        {"kind", p.kind},
+                        {"matmul_efficiency", p.matmul_efficiency},
+                        {"attention_compute_efficiency", p.attention_compute_efficiency},
+                        {"memory_efficiency", p.memory_efficiency},
+                        {"nvlink_efficiency", p.nvlink_efficiency},
+                        {"nic_efficiency", p.nic_efficiency},
+                        {"op_latency_s", p.op_latency_s},
+                        {"collective_latency_s", p.collective_latency_s},
+                        {"step_overhead_s", p.step_overhead_s},
+                        {"sources", p.sources}};
+}
+
+}  // namespace fleetcast::calibration

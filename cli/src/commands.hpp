@@ -1,0 +1,17 @@
+#pragma once
+// The subcommands of `fleetcast`. Each takes its arguments after the subcommand name and returns an exit
+// code; bad input throws InputError (main turns it into exit code 2).
+
+#include <string>
+#include <vector>
+
+namespace fleetcast::cli {
+
+using Args = std::vector<std::string>;
+
+int run_simulate(const Args& args);
+int run_presets(const Args& args);
+int run_bench(const Args& args);
+std::string usage();
+
+}  // namespace fleetcast::cli

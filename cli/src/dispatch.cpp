@@ -1,0 +1,61 @@
+#include "dispatch.hpp"
+
+#include <cstdio>
+
+#include "commands.hpp"
+#include "fleetcast/simulator/report.hpp"
+#include "fleetcast/specs/error.hpp"
+
+namespace fleetcast::cli {
+
+std::string usage() {
+  return R"(usage: fleetcast COMMAND [ARGS]
+
+Forecast what an LLM inference fleet delivers for a traffic mix: TTFT, TPOT, percentiles, throughput per
+GPU and cost per million tokens, from a discrete-event simulation of the serving engine on SimGrid.
+
+commands:
+  simulate SCENARIO [-o REPORT.json] [--progress json] [--quiet]
+        Simulate a scenario (a JSON file, or the name of a shipped scenario preset) and print a summary;
+        -o writes the full JSON report (atomically). --progress json prints one JSON object per line on
+        stderr with done, total and phase. --quiet prints no summary.
+  presets [models|hardware|scenarios]
+        List the shipped presets with a one-line summary.
+  bench sim [--requests N] [--replicas N]
+        Simulator speed benchmark: N requests (default 1,000,000) with Azure-conversation-like lengths,
+        Poisson arrivals at 80% of the estimated capacity, over 16 replicas; prints simulated requests per
+        wall second and peak resident memory.
+  version
+        Print the version.
+
+examples:
+  fleetcast simulate default
+  fleetcast simulate my-scenario.json -o report.json
+  fleetcast presets models
+
+exit codes: 0 ok, 1 the run failed, 2 bad input or usage (the message names the file, field and value).
+)";
+}
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(usage().c_str(), stderr);
+    return 2;
+  }
+  const std::string cmd = argv[1];
+  const Args args(argv + 2, argv + argc);
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  if (cmd == "version" || cmd == "--version") {
+    std::printf("%s\n", simulator::version_string().c_str());
+    return 0;
+  }
+  if (cmd == "simulate") return run_simulate(args);
+  if (cmd == "presets") return run_presets(args);
+  if (cmd == "bench") return run_bench(args);
+  throw InputError("", "command", cmd, "unknown command; valid: simulate, presets, bench, version, --help");
+}
+
+}  // namespace fleetcast::cli

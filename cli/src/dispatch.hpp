@@ -1,0 +1,4 @@
+#pragma once
+namespace fleetcast::cli {
+int dispatch(int argc, char** argv);
+}

@@ -1,0 +1,44 @@
+#pragma once
+// Parameter and KV-cache counts derived from a model spec: the hand-countable facts the step-time and
+// memory models are built on. Counts are for the whole model (not sharded).
+
+#include "fleetcast/specs/model.hpp"
+
+namespace fleetcast::simulator {
+
+struct ParameterCounts {
+  double attention_per_layer = 0.0;  // projections (and a sparse indexer's)
+  double router_per_moe_layer = 0.0;
+  double routed_expert = 0.0;        // one routed expert (gate, up, down)
+  double shared_experts_per_moe_layer = 0.0;
+  double dense_ffn_per_layer = 0.0;
+  double embedding = 0.0;
+  double lm_head = 0.0;              // 0 when tied to the embedding
+  double mtp = 0.0;                  // all MTP draft layers
+  double lookup_memory = 0.0;
+  int layers = 0, moe_layers = 0, dense_layers = 0, routed_experts = 0, top_k = 0;
+
+  double total() const;           // every parameter, the lookup memory included
+  double active_per_token() const;  // what one token's forward pass multiplies by (embedding and lookup excluded)
+};
+
+ParameterCounts count_parameters(const specs::ModelSpec& m);
+
+// Per-layer dims the attention kernel works with.
+struct AttentionDims {
+  double qk_dim = 0.0;  // per head, the width of a query-key dot product
+  double v_dim = 0.0;   // per head, the width of a value
+  // KV bytes stored per token per layer for a full-attention layer (mla: latent + rope; csa: the KV width)
+  double kv_bytes_per_token_per_layer = 0.0;
+};
+// `decode`: MLA decode runs in the absorbed form over the latent (qk = kv_lora + rope, v = kv_lora).
+AttentionDims attention_dims(const specs::ModelSpec& m, bool decode);
+
+// KV bytes one sequence holds at `context_tokens`, over all layers, whole model (not sharded): full layers
+// grow with the context, sliding-window layers stop at the window, csa stores global_kv_bytes_per_token per
+// token plus the window of each layer.
+double kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens);
+// The per-token slope of kv_bytes_for_sequence for long contexts (what REFERENCE.md tables list).
+double kv_bytes_per_token(const specs::ModelSpec& m);
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,72 @@
+#pragma once
+// Continuous batching as vLLM v1 schedules it: each step first serves the running requests in admission
+// order (one token for a decode, a chunk for an unfinished prompt) and then admits waiting requests first
+// come first served, within a token budget and a sequence cap, with paged KV admission control. When a
+// running request cannot get KV blocks, the latest admitted one is preempted by recompute.
+// Pure bookkeeping, no SimGrid: a replica actor drives it.
+
+#include <deque>
+#include <functional>
+#include <vector>
+
+#include "fleetcast/simulator/batch.hpp"
+#include "fleetcast/simulator/request.hpp"
+#include "fleetcast/specs/deployment.hpp"
+
+namespace fleetcast::simulator {
+
+// KV bytes one sequence of n tokens holds on one GPU, and how many bytes a GPU has for them.
+struct KvBudget {
+  double capacity_bytes = 0.0;
+  std::function<double(double tokens)> bytes_for_tokens;
+};
+
+struct StepOutcome {
+  std::vector<Request*> finished;
+  std::vector<double> token_gaps_s;  // one inter-token gap per token produced after a request's first
+  int first_tokens = 0;
+  int first_token_input_tokens = 0;  // input tokens of the requests whose first token came in this step
+  int prefill_tokens = 0;
+  int decode_tokens = 0;
+};
+
+class Batcher {
+public:
+  Batcher(const specs::SchedulerSpec& spec, KvBudget kv);
+
+  // Queues a request; one that could never fit the KV cache (or the token budget without chunked
+  // prefill) is marked failed and returned as false.
+  bool add(Request* r);
+  bool has_work() const { return !waiting_.empty() || !running_.empty(); }
+  const BatchShape& schedule(double now);
+  StepOutcome complete(double now);
+
+  std::size_t waiting() const { return waiting_.size(); }
+  std::size_t running() const { return running_.size(); }
+  double kv_used_bytes() const { return kv_used_bytes_; }
+  double kv_capacity_bytes() const { return kv_.capacity_bytes; }
+  long long preemptions() const { return preemptions_; }
+
+private:
+  struct Item {
+    Request* req;
+    int tokens;
+    bool decode;
+  };
+  bool reserve(Request* r, int new_kv_tokens);  // grows r's blocks to hold new_kv_tokens, if memory allows
+  void release(Request* r);
+  void preempt(Request* r);
+  int blocks_for(int tokens) const { return (tokens + block_tokens_ - 1) / block_tokens_; }
+
+  specs::SchedulerSpec spec_;
+  KvBudget kv_;
+  int block_tokens_;
+  std::deque<Request*> waiting_;
+  std::vector<Request*> running_;  // admission order
+  std::vector<Item> items_;
+  BatchShape batch_;
+  double kv_used_bytes_ = 0.0;
+  long long preemptions_ = 0;
+};
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,24 @@
+#pragma once
+// A steady-state estimate of how many requests per second a deployment sustains for a workload's mean
+// lengths: used to turn a `load` into an arrival rate before simulating, and later to prune plans.
+
+#include <string>
+
+#include "fleetcast/simulator/memory_model.hpp"
+#include "fleetcast/simulator/step_time.hpp"
+#include "fleetcast/specs/scenario.hpp"
+
+namespace fleetcast::simulator {
+
+struct CapacityEstimate {
+  double requests_per_s = 0.0;     // whole deployment
+  double batch_per_replica = 0.0;  // running sequences in a saturated step
+  double step_s = 0.0;             // predicted saturated step time
+  std::string limited_by;          // "max_num_seqs", "kv_cache" or "token_budget"
+};
+
+// A saturated replica runs B sequences; each request needs `mean input` prefill tokens and `mean output`
+// steps, so a step carries B decodes plus B x in / out prefill tokens and finishes B / out requests.
+CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeModel& model, const MemoryPlan& memory);
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,31 @@
+#pragma once
+// Achievable rates of one GPU: datasheet peaks times the profile's efficiencies, looked up once.
+
+#include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/specs/hardware.hpp"
+#include "fleetcast/specs/precision.hpp"
+
+namespace fleetcast::simulator {
+
+class RateTable {
+public:
+  RateTable(const specs::HardwareSpec& hw, const calibration::Profile& profile);
+
+  // Tensor-core FLOP/s for GEMMs with weights in `p`. A format the hardware has no tensor cores for
+  // (FP4 on Hopper) runs dequantised at the next wider rate it has.
+  double matmul_flops(specs::Precision p) const;
+  double attention_flops() const { return attention_flops_; }
+  double vector_flops() const { return vector_flops_; }
+  double hbm_bytes_per_s() const { return hbm_bytes_per_s_; }
+  double nvlink_bus_bytes_per_s() const { return nvlink_bus_bytes_per_s_; }
+  double nic_bytes_per_s() const { return nic_bytes_per_s_; }
+  double host_link_bytes_per_s() const { return host_link_bytes_per_s_; }
+
+private:
+  double bf16_ = 0.0, fp8_ = 0.0, fp4_ = 0.0, fp32_ = 0.0;
+  double attention_flops_ = 0.0, vector_flops_ = 0.0;
+  double hbm_bytes_per_s_ = 0.0, nvlink_bus_bytes_per_s_ = 0.0, nic_bytes_per_s_ = 0.0;
+  double host_link_bytes_per_s_ = 0.0;
+};
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,65 @@
+#pragma once
+// What the simulation observes: per-request timestamps (kept on the requests), step-level work inside the
+// measurement window, inter-token gaps, and periodic samples of the system's state. Actors write to it;
+// it makes no decisions.
+
+#include <cstdint>
+#include <vector>
+
+#include "fleetcast/simulator/request.hpp"
+#include "fleetcast/stats/weighted.hpp"
+
+namespace fleetcast::simulator {
+
+struct Sample {
+  double t_s;
+  int in_system;  // arrived, not finished
+  int waiting;    // queued in replicas
+  int running;    // in a replica's running batch
+  double kv_used_share;  // KV bytes used / capacity, over all replicas
+};
+
+struct WindowTotals {
+  double prefill_tokens = 0.0;  // computed in steps that ended inside the window (recomputation included)
+  double input_tokens = 0.0;    // inputs of requests whose first token came inside the window
+  double output_tokens = 0.0;
+  double busy_gpu_s = 0.0;      // step time x the replica's GPUs, clipped to the window
+  double prefill_busy_gpu_s = 0.0;
+  double decode_busy_gpu_s = 0.0;
+  std::int64_t steps = 0;
+};
+
+class Recorder {
+public:
+  explicit Recorder(std::vector<Request> requests) : requests_(std::move(requests)) {}
+
+  std::vector<Request>& requests() { return requests_; }
+  const std::vector<Request>& requests() const { return requests_; }
+
+  // The steady-state window opens when the first measured request arrives and closes when the last does.
+  void open_window(double t_s) { window_start_s_ = t_s; }
+  void close_window(double t_s) { window_end_s_ = t_s; }
+  double window_start_s() const { return window_start_s_; }
+  double window_end_s() const { return window_end_s_; }
+  bool in_window(double t_s) const { return t_s >= window_start_s_ && t_s < window_end_s_; }
+
+  void record_step(double start_s, double end_s, int gpus, double prefill_share, int prefill_tokens,
+                   int input_tokens, int output_tokens, const std::vector<double>& token_gaps_s);
+  void record_sample(const Sample& s) { samples_.push_back(s); }
+
+  const WindowTotals& window() const { return window_; }
+  const stats::WeightedSamples& token_gaps() const { return token_gaps_; }
+  const std::vector<Sample>& samples() const { return samples_; }
+  std::int64_t total_steps() const { return total_steps_; }
+
+private:
+  std::vector<Request> requests_;
+  double window_start_s_ = 1e300;
+  double window_end_s_ = 1e300;
+  WindowTotals window_;
+  stats::WeightedSamples token_gaps_;
+  std::vector<Sample> samples_;
+  std::int64_t total_steps_ = 0;
+};
+
+}  // namespace fleetcast::simulator

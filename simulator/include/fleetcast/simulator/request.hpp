@@ -1,0 +1,34 @@
+#pragma once
+// One request's lengths, timestamps and progress. The simulation owns all of them in one vector;
+// actors pass pointers in their messages.
+
+#include <cstdint>
+
+namespace fleetcast::simulator {
+
+struct Request {
+  std::int64_t id = 0;
+  int input_tokens = 0;
+  int output_tokens = 0;
+  int client = -1;          // closed loop: the client that sent it
+  double arrival_s = -1.0;  // open loop: drawn up front; closed loop: set when the client sends it
+  std::int64_t arrival_rank = -1;  // order of arrival at the router (decides warm-up and cool-down)
+
+  // Progress inside a replica.
+  int replica = -1;
+  int prompt_target = 0;  // tokens to prefill: the input, or after a preemption by recompute input + output so far
+  int generated = 0;      // output tokens produced
+  int kv_tokens = 0;      // tokens whose KV is computed (the prefilled part of the prompt, then one per decode)
+  int kv_blocks = 0;      // KV blocks held
+  int preemptions = 0;
+  bool failed = false;  // could never be served (longer than the replica's whole KV cache)
+
+  double scheduled_s = -1.0;    // first time a step included it (end of queueing)
+  double first_token_s = -1.0;
+  double last_token_s = -1.0;
+  double finish_s = -1.0;
+
+  bool prefill_done() const { return kv_tokens >= prompt_target; }
+};
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,92 @@
+#pragma once
+// predict(BatchShape) -> StepTime for one iteration of one replica. Each operator of a layer is costed in
+// FLOPs and bytes per GPU from the architecture, the layout and the precisions, and timed by a roofline:
+//   time = max(FLOPs / (peak x efficiency), bytes / (bandwidth x efficiency)) + fixed latency.
+// Collectives are timed as ring algorithms on the scale-up link. Pipeline stages run one after another for
+// a batch (no micro-batch overlap in this model).
+
+#include <array>
+#include <string_view>
+
+#include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/simulator/architecture.hpp"
+#include "fleetcast/simulator/hardware_rates.hpp"
+#include "fleetcast/simulator/batch.hpp"
+#include "fleetcast/specs/deployment.hpp"
+#include "fleetcast/specs/model.hpp"
+
+namespace fleetcast::simulator {
+
+enum class Op {
+  embedding,
+  attn_proj,      // Q, K/V (or latent) and output projections
+  attention,      // the attention kernel over each sequence's context (and a sparse indexer)
+  moe_gate,       // router logits
+  moe_experts,    // routed experts (grouped GEMM over the experts the batch touches)
+  shared_expert,  // shared experts of a MoE layer
+  dense_ffn,      // dense SwiGLU FFN
+  elementwise,    // norms, residual adds, activations, RoPE
+  tp_allreduce,
+  pp_send,        // activations between pipeline stages
+  lookup_memory,  // Engram-style table rows
+  lm_head,
+  step_overhead,
+  count_
+};
+constexpr int kNumOps = static_cast<int>(Op::count_);
+std::string_view to_string(Op op);
+
+// One operator class over all layers of a step, per GPU (a pipeline's stages summed: they run one after
+// another for one batch).
+struct OpCost {
+  double flops_prefill = 0.0;
+  double flops_decode = 0.0;
+  double bytes = 0.0;  // HBM (or link) bytes
+  double time_s = 0.0;
+  // Share of the time owed to prefill tokens: by FLOPs where the op computes (weight reads serve every
+  // token alike), by token count where it only moves data.
+  double prefill_share = 0.0;
+  double flops() const { return flops_prefill + flops_decode; }
+};
+
+// prefill / (prefill + decode), 0 when both are 0.
+double share(double prefill, double decode);
+
+struct StepTime {
+  double total_s = 0.0;
+  double prefill_s = 0.0;  // total_s split between prefill and decode work, op by op
+  double decode_s = 0.0;
+  std::array<OpCost, kNumOps> ops{};
+  const OpCost& op(Op o) const { return ops[static_cast<int>(o)]; }
+};
+
+class StepTimeModel {
+public:
+  StepTimeModel(const specs::ModelSpec& model, const specs::DeploymentSpec& deployment,
+                const calibration::Profile& profile);
+
+  StepTime predict(const BatchShape& batch) const;
+  double step_overhead_s() const { return step_overhead_s_; }
+  const specs::ModelSpec& model() const { return model_; }
+
+private:
+  void cost_projections(const BatchShape& b, StepTime& st) const;
+  void cost_attention(const BatchShape& b, StepTime& st) const;
+  void cost_ffn(const BatchShape& b, StepTime& st) const;
+  void cost_communication(const BatchShape& b, StepTime& st) const;
+  void cost_head(const BatchShape& b, StepTime& st) const;
+  double roofline_s(const OpCost& c, double peak_flops, double bytes_per_s, int kernels) const;
+  double collective_s(double bytes, double bytes_per_s, int calls) const;
+
+  specs::ModelSpec model_;
+  specs::DeploymentSpec deployment_;
+  calibration::Profile profile_;
+  RateTable rates_;
+  ParameterCounts params_;
+  double step_overhead_s_ = 0.0;
+  double layers_per_gpu_ = 0.0;      // all layers, run by one GPU over the pp stages one after another
+  double moe_layers_ = 0.0;
+  double dense_layers_ = 0.0;
+};
+
+}  // namespace fleetcast::simulator

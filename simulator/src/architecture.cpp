@@ -1,0 +1,121 @@
+#include "fleetcast/simulator/architecture.hpp"
+
+#include <algorithm>
+
+#include "fleetcast/specs/precision.hpp"
+
+namespace fleetcast::simulator {
+namespace {
+
+double swiglu_params(double hidden, double width) { return 3.0 * hidden * width; }  // gate, up, down
+
+double attention_projection_params(const specs::ModelSpec& m) {
+  const auto& a = m.attention;
+  const double h = m.hidden_size;
+  const double nq = a.num_query_heads;
+  if (a.type == specs::AttentionType::gqa) {
+    return h * nq * a.head_dim + h * 2.0 * a.num_kv_heads * a.head_dim + nq * a.head_dim * h;
+  }
+  const double q_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
+  const double q = a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * nq * q_head : h * nq * q_head;
+  const double out = nq * a.v_head_dim * h;
+  if (a.type == specs::AttentionType::mla) {
+    const double kv_a = h * (a.kv_lora_rank + a.qk_rope_head_dim);
+    const double kv_b = a.kv_lora_rank * nq * (a.qk_nope_head_dim + a.v_head_dim);
+    return q + kv_a + kv_b + out;
+  }
+  // csa: one shared KV of kv_lora_rank per token used as key and value, plus the indexer's query and key.
+  const double kv = h * a.kv_lora_rank;
+  const double q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
+  const double indexer = q_in * a.indexer_heads * a.indexer_head_dim + h * a.indexer_head_dim + h * a.indexer_heads;
+  return q + kv + out + indexer;
+}
+
+}  // namespace
+
+double ParameterCounts::total() const {
+  return layers * attention_per_layer +
+         moe_layers * (router_per_moe_layer + routed_experts * routed_expert + shared_experts_per_moe_layer) +
+         dense_layers * dense_ffn_per_layer + embedding + lm_head + mtp + lookup_memory;
+}
+
+double ParameterCounts::active_per_token() const {
+  const double head = lm_head > 0.0 ? lm_head : embedding;  // a tied head still multiplies by the table
+  return layers * attention_per_layer +
+         moe_layers * (router_per_moe_layer + top_k * routed_expert + shared_experts_per_moe_layer) +
+         dense_layers * dense_ffn_per_layer + head;
+}
+
+ParameterCounts count_parameters(const specs::ModelSpec& m) {
+  ParameterCounts c;
+  const double h = m.hidden_size;
+  c.layers = m.num_layers;
+  c.moe_layers = m.moe_layers();
+  c.dense_layers = m.dense_layers;
+  c.routed_experts = m.moe ? m.moe->num_routed_experts : 0;
+  c.top_k = m.moe ? m.moe->top_k : 0;
+  c.attention_per_layer = attention_projection_params(m);
+  if (m.moe) {
+    const auto& e = *m.moe;
+    c.router_per_moe_layer = h * e.num_routed_experts;
+    c.routed_expert = swiglu_params(h, e.expert_width);
+    const double shared_width = e.shared_expert_width > 0 ? e.shared_expert_width : e.expert_width;
+    c.shared_experts_per_moe_layer = e.num_shared_experts * swiglu_params(h, shared_width);
+  }
+  c.dense_ffn_per_layer = swiglu_params(h, m.dense_ffn_width);
+  c.embedding = static_cast<double>(m.vocab_size) * h;
+  c.lm_head = m.tie_word_embeddings ? 0.0 : static_cast<double>(m.vocab_size) * h;
+  // A DeepSeek MTP module: a projection of [hidden; embedding] back to hidden plus one transformer layer
+  // (MoE when the model is), sharing the embedding and LM head with the main model.
+  if (m.mtp_layers > 0) {
+    const double ffn = m.moe ? c.router_per_moe_layer + m.moe->num_routed_experts * c.routed_expert +
+                                   c.shared_experts_per_moe_layer
+                             : c.dense_ffn_per_layer;
+    c.mtp = m.mtp_layers * (2.0 * h * h + c.attention_per_layer + ffn);
+  }
+  if (m.lookup_memory) c.lookup_memory = m.lookup_memory->parameters;
+  return c;
+}
+
+AttentionDims attention_dims(const specs::ModelSpec& m, bool decode) {
+  const auto& a = m.attention;
+  AttentionDims d;
+  const double kv_bytes = specs::bytes_per_element(m.precision.kv_cache);
+  switch (a.type) {
+    case specs::AttentionType::gqa:
+      d.qk_dim = a.head_dim;
+      d.v_dim = a.head_dim;
+      d.kv_bytes_per_token_per_layer = 2.0 * a.num_kv_heads * a.head_dim * kv_bytes;
+      break;
+    case specs::AttentionType::mla:
+      d.qk_dim = decode ? a.kv_lora_rank + a.qk_rope_head_dim : a.qk_nope_head_dim + a.qk_rope_head_dim;
+      d.v_dim = decode ? a.kv_lora_rank : a.v_head_dim;
+      d.kv_bytes_per_token_per_layer = (a.kv_lora_rank + a.qk_rope_head_dim) * kv_bytes;
+      break;
+    case specs::AttentionType::csa:
+      d.qk_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
+      d.v_dim = a.v_head_dim;
+      d.kv_bytes_per_token_per_layer = a.kv_lora_rank * kv_bytes;
+      break;
+  }
+  return d;
+}
+
+double kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
+  const auto& a = m.attention;
+  const double per_layer = attention_dims(m, true).kv_bytes_per_token_per_layer;
+  const int sliding = a.sliding_window_layers;
+  const double window = std::min<double>(context_tokens, a.sliding_window_tokens);
+  if (a.type == specs::AttentionType::csa) {
+    return a.global_kv_bytes_per_token * context_tokens + sliding * window * per_layer;
+  }
+  return (m.num_layers - sliding) * context_tokens * per_layer + sliding * window * per_layer;
+}
+
+double kv_bytes_per_token(const specs::ModelSpec& m) {
+  const auto& a = m.attention;
+  if (a.type == specs::AttentionType::csa) return a.global_kv_bytes_per_token;
+  return (m.num_layers - a.sliding_window_layers) * attention_dims(m, true).kv_bytes_per_token_per_layer;
+}
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,128 @@
+#include "fleetcast/simulator/batcher.hpp"
+
+#include <algorithm>
+
+namespace fleetcast::simulator {
+
+Batcher::Batcher(const specs::SchedulerSpec& spec, KvBudget kv)
+    : spec_(spec), kv_(std::move(kv)), block_tokens_(std::max(1, spec.kv_block_tokens)) {}
+
+bool Batcher::add(Request* r) {
+  r->prompt_target = r->input_tokens;
+  const int longest = r->input_tokens + r->output_tokens;
+  const bool fits_kv = kv_.bytes_for_tokens(blocks_for(longest) * block_tokens_) <= kv_.capacity_bytes;
+  const bool fits_budget = spec_.chunked_prefill || r->input_tokens <= spec_.max_num_batched_tokens;
+  if (!fits_kv || !fits_budget) {
+    r->failed = true;
+    return false;
+  }
+  waiting_.push_back(r);
+  return true;
+}
+
+bool Batcher::reserve(Request* r, int new_kv_tokens) {
+  const int blocks = blocks_for(new_kv_tokens);
+  if (blocks <= r->kv_blocks) return true;
+  const double now_bytes = r->kv_blocks > 0 ? kv_.bytes_for_tokens(r->kv_blocks * block_tokens_) : 0.0;
+  const double new_bytes = kv_.bytes_for_tokens(blocks * block_tokens_);
+  if (kv_used_bytes_ + (new_bytes - now_bytes) > kv_.capacity_bytes) return false;
+  kv_used_bytes_ += new_bytes - now_bytes;
+  r->kv_blocks = blocks;
+  return true;
+}
+
+void Batcher::release(Request* r) {
+  if (r->kv_blocks > 0) kv_used_bytes_ -= kv_.bytes_for_tokens(r->kv_blocks * block_tokens_);
+  if (kv_used_bytes_ < 1e-6) kv_used_bytes_ = 0.0;  // no drift from adding and removing doubles
+  r->kv_blocks = 0;
+}
+
+// Recompute: drop the KV and queue the request first in line; it prefills input plus output so far again.
+void Batcher::preempt(Request* r) {
+  release(r);
+  r->kv_tokens = 0;
+  r->prompt_target = r->input_tokens + r->generated;
+  ++r->preemptions;
+  ++preemptions_;
+  running_.erase(std::find(running_.begin(), running_.end(), r));
+  waiting_.push_front(r);
+}
+
+const BatchShape& Batcher::schedule(double now) {
+  items_.clear();
+  batch_.decode_contexts.clear();
+  batch_.prefill.clear();
+  int budget = spec_.max_num_batched_tokens;
+
+  // 1. Running requests, oldest first. A request that cannot grow its KV preempts the newest ones.
+  for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    Request* r = running_[i];
+    const bool decode = r->prefill_done();
+    const int tokens = decode ? 1 : std::min(r->prompt_target - r->kv_tokens, budget);
+    bool ok = reserve(r, r->kv_tokens + tokens);
+    while (!ok && running_.back() != r) {
+      preempt(running_.back());
+      ok = reserve(r, r->kv_tokens + tokens);
+    }
+    if (!ok) {
+      preempt(r);
+      break;
+    }
+    items_.push_back({r, tokens, decode});
+    budget -= tokens;
+  }
+
+  // 2. Waiting requests, first come first served, while sequences, budget and KV allow.
+  while (!waiting_.empty() && budget > 0 && static_cast<int>(running_.size()) < spec_.max_num_seqs) {
+    Request* r = waiting_.front();
+    const int remaining = r->prompt_target - r->kv_tokens;
+    if (!spec_.chunked_prefill && remaining > budget) break;
+    const int tokens = std::min(remaining, budget);
+    if (!reserve(r, r->kv_tokens + tokens)) break;
+    waiting_.pop_front();
+    running_.push_back(r);
+    if (r->scheduled_s < 0.0) r->scheduled_s = now;
+    items_.push_back({r, tokens, false});
+    budget -= tokens;
+  }
+
+  for (const Item& it : items_) {
+    if (it.decode) {
+      batch_.decode_contexts.push_back(it.req->kv_tokens);
+    } else {
+      batch_.prefill.push_back({it.tokens, it.req->kv_tokens, it.req->kv_tokens + it.tokens >= it.req->prompt_target});
+    }
+  }
+  return batch_;
+}
+
+StepOutcome Batcher::complete(double now) {
+  StepOutcome out;
+  for (const Item& it : items_) {
+    Request* r = it.req;
+    r->kv_tokens += it.tokens;
+    (it.decode ? out.decode_tokens : out.prefill_tokens) += it.tokens;
+    if (!r->prefill_done()) continue;  // a prompt chunk that did not finish the prompt samples nothing
+    ++r->generated;
+    if (r->generated == 1) {
+      r->first_token_s = now;
+      ++out.first_tokens;
+      out.first_token_input_tokens += r->input_tokens;
+    } else {
+      out.token_gaps_s.push_back(now - r->last_token_s);
+    }
+    r->last_token_s = now;
+    if (r->generated >= r->output_tokens) {
+      r->finish_s = now;
+      release(r);
+      out.finished.push_back(r);
+    }
+  }
+  if (!out.finished.empty()) {
+    std::erase_if(running_, [](const Request* r) { return r->finish_s >= 0.0; });
+  }
+  items_.clear();
+  return out;
+}
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,47 @@
+#include "fleetcast/simulator/capacity.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fleetcast::simulator {
+
+CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeModel& model,
+                                   const MemoryPlan& memory) {
+  const auto& d = s.deployment;
+  const double in = s.workload.input_tokens.mean();
+  const double out = std::max(1.0, s.workload.output_tokens.mean());
+  CapacityEstimate est;
+
+  double batch = d.scheduler.max_num_seqs;
+  est.limited_by = "max_num_seqs";
+  const double kv_per_seq = kv_bytes_per_gpu(s.model, d, in + out / 2.0);
+  const double kv_batch = std::floor(memory.kv_bytes / kv_per_seq);
+  if (kv_batch < batch) {
+    batch = kv_batch;
+    est.limited_by = "kv_cache";
+  }
+  // Tokens per step: B decodes + B in / out prefill tokens, within the token budget.
+  const double budget = d.scheduler.max_num_batched_tokens;
+  if (batch * (1.0 + in / out) > budget) {
+    batch = budget * out / (in + out);
+    est.limited_by = "token_budget";
+  }
+  batch = std::max(1.0, batch);
+
+  BatchShape shape;
+  const int decodes = static_cast<int>(std::lround(batch));
+  shape.decode_contexts.assign(static_cast<std::size_t>(decodes), static_cast<int>(in + out / 2.0));
+  // Prefill work of the step as whole-prompt chunks (plus a remainder) starting from an empty cache.
+  double prefill = batch * in / out;
+  while (prefill >= 1.0) {
+    const double chunk = std::min(prefill, in);
+    shape.prefill.push_back({static_cast<int>(std::lround(chunk)), 0, true});
+    prefill -= chunk;
+  }
+  est.step_s = model.predict(shape).total_s;
+  est.batch_per_replica = batch;
+  est.requests_per_s = d.num_replicas() * batch / (out * est.step_s);
+  return est;
+}
+
+}  // namespace fleetcast::simulator

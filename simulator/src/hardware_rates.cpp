@@ -1,0 +1,33 @@
+#include "fleetcast/simulator/hardware_rates.hpp"
+
+namespace fleetcast::simulator {
+
+RateTable::RateTable(const specs::HardwareSpec& hw, const calibration::Profile& profile) {
+  bf16_ = hw.peak_flops("bf16") * profile.matmul_efficiency_for("bf16");
+  fp8_ = hw.supports("fp8") ? hw.peak_flops("fp8") * profile.matmul_efficiency_for("fp8") : bf16_;
+  fp4_ = hw.supports("fp4") ? hw.peak_flops("fp4") * profile.matmul_efficiency_for("fp4") : fp8_;
+  // Non-tensor-core FP32 work runs at roughly 1/16 of the dense BF16 tensor rate on Hopper and Blackwell
+  // (H100: 67 vs 989 TFLOPS).
+  vector_flops_ = hw.peak_flops("bf16") / 16.0;
+  fp32_ = vector_flops_;
+  attention_flops_ = hw.peak_flops("bf16") * profile.attention_compute_efficiency;
+  hbm_bytes_per_s_ = hw.hbm_bytes_per_s() * profile.memory_efficiency;
+  nvlink_bus_bytes_per_s_ = hw.nvlink_bytes_per_s_one_way() * profile.nvlink_efficiency;
+  nic_bytes_per_s_ = hw.nic_bytes_per_s() * profile.nic_efficiency;
+  // PCIe and C2C reach about the same share of line rate as a NIC does.
+  host_link_bytes_per_s_ = hw.host_link_gb_per_s * 1e9 * profile.nic_efficiency;
+}
+
+double RateTable::matmul_flops(specs::Precision p) const {
+  switch (p) {
+    case specs::Precision::fp32: return fp32_;
+    case specs::Precision::bf16:
+    case specs::Precision::fp16: return bf16_;
+    case specs::Precision::fp8: return fp8_;
+    case specs::Precision::fp4:
+    case specs::Precision::nvfp4: return fp4_;
+  }
+  return bf16_;
+}
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,95 @@
+#include "fleetcast/simulator/memory_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "fleetcast/simulator/architecture.hpp"
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/precision.hpp"
+
+namespace fleetcast::simulator {
+namespace {
+
+// Share of the model's KV that one GPU holds: GQA KV heads are split over TP ranks (replicated when there
+// are fewer heads than ranks); a latent or compressed KV is held whole by every rank. Layers split over PP.
+double kv_share_per_gpu(const specs::ModelSpec& m, const specs::ReplicaLayout& layout) {
+  double share = 1.0 / layout.pp;
+  if (m.attention.type == specs::AttentionType::gqa) {
+    share *= std::ceil(static_cast<double>(m.attention.num_kv_heads) / layout.tp) / m.attention.num_kv_heads;
+  }
+  return share;
+}
+
+}  // namespace
+
+double kv_bytes_per_gpu(const specs::ModelSpec& model, const specs::DeploymentSpec& d, double context_tokens) {
+  const double block = d.scheduler.kv_block_tokens;
+  const double rounded = std::ceil(context_tokens / block) * block;
+  return kv_bytes_for_sequence(model, rounded) * kv_share_per_gpu(model, d.replica);
+}
+
+MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d) {
+  const ParameterCounts p = count_parameters(m);
+  const auto& layout = d.replica;
+  const double wbytes = specs::bytes_per_element(m.precision.weights);
+  const double ebytes = specs::bytes_per_element(m.precision.experts);
+  const double abytes = specs::bytes_per_element(m.precision.activations);
+  const double head_bytes = 2.0;  // embedding and LM head stay 16-bit in FP8/FP4 checkpoints
+
+  MemoryPlan plan;
+  plan.hbm_bytes = d.hardware.hbm_bytes();
+  plan.budget_bytes = plan.hbm_bytes * d.scheduler.gpu_memory_utilization;
+
+  // Per layer on one GPU: attention and dense weights split tp ways; experts split ep x moe_tp = tp ways.
+  const double layers_per_stage = std::ceil(static_cast<double>(m.num_layers) / layout.pp);
+  const double moe_share = static_cast<double>(m.moe_layers()) / m.num_layers;
+  const double per_layer = p.attention_per_layer * wbytes +
+                           moe_share * (p.router_per_moe_layer * head_bytes +
+                                        p.routed_experts * p.routed_expert * ebytes +
+                                        p.shared_experts_per_moe_layer * wbytes) +
+                           (1.0 - moe_share) * p.dense_ffn_per_layer * wbytes;
+  // The embedding sits on the first stage, the LM head and MTP layers on the last: with one stage both.
+  const double vocab = (p.embedding + p.lm_head) * head_bytes;
+  const double ends = layout.pp == 1 ? vocab + p.mtp * ebytes : std::max(p.embedding, p.lm_head) * head_bytes;
+  const double lookup =
+      (m.lookup_memory && !m.lookup_memory->in_host_memory) ? p.lookup_memory * wbytes / layout.gpus() : 0.0;
+  plan.weight_bytes = (layers_per_stage * per_layer + ends) / layout.tp + lookup;
+
+  // vLLM sizes activations by a dummy forward pass of a full token budget: hidden states, the widest FFN
+  // intermediate and the attention buffers of max_num_batched_tokens, plus FP32 logits of max_num_seqs.
+  const double tokens = d.scheduler.max_num_batched_tokens;
+  const double ffn_width = std::max<double>(m.dense_ffn_width, m.moe ? m.moe->expert_width * m.moe->top_k : 0.0);
+  plan.activation_bytes =
+      tokens * (4.0 * m.hidden_size + 2.0 * ffn_width / layout.tp + 2.0 * m.attention.num_query_heads *
+                                                                         std::max(m.attention.head_dim, 192) /
+                                                                         layout.tp) *
+          abytes +
+      static_cast<double>(d.scheduler.max_num_seqs) * m.vocab_size / layout.tp * 4.0;
+  // CUDA context (~0.5 GB), NCCL buffers and CUDA graphs: vLLM reports 1-3 GB of non-torch memory.
+  plan.runtime_reserve_bytes = 2.0e9;
+
+  plan.kv_bytes = plan.budget_bytes - plan.weight_bytes - plan.activation_bytes - plan.runtime_reserve_bytes;
+  plan.kv_bytes_per_token = kv_bytes_per_token(m) * kv_share_per_gpu(m, layout);
+  plan.kv_capacity_tokens = plan.kv_bytes > 0.0 ? plan.kv_bytes / plan.kv_bytes_per_token : 0.0;
+  return plan;
+}
+
+void require_fits(const MemoryPlan& plan, const specs::ModelSpec& model, const specs::DeploymentSpec& d,
+                  const std::string& file) {
+  if (plan.fits()) return;
+  std::ostringstream msg;
+  msg.precision(3);
+  msg << model.name << " does not fit: per GPU its weights take " << plan.weight_bytes / 1e9 << " GB and "
+      << "activations and runtime " << (plan.activation_bytes + plan.runtime_reserve_bytes) / 1e9 << " GB of the "
+      << plan.budget_bytes / 1e9 << " GB budget (" << d.hardware.name << " " << d.hardware.hbm_gb
+      << " GB x gpu_memory_utilization " << d.scheduler.gpu_memory_utilization
+      << "); use more GPUs per replica (tp, pp) or lower precision";
+  const auto& r = d.replica;
+  throw InputError(file, "deployment.replica",
+                   "{\"tp\": " + std::to_string(r.tp) + ", \"pp\": " + std::to_string(r.pp) + ", \"ep\": " +
+                       std::to_string(r.ep) + "}",
+                   msg.str());
+}
+
+}  // namespace fleetcast::simulator

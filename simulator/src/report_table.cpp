@@ -1,0 +1,76 @@
+// The readable summary printed to stdout after a simulation.
+#include <cstdio>
+#include <string>
+
+#include "fleetcast/simulator/report.hpp"
+
+namespace fleetcast::simulator {
+namespace {
+
+double num(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : NAN; }
+
+std::string line(const char* label, const std::string& value) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  %-34s %s\n", label, value.c_str());
+  return buf;
+}
+
+std::string fmt(const char* f, double a) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, f, a);
+  return buf;
+}
+
+std::string fmt(const char* f, double a, double b) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, f, a, b);
+  return buf;
+}
+
+std::string fmt(const char* f, double a, double b, double c) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, f, a, b, c);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_summary(const nlohmann::json& r) {
+  const auto& sc = r["scenario"];
+  const auto& d = r["derived"];
+  const auto& m = r["metrics"];
+  const auto& t = m["throughput"];
+  const auto& c = r["cost"];
+  const auto& rep = sc["deployment"]["replica"];
+  std::string out;
+  out += "fleetcast forecast: " + sc["name"].get<std::string>() + "\n";
+  out += line("model", sc["model"]["name"].get<std::string>());
+  out += line("deployment", std::to_string(d["gpus"].get<int>()) + " x " +
+                                sc["deployment"]["hardware"]["name"].get<std::string>() + ", " +
+                                std::to_string(d["replicas"].get<int>()) + " replicas of tp " +
+                                std::to_string(rep["tp"].get<int>()) + " pp " + std::to_string(rep["pp"].get<int>()) +
+                                " ep " + std::to_string(rep["ep"].get<int>()));
+  out += line("arrivals", r["benchmark_record"]["arrival"].get<std::string>() +
+                              fmt(" (capacity estimate %.2f req/s)", num(d["capacity_estimate"]["requests_per_s"])));
+  out += line("measured", fmt("%.0f requests over %.1f s (steady state)", num(m["requests_measured"]),
+                              num(r["measurement"]["window_s"])));
+  out += line("success rate", fmt("%.1f %%", 100.0 * num(m["success_rate"])));
+  out += line("TTFT p50 / p95 / p99", fmt("%.1f / %.1f / %.1f ms", num(m["ttft_ms"]["p50"]), num(m["ttft_ms"]["p95"]),
+                                          num(m["ttft_ms"]["p99"])));
+  out += line("TPOT mean / p95", fmt("%.2f / %.2f ms", num(m["tpot_ms"]["mean"]), num(m["tpot_ms"]["p95"])));
+  out += line("ITL p50 / p99", fmt("%.2f / %.2f ms", num(m["itl_ms"]["p50"]), num(m["itl_ms"]["p99"])));
+  out += line("end-to-end p50 / p95", fmt("%.0f / %.0f ms", num(m["e2e_latency_ms"]["p50"]),
+                                          num(m["e2e_latency_ms"]["p95"])));
+  out += line("queue time mean", fmt("%.1f ms", num(m["queue_time_ms"]["mean"])));
+  out += line("tokens/s per user", fmt("%.1f", num(m["tokens_per_s_per_user"]["mean"])));
+  out += line("throughput per GPU (in / out)", fmt("%.0f / %.0f tokens/s", num(t["input_tokens_per_s_per_gpu"]),
+                                                   num(t["output_tokens_per_s_per_gpu"])));
+  out += line("KV cache used (mean)", fmt("%.1f %%", 100.0 * num(m["kv_cache_used_share"]["mean"])));
+  out += line("GPU busy", fmt("%.1f %%", 100.0 * num(m["gpu_busy_share"])));
+  out += line("cost per hour", fmt("$%.2f", num(c["usd_per_hour"])));
+  out += line("$/M input / output / blended", fmt("$%.3f / $%.3f / $%.3f", num(c["usd_per_m_input"]),
+                                                  num(c["usd_per_m_output"]), num(c["usd_per_m_tokens_blended"])));
+  return out;
+}
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,64 @@
+#pragma once
+// What the serving actors share: read-only configuration, the recorder they write observations to, and
+// gauges the sampler reads. Actors talk to each other only through mailboxes; this is not a channel.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <simgrid/s4u.hpp>
+
+#include "fleetcast/simulator/recorder.hpp"
+#include "fleetcast/simulator/step_time.hpp"
+#include "fleetcast/specs/scenario.hpp"
+
+namespace fleetcast::simulator::serving {
+
+namespace sg4 = simgrid::s4u;
+
+struct Message {
+  enum class Kind { arrival, completion } kind;
+  Request* request;
+};
+
+struct ReplicaGauge {
+  int waiting = 0;
+  int running = 0;
+  double kv_used_bytes = 0.0;
+  double kv_capacity_bytes = 0.0;
+  long long preemptions = 0;
+};
+
+struct Context {
+  const specs::ScenarioSpec* scenario = nullptr;
+  const StepTimeModel* step_model = nullptr;
+  Recorder* recorder = nullptr;
+  std::vector<ReplicaGauge> gauges;
+  int in_system = 0;
+  std::int64_t arrivals = 0;
+  std::int64_t warmup_requests = 0;    // arrival ranks [warmup, total - cooldown) are measured
+  std::int64_t cooldown_requests = 0;
+  int gpus_per_replica = 1;
+  double kv_capacity_bytes = 0.0;      // per GPU
+  bool progress_json = false;
+
+  std::int64_t total_requests() const { return static_cast<std::int64_t>(recorder->requests().size()); }
+};
+
+inline sg4::Mailbox* router_mailbox() { return sg4::Mailbox::by_name("router"); }
+inline sg4::Mailbox* replica_mailbox(int r) { return sg4::Mailbox::by_name("replica." + std::to_string(r)); }
+inline sg4::Mailbox* client_mailbox(int c) { return sg4::Mailbox::by_name("client." + std::to_string(c)); }
+
+// Fire and forget: the sender does not wait for the receiver (a request does not block the router while a
+// replica is busy in a step).
+inline void send(sg4::Mailbox* mb, Message::Kind kind, Request* r) {
+  mb->put_init(new Message{kind, r}, 0)->detach();
+}
+
+void source_actor(Context* ctx);
+void client_actor(Context* ctx, int client, int clients);
+void router_actor(Context* ctx, int replicas);
+void replica_actor(Context* ctx, int replica);
+void sampler_actor(Context* ctx, double interval_s);
+
+}  // namespace fleetcast::simulator::serving

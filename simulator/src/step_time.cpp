@@ -1,0 +1,142 @@
+#include "fleetcast/simulator/step_time.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "fleetcast/simulator/architecture.hpp"
+#include "fleetcast/simulator/hardware_rates.hpp"
+#include "fleetcast/specs/precision.hpp"
+
+namespace fleetcast::simulator {
+
+double share(double prefill, double decode) { return prefill + decode > 0.0 ? prefill / (prefill + decode) : 0.0; }
+
+std::string_view to_string(Op op) {
+  switch (op) {
+    case Op::embedding: return "embedding";
+    case Op::attn_proj: return "attn_proj";
+    case Op::attention: return "attention";
+    case Op::moe_gate: return "moe_gate";
+    case Op::moe_experts: return "moe_experts";
+    case Op::shared_expert: return "shared_expert";
+    case Op::dense_ffn: return "dense_ffn";
+    case Op::elementwise: return "elementwise";
+    case Op::tp_allreduce: return "tp_allreduce";
+    case Op::pp_send: return "pp_send";
+    case Op::lookup_memory: return "lookup_memory";
+    case Op::lm_head: return "lm_head";
+    case Op::step_overhead: return "step_overhead";
+    case Op::count_: break;
+  }
+  return "?";
+}
+
+StepTimeModel::StepTimeModel(const specs::ModelSpec& model, const specs::DeploymentSpec& deployment,
+                             const calibration::Profile& profile)
+    : model_(model),
+      deployment_(deployment),
+      profile_(profile),
+      rates_(deployment.hardware, profile),
+      params_(count_parameters(model)) {
+  step_overhead_s_ =
+      deployment.scheduler.step_overhead_s >= 0.0 ? deployment.scheduler.step_overhead_s : profile.step_overhead_s;
+  layers_per_gpu_ = model.num_layers;
+  moe_layers_ = model.moe_layers();
+  dense_layers_ = model.dense_layers;
+}
+
+double StepTimeModel::roofline_s(const OpCost& c, double peak_flops, double bytes_per_s, int kernels) const {
+  if (c.flops() <= 0.0 && c.bytes <= 0.0) return 0.0;
+  const double compute = c.flops() / peak_flops;
+  const double memory = c.bytes / bytes_per_s;
+  return std::max(compute, memory) + kernels * profile_.op_latency_s;
+}
+
+// Ring collective: each GPU moves 2 (n - 1) / n of the buffer for an all-reduce.
+double StepTimeModel::collective_s(double bytes_moved, double bytes_per_s, int calls) const {
+  if (calls == 0) return 0.0;
+  return bytes_moved / bytes_per_s + calls * profile_.collective_latency_s;
+}
+
+StepTime StepTimeModel::predict(const BatchShape& b) const {
+  StepTime st;
+  if (b.empty()) return st;
+  cost_projections(b, st);
+  cost_attention(b, st);
+  cost_ffn(b, st);
+  cost_communication(b, st);
+  cost_head(b, st);
+
+  OpCost& overhead = st.ops[static_cast<int>(Op::step_overhead)];
+  overhead.time_s = step_overhead_s_;
+  overhead.prefill_share = share(b.prefill_tokens(), b.num_decode());
+
+  for (const OpCost& c : st.ops) {
+    st.total_s += c.time_s;
+    st.prefill_s += c.time_s * c.prefill_share;
+  }
+  st.decode_s = st.total_s - st.prefill_s;
+  return st;
+}
+
+void StepTimeModel::cost_projections(const BatchShape& b, StepTime& st) const {
+  const RateTable& rates = rates_;
+  const ParameterCounts& p = params_;
+  const int tp = deployment_.replica.tp;
+  const double wbytes = specs::bytes_per_element(model_.precision.weights);
+  const double abytes = specs::bytes_per_element(model_.precision.activations);
+  const double pre = b.prefill_tokens(), dec = b.num_decode(), tokens = pre + dec;
+  const double h = model_.hidden_size;
+
+  OpCost& proj = st.ops[static_cast<int>(Op::attn_proj)];
+  const double params = p.attention_per_layer / tp * layers_per_gpu_;
+  proj.flops_prefill = 2.0 * pre * params;
+  proj.flops_decode = 2.0 * dec * params;
+  proj.bytes = params * wbytes + tokens * 4.0 * h * abytes / tp * layers_per_gpu_;
+  proj.time_s = roofline_s(proj, rates.matmul_flops(model_.precision.weights), rates.hbm_bytes_per_s(),
+                           4 * static_cast<int>(layers_per_gpu_));
+  proj.prefill_share = share(pre, dec);
+
+  // Norms, residual adds, RoPE and activations: about eight reads or writes of the hidden state per layer.
+  OpCost& ew = st.ops[static_cast<int>(Op::elementwise)];
+  ew.flops_prefill = 10.0 * pre * h * layers_per_gpu_;
+  ew.flops_decode = 10.0 * dec * h * layers_per_gpu_;
+  ew.bytes = 8.0 * tokens * h * abytes * layers_per_gpu_;
+  ew.time_s = roofline_s(ew, rates.vector_flops(), rates.hbm_bytes_per_s(), 3 * static_cast<int>(layers_per_gpu_));
+  ew.prefill_share = share(pre, dec);
+
+  OpCost& emb = st.ops[static_cast<int>(Op::embedding)];
+  emb.bytes = tokens * h * wbytes;  // a gather of one row per token
+  emb.time_s = emb.bytes / rates.hbm_bytes_per_s() + profile_.op_latency_s;
+  emb.prefill_share = share(pre, dec);
+
+  if (model_.lookup_memory) {
+    const auto& lm = *model_.lookup_memory;
+    OpCost& look = st.ops[static_cast<int>(Op::lookup_memory)];
+    look.prefill_share = share(pre, dec);
+    look.bytes = tokens * lm.lookup_layers * static_cast<double>(lm.row_bytes) / tp;
+    const double bw = lm.in_host_memory ? rates.host_link_bytes_per_s() : rates.hbm_bytes_per_s();
+    look.time_s = look.bytes / bw + lm.lookup_layers * profile_.op_latency_s;
+  }
+}
+
+void StepTimeModel::cost_head(const BatchShape& b, StepTime& st) const {
+  const RateTable& rates = rates_;
+  const int tp = deployment_.replica.tp;
+  double sampling_prefill = 0.0;
+  for (const auto& c : b.prefill) sampling_prefill += c.completes_prompt ? 1.0 : 0.0;
+  const double sampling_decode = b.num_decode();
+  if (sampling_prefill + sampling_decode == 0.0) return;  // no token samples: the head does not run
+  // Checkpoints keep the LM head in 16-bit even when the layers are FP8 or FP4.
+  const specs::Precision head_precision = specs::Precision::bf16;
+  const double params = static_cast<double>(model_.vocab_size) * model_.hidden_size / tp;
+  OpCost& head = st.ops[static_cast<int>(Op::lm_head)];
+  head.flops_prefill = 2.0 * sampling_prefill * params;
+  head.flops_decode = 2.0 * sampling_decode * params;
+  head.bytes = params * specs::bytes_per_element(head_precision) +
+               (sampling_prefill + sampling_decode) * model_.vocab_size / tp * 4.0;  // fp32 logits
+  head.time_s = roofline_s(head, rates.matmul_flops(head_precision), rates.hbm_bytes_per_s(), 2);
+  head.prefill_share = share(sampling_prefill, sampling_decode);
+}
+
+}  // namespace fleetcast::simulator

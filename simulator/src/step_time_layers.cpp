@@ -1,0 +1,185 @@
+// The attention, FFN and communication operators of StepTimeModel.
+#include <algorithm>
+#include <cmath>
+
+#include "fleetcast/simulator/step_time.hpp"
+#include "fleetcast/specs/precision.hpp"
+
+namespace fleetcast::simulator {
+namespace {
+
+// Query-key pairs of a chunk of `t` new tokens after `p` cached ones when each query sees at most `cap`
+// tokens (itself included): sum over i = 1..t of min(p + i, cap).
+double attended_pairs(double t, double p, double cap) {
+  const double uncapped = std::clamp(cap - p, 0.0, t);  // queries that see their whole prefix
+  return uncapped * p + uncapped * (uncapped + 1.0) / 2.0 + (t - uncapped) * cap;
+}
+
+constexpr double kUncapped = 1e18;
+
+}  // namespace
+
+void StepTimeModel::cost_attention(const BatchShape& b, StepTime& st) const {
+  const auto& a = model_.attention;
+  const int tp = deployment_.replica.tp;
+  const double heads = static_cast<double>(a.num_query_heads) / tp;
+  const AttentionDims dec_dims = attention_dims(model_, true);
+  const AttentionDims pre_dims = attention_dims(model_, false);
+  // Per GPU: GQA shards KV heads over TP ranks (replicating them when there are fewer heads than ranks);
+  // a latent or compressed KV is needed whole by every rank.
+  double kv_share = 1.0;
+  if (a.type == specs::AttentionType::gqa) {
+    kv_share = std::ceil(static_cast<double>(a.num_kv_heads) / tp) / a.num_kv_heads;
+  }
+  const double kv_bytes = dec_dims.kv_bytes_per_token_per_layer * kv_share;
+  const bool csa = a.type == specs::AttentionType::csa;
+  const double window = a.sliding_window_tokens > 0 ? a.sliding_window_tokens : kUncapped;
+  const double sliding_layers = csa ? 0.0 : a.sliding_window_layers;
+  const double full_layers = model_.num_layers - sliding_layers;
+  const double ratio = std::max(1, a.compression_ratio);
+
+  // Attended (query, key) pairs summed over the layers, and KV entries read.
+  double pre_pairs = 0.0, dec_pairs = 0.0, pre_read = 0.0, dec_read = 0.0;
+  double pre_index = 0.0, dec_index = 0.0, index_read = 0.0;  // csa indexer: (query, compressed entry) pairs
+  for (int c : b.decode_contexts) {
+    const double n = c + 1.0;
+    if (csa) {
+      const double selected = std::min(std::ceil(n / ratio), static_cast<double>(a.sparse_top_k_tokens));
+      const double attended = selected + std::min(n, window);
+      dec_pairs += model_.num_layers * attended;
+      dec_read += model_.num_layers * attended;
+      dec_index += model_.num_layers * n / ratio;
+      index_read += model_.num_layers * n / ratio;
+    } else {
+      const double attended = full_layers * n + sliding_layers * std::min(n, window);
+      dec_pairs += attended;
+      dec_read += attended;
+    }
+  }
+  for (const PrefillChunk& ch : b.prefill) {
+    const double t = ch.tokens, p = ch.context_before;
+    if (csa) {
+      // Each query attends its top-k compressed entries and its window; the indexer scores every
+      // compressed entry before it.
+      const double pairs = attended_pairs(t, p, window) + t * std::min<double>(a.sparse_top_k_tokens, (p + t) / ratio);
+      pre_pairs += model_.num_layers * pairs;
+      pre_read += model_.num_layers * ((p + t) / ratio + std::min(p + t, window));
+      pre_index += model_.num_layers * (t * p + t * (t + 1.0) / 2.0) / ratio;
+      index_read += model_.num_layers * (p + t) / ratio;
+    } else {
+      pre_pairs += full_layers * attended_pairs(t, p, kUncapped) + sliding_layers * attended_pairs(t, p, window);
+      pre_read += full_layers * (p + t) + sliding_layers * std::min(p + t, window);
+    }
+  }
+
+  // Two separate kernels as engines run them: prefill attention (compute-bound) and decode attention
+  // (bound by reading the KV cache).
+  const int kernels_per_pass = static_cast<int>(model_.num_layers) * (csa ? 2 : 1);
+  OpCost pre, dec;
+  pre.flops_prefill = 2.0 * heads * (pre_dims.qk_dim + pre_dims.v_dim) * pre_pairs;
+  pre.bytes = kv_bytes * pre_read;
+  dec.flops_decode = 2.0 * heads * (dec_dims.qk_dim + dec_dims.v_dim) * dec_pairs;
+  dec.bytes = kv_bytes * dec_read;
+  if (csa) {
+    const double index_flops_per_pair = 2.0 * a.indexer_heads * a.indexer_head_dim / tp;
+    pre.flops_prefill += index_flops_per_pair * pre_index;
+    dec.flops_decode += index_flops_per_pair * dec_index;
+    dec.bytes += index_read * a.indexer_head_dim;  // FP8 indexer keys, one byte per element
+  }
+  OpCost& att = st.ops[static_cast<int>(Op::attention)];
+  att.flops_prefill = pre.flops_prefill;
+  att.flops_decode = dec.flops_decode;
+  att.bytes = pre.bytes + dec.bytes;
+  const double pre_s = b.prefill.empty() ? 0.0 : roofline_s(pre, rates_.attention_flops(), rates_.hbm_bytes_per_s(),
+                                                            kernels_per_pass);
+  const double dec_s = b.decode_contexts.empty()
+                           ? 0.0
+                           : roofline_s(dec, rates_.attention_flops(), rates_.hbm_bytes_per_s(), kernels_per_pass);
+  att.time_s = pre_s + dec_s;
+  att.prefill_share = att.time_s > 0.0 ? pre_s / att.time_s : 0.0;
+}
+
+void StepTimeModel::cost_ffn(const BatchShape& b, StepTime& st) const {
+  const int tp = deployment_.replica.tp;
+  const double pre = b.prefill_tokens(), dec = b.num_decode(), tokens = pre + dec;
+  const double h = model_.hidden_size;
+  const double wbytes = specs::bytes_per_element(model_.precision.weights);
+  const double abytes = specs::bytes_per_element(model_.precision.activations);
+
+  if (dense_layers_ > 0) {
+    OpCost& ffn = st.ops[static_cast<int>(Op::dense_ffn)];
+    const double params = params_.dense_ffn_per_layer / tp * dense_layers_;
+    ffn.flops_prefill = 2.0 * pre * params;
+    ffn.flops_decode = 2.0 * dec * params;
+    ffn.bytes = params * wbytes + tokens * 2.0 * h * abytes * dense_layers_;
+    ffn.time_s = roofline_s(ffn, rates_.matmul_flops(model_.precision.weights), rates_.hbm_bytes_per_s(),
+                            3 * static_cast<int>(dense_layers_));
+    ffn.prefill_share = share(pre, dec);
+  }
+  if (!model_.moe || moe_layers_ == 0) return;
+
+  const auto& moe = *model_.moe;
+  const int ep = deployment_.replica.ep;
+  const int moe_tp = deployment_.replica.moe_tp();
+  const double experts = moe.num_routed_experts;
+
+  OpCost& gate = st.ops[static_cast<int>(Op::moe_gate)];
+  gate.flops_prefill = 2.0 * pre * params_.router_per_moe_layer * moe_layers_;
+  gate.flops_decode = 2.0 * dec * params_.router_per_moe_layer * moe_layers_;
+  gate.bytes = params_.router_per_moe_layer * 2.0 * moe_layers_;  // router weights stay 16-bit
+  gate.time_s = roofline_s(gate, rates_.matmul_flops(specs::Precision::bf16), rates_.hbm_bytes_per_s(),
+                           2 * static_cast<int>(moe_layers_));
+  gate.prefill_share = share(pre, dec);
+
+  // With T tokens each picking top_k of E experts uniformly, E (1 - (1 - k/E)^T) distinct experts are touched
+  // (REFERENCE.md section 8); each GPU reads its 1/ep share of them, each expert sliced moe_tp ways.
+  const double touched = experts * (1.0 - std::pow(1.0 - moe.top_k / experts, tokens));
+  const double assignments_per_gpu = tokens * moe.top_k / ep;
+  OpCost& ex = st.ops[static_cast<int>(Op::moe_experts)];
+  const double per_assignment_flops = 2.0 * params_.routed_expert / moe_tp;
+  ex.flops_prefill = per_assignment_flops * pre * moe.top_k / ep * moe_layers_;
+  ex.flops_decode = per_assignment_flops * dec * moe.top_k / ep * moe_layers_;
+  ex.bytes = (touched / ep * params_.routed_expert / moe_tp * specs::bytes_per_element(model_.precision.experts) +
+              assignments_per_gpu * 2.0 * h * abytes) *
+             moe_layers_;
+  ex.time_s = roofline_s(ex, rates_.matmul_flops(model_.precision.experts), rates_.hbm_bytes_per_s(),
+                         4 * static_cast<int>(moe_layers_));
+  ex.prefill_share = share(pre, dec);
+
+  if (params_.shared_experts_per_moe_layer > 0.0) {
+    OpCost& sh = st.ops[static_cast<int>(Op::shared_expert)];
+    const double params = params_.shared_experts_per_moe_layer / tp * moe_layers_;
+    sh.flops_prefill = 2.0 * pre * params;
+    sh.flops_decode = 2.0 * dec * params;
+    sh.bytes = params * wbytes + tokens * 2.0 * h * abytes * moe_layers_;
+    sh.time_s = roofline_s(sh, rates_.matmul_flops(model_.precision.weights), rates_.hbm_bytes_per_s(),
+                           3 * static_cast<int>(moe_layers_));
+    sh.prefill_share = share(pre, dec);
+  }
+}
+
+void StepTimeModel::cost_communication(const BatchShape& b, StepTime& st) const {
+  const auto& layout = deployment_.replica;
+  const double pre = b.prefill_tokens(), dec = b.num_decode(), tokens = pre + dec;
+  const double message = tokens * model_.hidden_size * specs::bytes_per_element(model_.precision.activations);
+
+  if (layout.tp > 1) {
+    // Two all-reduces per layer (after attention, after the FFN or MoE), ring: 2 (n - 1) / n of the buffer.
+    OpCost& ar = st.ops[static_cast<int>(Op::tp_allreduce)];
+    const int calls = 2 * model_.num_layers;
+    ar.bytes = calls * message * 2.0 * (layout.tp - 1) / layout.tp;
+    ar.time_s = collective_s(ar.bytes, rates_.nvlink_bus_bytes_per_s(), calls);
+    ar.prefill_share = share(pre, dec);
+  }
+  if (layout.pp > 1) {
+    // Stage boundaries inside one scale-up domain use NVLink, otherwise the NIC.
+    const bool nvlink = layout.gpus() <= deployment_.hardware.scale_up_domain_gpus;
+    const double bw = nvlink ? rates_.nvlink_bus_bytes_per_s() : rates_.nic_bytes_per_s();
+    OpCost& send = st.ops[static_cast<int>(Op::pp_send)];
+    send.bytes = (layout.pp - 1) * message / layout.tp;
+    send.time_s = collective_s(send.bytes, bw, layout.pp - 1);
+    send.prefill_share = share(pre, dec);
+  }
+}
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,51 @@
+#pragma once
+// How GPUs are laid out into serving replicas and how each replica schedules its work.
+
+#include <string>
+#include <string_view>
+
+#include "fleetcast/specs/hardware.hpp"
+
+namespace fleetcast::specs {
+
+// The GPUs of one replica: tp x pp GPUs. Attention and dense layers are split tp ways within each of the
+// pp stages; the MoE layers' experts are split ep ways and each expert tp/ep ways (moe tensor parallel).
+struct ReplicaLayout {
+  int tp = 1;
+  int pp = 1;
+  int ep = 1;
+  int gpus() const { return tp * pp; }
+  int moe_tp() const { return tp / ep; }
+  bool operator==(const ReplicaLayout&) const = default;
+};
+
+struct SchedulerSpec {
+  int max_num_seqs = 256;              // running sequences per replica
+  int max_num_batched_tokens = 8192;   // token budget per step (prefill chunks + decodes)
+  bool chunked_prefill = true;         // false: a prompt is prefilled whole in one step
+  double gpu_memory_utilization = 0.9; // share of HBM for weights, activations and KV cache (vLLM's flag)
+  int kv_block_tokens = 16;            // paged KV block size
+  double step_overhead_s = -1.0;       // per-step host overhead; < 0: the profile's value
+  bool operator==(const SchedulerSpec&) const = default;
+};
+
+enum class RouterPolicy { round_robin, least_outstanding };
+
+struct DeploymentSpec {
+  std::string name;
+  HardwareSpec hardware;
+  int nodes = 1;
+  int gpus_per_node = 8;
+  ReplicaLayout replica;
+  SchedulerSpec scheduler;
+  RouterPolicy router = RouterPolicy::round_robin;
+  std::string runtime = "vllm";  // which serving engine's behaviour and profile to use
+
+  int total_gpus() const { return nodes * gpus_per_node; }
+  int num_replicas() const { return total_gpus() / replica.gpus(); }
+  bool operator==(const DeploymentSpec&) const = default;
+};
+
+std::string_view to_string(RouterPolicy p);
+
+}  // namespace fleetcast::specs

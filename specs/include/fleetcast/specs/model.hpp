@@ -1,0 +1,96 @@
+#pragma once
+// Model architecture: what a forward pass of one token costs in FLOPs and bytes.
+// Field names follow the published config.json files where one exists.
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "fleetcast/specs/precision.hpp"
+
+namespace fleetcast::specs {
+
+enum class AttentionType {
+  gqa,  // grouped-query (MHA when kv heads == query heads): K and V per KV head
+  mla,  // DeepSeek multi-head latent attention: one compressed latent + rope key per token
+  csa,  // DeepSeek V4 compressed sparse attention: compressed global KV plus a sliding window,
+        // each query attends to at most top_k selected + window tokens
+};
+
+struct AttentionSpec {
+  AttentionType type = AttentionType::gqa;
+  int num_query_heads = 0;
+  // gqa
+  int num_kv_heads = 0;
+  int head_dim = 0;
+  // mla / csa
+  int q_lora_rank = 0;   // 0: queries projected directly from the hidden state
+  int kv_lora_rank = 0;  // latent width stored per token (mla), KV width (csa)
+  int qk_rope_head_dim = 0;
+  int qk_nope_head_dim = 0;
+  int v_head_dim = 0;
+  // sliding window: `sliding_window_layers` of the layers keep only the last `sliding_window_tokens`
+  int sliding_window_tokens = 0;
+  int sliding_window_layers = 0;
+  // csa: whole-model KV bytes per token of the compressed global cache, and the attended-token cap
+  double global_kv_bytes_per_token = 0.0;
+  int sparse_top_k_tokens = 0;
+  int indexer_heads = 0;
+  int indexer_head_dim = 0;
+  int compression_ratio = 1;  // context tokens per compressed KV entry that the indexer scans
+  bool operator==(const AttentionSpec&) const = default;
+};
+
+struct MoeSpec {
+  int num_routed_experts = 0;
+  int top_k = 0;
+  int num_shared_experts = 0;
+  int expert_width = 0;  // intermediate size of one routed expert
+  int shared_expert_width = 0;  // intermediate size of the shared expert(s), 0: same as expert_width
+  bool operator==(const MoeSpec&) const = default;
+};
+
+struct ModelPrecision {
+  Precision weights = Precision::bf16;      // attention, dense FFN, shared expert, embeddings, LM head
+  Precision experts = Precision::bf16;      // routed experts
+  Precision kv_cache = Precision::bf16;
+  Precision activations = Precision::bf16;  // what collectives move
+  bool operator==(const ModelPrecision&) const = default;
+};
+
+// A lookup memory such as DeepSeek's Engram: a table read one row per token in some layers.
+struct LookupMemorySpec {
+  double parameters = 0.0;
+  int lookup_layers = 0;
+  int row_bytes = 0;
+  bool in_host_memory = true;  // true: rows come over the host link, the table takes no HBM
+  bool operator==(const LookupMemorySpec&) const = default;
+};
+
+struct ModelSpec {
+  std::string name;
+  std::string source;
+  std::map<std::string, std::string> assumed;  // field path -> one-line reason
+
+  int num_layers = 0;
+  int hidden_size = 0;
+  int vocab_size = 0;
+  int max_context_tokens = 0;
+  bool tie_word_embeddings = false;
+
+  AttentionSpec attention;
+
+  int dense_layers = 0;       // layers with a dense FFN (all layers for a dense model)
+  int dense_ffn_width = 0;    // intermediate size of the dense FFN (SwiGLU: gate, up, down)
+  std::optional<MoeSpec> moe;  // MoE layers = num_layers - dense_layers
+
+  int mtp_layers = 0;  // multi-token-prediction draft layers (used by speculative decoding)
+  std::optional<LookupMemorySpec> lookup_memory;
+
+  ModelPrecision precision;
+
+  int moe_layers() const { return moe ? num_layers - dense_layers : 0; }
+  bool operator==(const ModelSpec&) const = default;
+};
+
+}  // namespace fleetcast::specs

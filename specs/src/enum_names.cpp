@@ -1,0 +1,12 @@
+// The public to_string of each spec enum (Precision's lives in precision.cpp).
+
+#include "enum_names.hpp"
+
+namespace fleetcast::specs {
+
+std::string_view to_string(RouterPolicy p) { return detail::name_of(detail::kRouterNames, p); }
+std::string_view to_string(LengthKind k) { return detail::name_of(detail::kLengthKindNames, k); }
+std::string_view to_string(ArrivalKind k) { return detail::name_of(detail::kArrivalKindNames, k); }
+std::string_view to_string(PricingKind k) { return detail::name_of(detail::kPricingNames, k); }
+
+}  // namespace fleetcast::specs

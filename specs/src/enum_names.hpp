@@ -1,0 +1,67 @@
+#pragma once
+// Private: the spelling of every enum in the spec files, both ways, and the "a, b, c" list for messages.
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "fleetcast/specs/deployment.hpp"
+#include "fleetcast/specs/model.hpp"
+#include "fleetcast/specs/precision.hpp"
+#include "fleetcast/specs/presets.hpp"
+#include "fleetcast/specs/scenario.hpp"
+#include "fleetcast/specs/workload.hpp"
+
+namespace fleetcast::specs::detail {
+
+template <class E, std::size_t N>
+using EnumNames = std::array<std::pair<E, std::string_view>, N>;
+
+inline constexpr EnumNames<Precision, 6> kPrecisionNames{{{Precision::fp32, "fp32"},
+                                                          {Precision::bf16, "bf16"},
+                                                          {Precision::fp16, "fp16"},
+                                                          {Precision::fp8, "fp8"},
+                                                          {Precision::fp4, "fp4"},
+                                                          {Precision::nvfp4, "nvfp4"}}};
+inline constexpr EnumNames<AttentionType, 3> kAttentionNames{
+    {{AttentionType::gqa, "gqa"}, {AttentionType::mla, "mla"}, {AttentionType::csa, "csa"}}};
+inline constexpr EnumNames<LengthKind, 4> kLengthKindNames{{{LengthKind::fixed, "fixed"},
+                                                            {LengthKind::uniform, "uniform"},
+                                                            {LengthKind::lognormal, "lognormal"},
+                                                            {LengthKind::empirical, "empirical"}}};
+inline constexpr EnumNames<ArrivalKind, 3> kArrivalKindNames{
+    {{ArrivalKind::poisson, "poisson"}, {ArrivalKind::gamma, "gamma"}, {ArrivalKind::closed_loop, "closed_loop"}}};
+inline constexpr EnumNames<RouterPolicy, 2> kRouterNames{
+    {{RouterPolicy::round_robin, "round_robin"}, {RouterPolicy::least_outstanding, "least_outstanding"}}};
+inline constexpr EnumNames<PricingKind, 2> kPricingNames{
+    {{PricingKind::on_demand, "on_demand"}, {PricingKind::reserved, "reserved"}}};
+inline constexpr EnumNames<PresetKind, 3> kPresetKindNames{
+    {{PresetKind::model, "model"}, {PresetKind::hardware, "hardware"}, {PresetKind::scenario, "scenario"}}};
+
+template <class E, std::size_t N>
+constexpr std::string_view name_of(const EnumNames<E, N>& table, E value) {
+  for (const auto& [v, name] : table)
+    if (v == value) return name;
+  return "?";
+}
+
+template <class E, std::size_t N>
+constexpr std::optional<E> value_of(const EnumNames<E, N>& table, std::string_view name) {
+  for (const auto& [v, n] : table)
+    if (n == name) return v;
+  return std::nullopt;
+}
+
+template <class E, std::size_t N>
+std::string valid_names(const EnumNames<E, N>& table) {
+  std::string out;
+  for (const auto& entry : table) {
+    if (!out.empty()) out += ", ";
+    out += entry.second;
+  }
+  return out;
+}
+
+}  // namespace fleetcast::specs::detail

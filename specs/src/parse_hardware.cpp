@@ -1,0 +1,50 @@
+// JSON -> HardwareSpec.
+
+#include "fleetcast/specs/load.hpp"
+#include "json_reader.hpp"
+
+namespace fleetcast::specs {
+
+using detail::JsonReader;
+
+namespace {
+
+std::map<std::string, double> parse_peak_tflops(JsonReader r) {
+  std::map<std::string, double> out;
+  out["bf16"] = r.require_positive("bf16");
+  out["fp8"] = r.require_positive("fp8");
+  if (r.has("fp4")) out["fp4"] = r.require_positive("fp4");
+  r.finish();
+  return out;
+}
+
+}  // namespace
+
+HardwareSpec parse_hardware(const nlohmann::json& j, const std::string& file, const std::string& prefix) {
+  JsonReader r(j, file, prefix);
+  HardwareSpec h;
+  h.name = r.require<std::string>("name");
+  r.check(!h.name.empty(), "name", "must not be empty");
+  h.source = r.require<std::string>("source");
+  h.assumed = r.string_map("assumed");
+  h.arch = r.require<std::string>("arch");
+  r.check(!h.arch.empty(), "arch", "must not be empty (e.g. \"sm_90\")");
+  h.peak_tflops = parse_peak_tflops(r.object("peak_tflops"));
+  h.hbm_gb = r.require_positive("hbm_gb");
+  h.hbm_tb_per_s = r.require_positive("hbm_tb_per_s");
+  h.nvlink_gb_per_s = r.require_positive("nvlink_gb_per_s");
+  h.scale_up_domain_gpus = r.require_at_least("scale_up_domain_gpus", 1);
+  h.gpus_per_node = r.require_at_least("gpus_per_node", 1);
+  r.check(h.scale_up_domain_gpus % h.gpus_per_node == 0 || h.gpus_per_node % h.scale_up_domain_gpus == 0,
+          "gpus_per_node",
+          "must divide scale_up_domain_gpus (" + std::to_string(h.scale_up_domain_gpus) + ") or be a multiple of it");
+  h.nic_gbit_per_s = r.require_positive("nic_gbit_per_s");
+  h.host_link_gb_per_s = r.require_positive("host_link_gb_per_s");
+  h.host_memory_gb = r.require_positive("host_memory_gb");
+  h.power_w = r.require_positive("power_w");
+  h.price_usd_per_gpu_hour = r.require_positive("price_usd_per_gpu_hour");
+  r.finish();
+  return h;
+}
+
+}  // namespace fleetcast::specs

@@ -1,0 +1,125 @@
+// JSON -> ModelSpec, with the attention, MoE, lookup-memory and precision sub-objects.
+
+#include "fleetcast/specs/load.hpp"
+#include "json_reader.hpp"
+
+namespace fleetcast::specs {
+
+using detail::JsonReader;
+
+namespace {
+
+void parse_mla_part(JsonReader& r, AttentionSpec& a) {
+  a.q_lora_rank = r.require_at_least("q_lora_rank", 0);
+  a.kv_lora_rank = r.require_at_least("kv_lora_rank", 1);
+  a.qk_rope_head_dim = r.require_at_least("qk_rope_head_dim", 0);
+  a.qk_nope_head_dim = r.require_at_least("qk_nope_head_dim", 0);
+  r.check(a.qk_rope_head_dim + a.qk_nope_head_dim >= 1, "qk_nope_head_dim",
+          "qk_rope_head_dim + qk_nope_head_dim must be >= 1");
+  a.v_head_dim = r.require_at_least("v_head_dim", 1);
+}
+
+AttentionSpec parse_attention(JsonReader r, int num_layers) {
+  AttentionSpec a;
+  a.type = r.require_enum("type", detail::kAttentionNames);
+  a.num_query_heads = r.require_at_least("num_query_heads", 1);
+  switch (a.type) {
+    case AttentionType::gqa:
+      a.num_kv_heads = r.require_at_least("num_kv_heads", 1);
+      r.check(a.num_query_heads % a.num_kv_heads == 0, "num_kv_heads",
+              "must divide num_query_heads (" + std::to_string(a.num_query_heads) + ")");
+      a.head_dim = r.require_at_least("head_dim", 1);
+      break;
+    case AttentionType::mla:
+      parse_mla_part(r, a);
+      break;
+    case AttentionType::csa:
+      parse_mla_part(r, a);
+      a.global_kv_bytes_per_token = r.require_positive("global_kv_bytes_per_token");
+      a.sparse_top_k_tokens = r.require_at_least("sparse_top_k_tokens", 1);
+      a.indexer_heads = r.require_at_least("indexer_heads", 1);
+      a.indexer_head_dim = r.require_at_least("indexer_head_dim", 1);
+      a.compression_ratio = r.require_at_least("compression_ratio", 1);
+      break;
+  }
+  a.sliding_window_tokens = r.optional_at_least("sliding_window_tokens", 0, 0);
+  a.sliding_window_layers = r.optional_at_least("sliding_window_layers", 0, 0);
+  r.check((a.sliding_window_tokens == 0) == (a.sliding_window_layers == 0), "sliding_window_layers",
+          "sliding_window_tokens and sliding_window_layers must be both 0 or both > 0");
+  r.check(a.sliding_window_layers <= num_layers, "sliding_window_layers",
+          "must be <= num_layers (" + std::to_string(num_layers) + ")");
+  r.finish();
+  return a;
+}
+
+MoeSpec parse_moe(JsonReader r) {
+  MoeSpec m;
+  m.num_routed_experts = r.require_at_least("num_routed_experts", 1);
+  m.top_k = r.require_at_least("top_k", 1);
+  r.check(m.top_k <= m.num_routed_experts, "top_k",
+          "must be <= num_routed_experts (" + std::to_string(m.num_routed_experts) + ")");
+  m.num_shared_experts = r.optional_at_least("num_shared_experts", 0, 0);
+  m.expert_width = r.require_at_least("expert_width", 1);
+  m.shared_expert_width = r.optional_at_least("shared_expert_width", 0, 0);
+  r.finish();
+  return m;
+}
+
+LookupMemorySpec parse_lookup_memory(JsonReader r, int num_layers) {
+  LookupMemorySpec l;
+  l.parameters = r.require_positive("parameters");
+  l.lookup_layers = r.require_at_least("lookup_layers", 1);
+  r.check(l.lookup_layers <= num_layers, "lookup_layers", "must be <= num_layers (" + std::to_string(num_layers) + ")");
+  l.row_bytes = r.require_at_least("row_bytes", 1);
+  l.in_host_memory = r.optional<bool>("in_host_memory", true);
+  r.finish();
+  return l;
+}
+
+ModelPrecision parse_precision_block(JsonReader r) {
+  ModelPrecision p;
+  p.weights = r.require_enum("weights", detail::kPrecisionNames);
+  p.experts = r.optional_enum("experts", p.weights, detail::kPrecisionNames);
+  p.kv_cache = r.optional_enum("kv_cache", Precision::bf16, detail::kPrecisionNames);
+  p.activations = r.optional_enum("activations", Precision::bf16, detail::kPrecisionNames);
+  r.finish();
+  return p;
+}
+
+}  // namespace
+
+ModelSpec parse_model(const nlohmann::json& j, const std::string& file, const std::string& prefix) {
+  JsonReader r(j, file, prefix);
+  ModelSpec m;
+  m.name = r.require<std::string>("name");
+  r.check(!m.name.empty(), "name", "must not be empty");
+  m.source = r.require<std::string>("source");
+  m.assumed = r.string_map("assumed");
+  m.num_layers = r.require_at_least("num_layers", 1);
+  m.hidden_size = r.require_at_least("hidden_size", 1);
+  m.vocab_size = r.require_at_least("vocab_size", 1);
+  m.max_context_tokens = r.require_at_least("max_context_tokens", 1);
+  m.tie_word_embeddings = r.optional<bool>("tie_word_embeddings", false);
+  m.attention = parse_attention(r.object("attention"), m.num_layers);
+
+  if (auto moe = r.optional_object("moe")) m.moe = parse_moe(std::move(*moe));
+  m.dense_layers = r.require_at_least("dense_layers", 0);
+  if (m.moe) {
+    r.check(m.dense_layers < m.num_layers, "dense_layers",
+            "must be < num_layers (" + std::to_string(m.num_layers) + ") for an MoE model: the rest are MoE layers");
+  } else {
+    r.check(m.dense_layers == m.num_layers, "dense_layers",
+            "must equal num_layers (" + std::to_string(m.num_layers) + ") for a dense model (no `moe`)");
+  }
+  m.dense_ffn_width = r.require_at_least("dense_ffn_width", 0);
+  r.check(m.dense_layers == 0 || m.dense_ffn_width > 0, "dense_ffn_width", "must be > 0 when dense_layers > 0");
+
+  m.mtp_layers = r.optional_at_least("mtp_layers", 0, 0);
+  if (auto lookup = r.optional_object("lookup_memory"))
+    m.lookup_memory = parse_lookup_memory(std::move(*lookup), m.num_layers);
+  m.precision = parse_precision_block(r.object("precision"));
+  r.finish();
+  return m;
+}
+
+}  // namespace fleetcast::specs

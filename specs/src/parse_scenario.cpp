@@ -1,0 +1,102 @@
+// JSON -> ScenarioSpec: resolves presets and files, applies defaults, cross-checks the parts and records
+// the resolved scenario.
+
+#include <optional>
+
+#include "fleetcast/specs/load.hpp"
+#include "json_reader.hpp"
+#include "spec_ref.hpp"
+
+namespace fleetcast::specs {
+
+using detail::JsonReader;
+
+namespace {
+
+MeasurementSpec parse_measurement(JsonReader r) {
+  MeasurementSpec m;
+  m.warmup_fraction = r.optional_at_least("warmup_fraction", m.warmup_fraction, 0.0);
+  m.cooldown_fraction = r.optional_at_least("cooldown_fraction", m.cooldown_fraction, 0.0);
+  r.check(m.warmup_fraction + m.cooldown_fraction < 1.0, "cooldown_fraction",
+          "warmup_fraction (" + nlohmann::json(m.warmup_fraction).dump() + ") + cooldown_fraction (" +
+              nlohmann::json(m.cooldown_fraction).dump() + ") must be < 1");
+  m.sample_interval_s = r.optional_positive("sample_interval_s", m.sample_interval_s);
+  r.finish();
+  return m;
+}
+
+CostSpec parse_cost(JsonReader r, const HardwareSpec& hw) {
+  CostSpec c;
+  c.usd_per_gpu_hour = r.optional_at_least("usd_per_gpu_hour", 0.0, 0.0);
+  if (c.usd_per_gpu_hour == 0.0) c.usd_per_gpu_hour = hw.price_usd_per_gpu_hour;  // 0: the hardware's price
+  c.pricing = r.optional_enum("pricing", PricingKind::on_demand, detail::kPricingNames);
+  c.reserved_discount = r.optional_at_least("reserved_discount", 0.0, 0.0);
+  r.check(c.reserved_discount < 1.0, "reserved_discount", "must be in [0, 1)");
+  r.finish();
+  return c;
+}
+
+// The largest value a length distribution can take; nullopt when unbounded (lognormal without max).
+std::optional<int> max_length(const LengthDistribution& l) {
+  switch (l.kind) {
+    case LengthKind::fixed:
+      return l.value;
+    case LengthKind::uniform:
+      return l.max;
+    case LengthKind::lognormal:
+      return l.max > 0 ? std::optional<int>(l.max) : std::nullopt;
+    case LengthKind::empirical: {
+      int m = 0;
+      for (int v : l.values) m = std::max(m, v);
+      return m;
+    }
+  }
+  return std::nullopt;
+}
+
+// The longest request must fit the model's context. An unbounded length counts with its minimum.
+void check_context(const ScenarioSpec& s, const std::string& file, const nlohmann::json& workload_json) {
+  const auto in = max_length(s.workload.input_tokens);
+  const auto out = max_length(s.workload.output_tokens);
+  if (!in && !out) return;
+  const std::int64_t in_tokens = in.value_or(s.workload.input_tokens.min);
+  const std::int64_t out_tokens = out.value_or(s.workload.output_tokens.min);
+  if (in_tokens + out_tokens <= s.model.max_context_tokens) return;
+  const std::string in_text = in ? "input max " + std::to_string(in_tokens) : "input min " + std::to_string(in_tokens);
+  const std::string out_text =
+      out ? "output max " + std::to_string(out_tokens) : "output min " + std::to_string(out_tokens);
+  throw InputError(file, "workload.input_tokens",
+                   detail::value_text(workload_json.value("input_tokens", nlohmann::json())),
+                   "the longest request (" + in_text + " + " + out_text + " = " +
+                       std::to_string(in_tokens + out_tokens) + " tokens) exceeds model '" + s.model.name +
+                       "' max_context_tokens " + std::to_string(s.model.max_context_tokens));
+}
+
+}  // namespace
+
+ScenarioSpec parse_scenario(const nlohmann::json& j, const std::string& file, const std::filesystem::path& base_dir) {
+  JsonReader r(j, file, "");
+  ScenarioSpec s;
+  s.name = r.require<std::string>("name");
+  r.check(!s.name.empty(), "name", "must not be empty");
+
+  const detail::SpecRef model = detail::resolve_spec_ref(r, "model", PresetKind::model, base_dir);
+  s.model = parse_model(model.json, model.file, model.prefix);
+  const detail::SpecRef deployment = detail::resolve_spec_ref(r, "deployment", std::nullopt, base_dir);
+  s.deployment = parse_deployment(deployment.json, deployment.file, deployment.prefix, deployment.base_dir);
+  const detail::SpecRef workload = detail::resolve_spec_ref(r, "workload", std::nullopt, base_dir);
+  s.workload = parse_workload(workload.json, workload.file, workload.prefix);
+
+  s.seed = r.optional<std::uint64_t>("seed", 1);
+  s.num_requests = r.require_at_least<std::int64_t>("num_requests", 1);
+  if (auto m = r.optional_object("measurement")) s.measurement = parse_measurement(std::move(*m));
+  const nlohmann::json no_cost = nlohmann::json::object();  // defaults still resolve the hardware's price
+  s.cost = parse_cost(r.has("cost") ? r.object("cost") : JsonReader(no_cost, file, "cost"), s.deployment.hardware);
+  r.finish();
+
+  check_context(s, file, workload.json);
+  s.resolved = to_json(s);
+  return s;
+}
+
+}  // namespace fleetcast::specs

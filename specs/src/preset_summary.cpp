@@ -1,0 +1,92 @@
+// One-line summaries of presets, derived from their fields.
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "enum_names.hpp"
+#include "presets_internal.hpp"
+
+namespace fleetcast::specs::detail {
+
+namespace {
+
+double attention_parameters(const AttentionSpec& a, double hidden) {
+  const double heads = a.num_query_heads;
+  if (a.type == AttentionType::gqa) {
+    const double q_and_o = 2.0 * hidden * heads * a.head_dim;
+    const double k_and_v = 2.0 * hidden * a.num_kv_heads * a.head_dim;
+    return q_and_o + k_and_v;
+  }
+  const double qk_head = a.qk_rope_head_dim + a.qk_nope_head_dim;
+  const double q =
+      a.q_lora_rank > 0 ? hidden * a.q_lora_rank + a.q_lora_rank * heads * qk_head : hidden * heads * qk_head;
+  const double kv_down = hidden * (a.kv_lora_rank + a.qk_rope_head_dim);
+  const double kv_up = a.kv_lora_rank * heads * (a.qk_nope_head_dim + a.v_head_dim);
+  const double out = heads * a.v_head_dim * hidden;
+  double indexer = 0.0;
+  if (a.type == AttentionType::csa) indexer = hidden * a.indexer_heads * (a.indexer_head_dim + 1.0);
+  return q + kv_down + kv_up + out + indexer;
+}
+
+// "671B", "70.6B", "8.03B", "1.6T"
+std::string format_count(double n) {
+  const bool tera = n >= 1e12;
+  const double v = tera ? n / 1e12 : n / 1e9;
+  char buf[32];
+  if (v >= 100) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else if (v >= 10) {
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f", v);
+  }
+  return std::string(buf) + (tera ? "T" : "B");
+}
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+double approx_parameters(const ModelSpec& m) {
+  const double hidden = m.hidden_size;
+  double total = hidden * m.vocab_size * (m.tie_word_embeddings ? 1.0 : 2.0);
+  total += m.num_layers * attention_parameters(m.attention, hidden);
+  total += m.dense_layers * 3.0 * hidden * m.dense_ffn_width;
+  if (m.moe) {
+    const double shared_width = m.moe->shared_expert_width > 0 ? m.moe->shared_expert_width : m.moe->expert_width;
+    const double per_layer = m.moe->num_routed_experts * 3.0 * hidden * m.moe->expert_width +
+                             m.moe->num_shared_experts * 3.0 * hidden * shared_width +
+                             hidden * m.moe->num_routed_experts;  // router
+    total += m.moe_layers() * per_layer;
+  }
+  if (m.lookup_memory) total += m.lookup_memory->parameters;
+  return total;
+}
+
+std::string model_summary(const ModelSpec& m) {
+  std::string s = format_count(approx_parameters(m)) + (m.moe ? " MoE" : " dense");
+  s += ", " + std::to_string(m.num_layers) + " layers, " + upper(name_of(kAttentionNames, m.attention.type));
+  s += ", " + std::string(to_string(m.precision.weights));
+  if (m.moe && m.precision.experts != m.precision.weights)
+    s += " (experts " + std::string(to_string(m.precision.experts)) + ")";
+  return s;
+}
+
+std::string hardware_summary(const HardwareSpec& h) {
+  char tb_per_s[32];  // "8.0", "4.8", "3.35"
+  std::snprintf(tb_per_s, sizeof tb_per_s, "%.2f", h.hbm_tb_per_s);
+  std::string bandwidth = tb_per_s;
+  if (bandwidth.size() > 3 && bandwidth.back() == '0') bandwidth.pop_back();
+  char buf[160];
+  const auto fp8 = h.peak_tflops.find("fp8");
+  std::snprintf(buf, sizeof buf, "%s, %.0f GB HBM at %s TB/s, %.0f FP8 TFLOPS", h.arch.c_str(), h.hbm_gb,
+                bandwidth.c_str(), fp8 == h.peak_tflops.end() ? 0.0 : fp8->second);
+  return buf;
+}
+
+}  // namespace fleetcast::specs::detail

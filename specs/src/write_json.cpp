@@ -1,0 +1,172 @@
+// Specs -> JSON: the exact inverse of the parsers. Each object carries only the keys its type accepts.
+
+#include "enum_names.hpp"
+#include "fleetcast/specs/load.hpp"
+
+namespace fleetcast::specs {
+
+using nlohmann::json;
+
+namespace {
+
+json attention_json(const AttentionSpec& a) {
+  json j = {{"type", detail::name_of(detail::kAttentionNames, a.type)}, {"num_query_heads", a.num_query_heads}};
+  if (a.type == AttentionType::gqa) {
+    j["num_kv_heads"] = a.num_kv_heads;
+    j["head_dim"] = a.head_dim;
+  } else {
+    j["q_lora_rank"] = a.q_lora_rank;
+    j["kv_lora_rank"] = a.kv_lora_rank;
+    j["qk_rope_head_dim"] = a.qk_rope_head_dim;
+    j["qk_nope_head_dim"] = a.qk_nope_head_dim;
+    j["v_head_dim"] = a.v_head_dim;
+  }
+  if (a.type == AttentionType::csa) {
+    j["global_kv_bytes_per_token"] = a.global_kv_bytes_per_token;
+    j["sparse_top_k_tokens"] = a.sparse_top_k_tokens;
+    j["indexer_heads"] = a.indexer_heads;
+    j["indexer_head_dim"] = a.indexer_head_dim;
+    j["compression_ratio"] = a.compression_ratio;
+  }
+  j["sliding_window_tokens"] = a.sliding_window_tokens;
+  j["sliding_window_layers"] = a.sliding_window_layers;
+  return j;
+}
+
+json length_json(const LengthDistribution& l) {
+  json j = {{"kind", to_string(l.kind)}};
+  switch (l.kind) {
+    case LengthKind::fixed:
+      j["value"] = l.value;
+      break;
+    case LengthKind::uniform:
+      j["min"] = l.min;
+      j["max"] = l.max;
+      break;
+    case LengthKind::lognormal:
+      j["median"] = l.median;
+      j["sigma"] = l.sigma;
+      j["min"] = l.min;
+      j["max"] = l.max;
+      break;
+    case LengthKind::empirical:
+      j["values"] = l.values;
+      break;
+  }
+  return j;
+}
+
+json arrival_json(const ArrivalSpec& a) {
+  json j = {{"kind", to_string(a.kind)}};
+  if (a.kind == ArrivalKind::closed_loop) {
+    j["clients"] = a.clients;
+    j["think_time_s"] = a.think_time_s;
+    return j;
+  }
+  if (a.load > 0) {
+    j["load"] = a.load;
+  } else {
+    j["rate_per_s"] = a.rate_per_s;
+  }
+  if (a.kind == ArrivalKind::gamma) j["cv"] = a.cv;
+  return j;
+}
+
+}  // namespace
+
+json to_json(const ModelSpec& m) {
+  json j = {{"name", m.name},
+            {"source", m.source},
+            {"assumed", m.assumed},
+            {"num_layers", m.num_layers},
+            {"hidden_size", m.hidden_size},
+            {"vocab_size", m.vocab_size},
+            {"max_context_tokens", m.max_context_tokens},
+            {"tie_word_embeddings", m.tie_word_embeddings},
+            {"attention", attention_json(m.attention)},
+            {"dense_layers", m.dense_layers},
+            {"dense_ffn_width", m.dense_ffn_width},
+            {"moe", nullptr},
+            {"mtp_layers", m.mtp_layers},
+            {"lookup_memory", nullptr}};
+  if (m.moe) {
+    j["moe"] = {{"num_routed_experts", m.moe->num_routed_experts},
+                {"top_k", m.moe->top_k},
+                {"num_shared_experts", m.moe->num_shared_experts},
+                {"expert_width", m.moe->expert_width},
+                {"shared_expert_width", m.moe->shared_expert_width}};
+  }
+  if (m.lookup_memory) {
+    j["lookup_memory"] = {{"parameters", m.lookup_memory->parameters},
+                          {"lookup_layers", m.lookup_memory->lookup_layers},
+                          {"row_bytes", m.lookup_memory->row_bytes},
+                          {"in_host_memory", m.lookup_memory->in_host_memory}};
+  }
+  j["precision"] = {{"weights", to_string(m.precision.weights)},
+                    {"experts", to_string(m.precision.experts)},
+                    {"kv_cache", to_string(m.precision.kv_cache)},
+                    {"activations", to_string(m.precision.activations)}};
+  return j;
+}
+
+json to_json(const HardwareSpec& h) {
+  return {{"name", h.name},
+          {"source", h.source},
+          {"assumed", h.assumed},
+          {"arch", h.arch},
+          {"peak_tflops", h.peak_tflops},
+          {"hbm_gb", h.hbm_gb},
+          {"hbm_tb_per_s", h.hbm_tb_per_s},
+          {"nvlink_gb_per_s", h.nvlink_gb_per_s},
+          {"scale_up_domain_gpus", h.scale_up_domain_gpus},
+          {"gpus_per_node", h.gpus_per_node},
+          {"nic_gbit_per_s", h.nic_gbit_per_s},
+          {"host_link_gb_per_s", h.host_link_gb_per_s},
+          {"host_memory_gb", h.host_memory_gb},
+          {"power_w", h.power_w},
+          {"price_usd_per_gpu_hour", h.price_usd_per_gpu_hour}};
+}
+
+json to_json(const DeploymentSpec& d) {
+  const SchedulerSpec& s = d.scheduler;
+  return {{"name", d.name},
+          {"hardware", to_json(d.hardware)},
+          {"nodes", d.nodes},
+          {"gpus_per_node", d.gpus_per_node},
+          {"replica", {{"tp", d.replica.tp}, {"pp", d.replica.pp}, {"ep", d.replica.ep}}},
+          {"scheduler",
+           {{"max_num_seqs", s.max_num_seqs},
+            {"max_num_batched_tokens", s.max_num_batched_tokens},
+            {"chunked_prefill", s.chunked_prefill},
+            {"gpu_memory_utilization", s.gpu_memory_utilization},
+            {"kv_block_tokens", s.kv_block_tokens},
+            {"step_overhead_s", s.step_overhead_s}}},
+          {"router", to_string(d.router)},
+          {"runtime", d.runtime}};
+}
+
+json to_json(const WorkloadSpec& w) {
+  return {{"name", w.name},
+          {"arrival", arrival_json(w.arrival)},
+          {"input_tokens", length_json(w.input_tokens)},
+          {"output_tokens", length_json(w.output_tokens)}};
+}
+
+json to_json(const ScenarioSpec& s) {
+  return {{"name", s.name},
+          {"model", to_json(s.model)},
+          {"deployment", to_json(s.deployment)},
+          {"workload", to_json(s.workload)},
+          {"seed", s.seed},
+          {"num_requests", s.num_requests},
+          {"measurement",
+           {{"warmup_fraction", s.measurement.warmup_fraction},
+            {"cooldown_fraction", s.measurement.cooldown_fraction},
+            {"sample_interval_s", s.measurement.sample_interval_s}}},
+          {"cost",
+           {{"usd_per_gpu_hour", s.cost.usd_per_gpu_hour},
+            {"pricing", to_string(s.cost.pricing)},
+            {"reserved_discount", s.cost.reserved_discount}}}};
+}
+
+}  // namespace fleetcast::specs

@@ -1,0 +1,141 @@
+// parse_deployment / to_json(DeploymentSpec): defaults, layout checks, hardware by object or file.
+
+#include "fleetcast/specs/load.hpp"
+#include "test_support.hpp"
+
+using namespace fleetcast::specs;
+using namespace fleetcast::specs::test;
+
+TEST_CASE("deployment defaults", "[specs][deployment]") {
+  const json j = {{"hardware", hardware_json()}, {"nodes", 3}};
+  const DeploymentSpec d = parse_deployment(j, "d.json");
+  CHECK(d.name.empty());
+  CHECK(d.gpus_per_node == 8);  // the hardware's
+  CHECK(d.total_gpus() == 24);
+  CHECK(d.replica.tp == 1);
+  CHECK(d.replica.pp == 1);
+  CHECK(d.replica.ep == 1);
+  CHECK(d.num_replicas() == 24);
+  CHECK(d.scheduler.max_num_seqs == 256);
+  CHECK(d.scheduler.max_num_batched_tokens == 8192);
+  CHECK(d.scheduler.chunked_prefill);
+  CHECK(d.scheduler.gpu_memory_utilization == 0.9);
+  CHECK(d.scheduler.kv_block_tokens == 16);
+  CHECK(d.scheduler.step_overhead_s == -1.0);
+  CHECK(d.router == RouterPolicy::round_robin);
+  CHECK(d.runtime == "vllm");
+}
+
+TEST_CASE("deployment with every field round-trips", "[specs][deployment][roundtrip]") {
+  const json j = {{"name", "big"},
+                  {"hardware", hardware_json()},
+                  {"nodes", 4},
+                  {"gpus_per_node", 4},
+                  {"replica", {{"tp", 4}, {"pp", 2}, {"ep", 2}}},
+                  {"scheduler",
+                   {{"max_num_seqs", 128},
+                    {"max_num_batched_tokens", 4096},
+                    {"chunked_prefill", false},
+                    {"gpu_memory_utilization", 1},
+                    {"kv_block_tokens", 64},
+                    {"step_overhead_s", 0.002}}},
+                  {"router", "least_outstanding"},
+                  {"runtime", "sglang"}};
+  const DeploymentSpec d = parse_deployment(j, "d.json");
+  CHECK(d.gpus_per_node == 4);
+  CHECK(d.replica.moe_tp() == 2);
+  CHECK(d.num_replicas() == 2);
+  CHECK(d.scheduler.gpu_memory_utilization == 1.0);
+  CHECK_FALSE(d.scheduler.chunked_prefill);
+  CHECK(d.router == RouterPolicy::least_outstanding);
+  CHECK(d.runtime == "sglang");
+  const json out = to_json(d);
+  CHECK(out["hardware"]["name"] == "hw-test");
+  CHECK(parse_deployment(out, "echo") == d);
+  CHECK(parse_deployment(to_json(parse_deployment(deployment_json(), "d.json")), "echo") ==
+        parse_deployment(deployment_json(), "d.json"));
+}
+
+TEST_CASE("hardware given as a file relative to base_dir", "[specs][deployment]") {
+  ScratchDir dir;
+  dir.write("hw/gpu.json", hardware_json().dump());
+  const json j = {{"hardware", "hw/gpu.json"}, {"nodes", 1}};
+  const DeploymentSpec d = parse_deployment(j, "d.json", "", dir.path());
+  CHECK(d.hardware == parse_hardware(hardware_json(), "x"));
+
+  json bad = hardware_json();
+  bad["hbm_gb"] = 0;
+  dir.write("hw/bad.json", bad.dump());
+  const auto e = input_error_of([&] {
+    parse_deployment({{"hardware", "hw/bad.json"}, {"nodes", 1}}, "d.json", "", dir.path());
+  });
+  CHECK(e.field() == "hbm_gb");  // the path within the hardware file
+  CHECK_THAT(e.file(), Catch::EndsWith("hw/bad.json"));
+
+  CHECK_INPUT_ERROR(parse_deployment({{"hardware", "hw/none.json"}, {"nodes", 1}}, "d.json", "deployment", dir.path()),
+                    "deployment.hardware", "\"hw/none.json\"", "cannot open file");
+}
+
+TEST_CASE("deployment errors", "[specs][deployment][errors]") {
+  json j = {{"hardware", hardware_json()}, {"nodes", 1}};
+  SECTION("tp must divide the GPUs, naming the total") {
+    j["replica"] = {{"tp", 3}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "s.json", "deployment"), "deployment.replica.tp", "3", "8 GPUs");
+  }
+  SECTION("tp x pp must divide the GPUs") {
+    j["replica"] = {{"tp", 2}, {"pp", 3}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.pp", "3", "tp x pp = 6");
+  }
+  SECTION("ep must divide tp") {
+    j["replica"] = {{"tp", 4}, {"ep", 3}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.ep", "3", "divide tp (4)");
+  }
+  SECTION("tp must fit one scale-up domain") {
+    j["nodes"] = 2;
+    j["replica"] = {{"tp", 16}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.tp", "16", "scale-up");
+    CHECK_THROWS_WITH(parse_deployment(j, "d.json"), Catch::Contains("(8 GPUs)"));
+  }
+  SECTION("gpus_per_node override changes the total") {
+    j["gpus_per_node"] = 6;
+    j["replica"] = {{"tp", 4}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.tp", "4", "6 GPUs");
+  }
+  SECTION("runtime must be known") {
+    j["runtime"] = "tgi";
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "runtime", "\"tgi\"", "vllm, sglang, trtllm");
+  }
+  SECTION("router must be known") {
+    j["router"] = "random";
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "router", "\"random\"", "round_robin, least_outstanding");
+  }
+  SECTION("nodes >= 1") {
+    j["nodes"] = 0;
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "nodes", "0", ">= 1");
+  }
+  SECTION("nodes required") {
+    j.erase("nodes");
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "nodes", "", "missing");
+  }
+  SECTION("scheduler ranges and keys") {
+    j["scheduler"] = {{"gpu_memory_utilization", 1.5}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "scheduler.gpu_memory_utilization", "1.5", "(0, 1]");
+    j["scheduler"] = {{"max_num_seq", 10}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "scheduler.max_num_seq", "10", "max_num_seqs");
+    j["scheduler"] = {{"max_num_seqs", 2.5}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "scheduler.max_num_seqs", "2.5", "expected an integer");
+  }
+  SECTION("unknown hardware preset lists the valid ones") {
+    j["hardware"] = "no-such-gpu";
+    CHECK_INPUT_ERROR(parse_deployment(j, "s.json", "deployment"), "deployment.hardware", "\"no-such-gpu\"",
+                      "unknown hardware preset; valid:");
+  }
+  SECTION("hardware of the wrong type") {
+    j["hardware"] = 5;
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "hardware", "5", "preset name");
+  }
+  SECTION("an error inside an embedded hardware names the full path") {
+    j["hardware"]["nvlink_gb_per_s"] = -1;
+    CHECK_INPUT_ERROR(parse_deployment(j, "s.json", "deployment"), "deployment.hardware.nvlink_gb_per_s", "-1", "> 0");
+  }
+}

@@ -1,0 +1,66 @@
+// parse_hardware / to_json(HardwareSpec).
+
+#include "fleetcast/specs/load.hpp"
+#include "test_support.hpp"
+
+using namespace fleetcast::specs;
+using namespace fleetcast::specs::test;
+
+TEST_CASE("hardware parses, ints accepted for double fields", "[specs][hardware]") {
+  const HardwareSpec h = parse_hardware(hardware_json(), "hw.json");
+  CHECK(h.name == "hw-test");
+  CHECK(h.arch == "sm_90");
+  CHECK(h.peak_tflops.size() == 2);
+  CHECK(h.peak_tflops.at("fp8") == 1979.0);
+  CHECK(h.hbm_gb == 80.0);
+  CHECK(h.hbm_tb_per_s == 3.35);
+  CHECK(h.scale_up_domain_gpus == 8);
+  CHECK(h.gpus_per_node == 8);
+  CHECK(h.price_usd_per_gpu_hour == 2.5);
+  CHECK(h.assumed.at("price_usd_per_gpu_hour") == "made up");
+}
+
+TEST_CASE("hardware round-trips through to_json, with and without fp4", "[specs][hardware][roundtrip]") {
+  json j = hardware_json();
+  const HardwareSpec h = parse_hardware(j, "hw.json");
+  CHECK(parse_hardware(to_json(h), "echo") == h);
+  j["peak_tflops"]["fp4"] = 9000.5;
+  j["scale_up_domain_gpus"] = 72;
+  j["gpus_per_node"] = 4;
+  const HardwareSpec h4 = parse_hardware(j, "hw.json");
+  CHECK(h4.peak_flops("fp4") == 9000.5e12);
+  const HardwareSpec back = parse_hardware(to_json(h4), "echo");
+  CHECK(back == h4);
+  CHECK(back != h);
+}
+
+TEST_CASE("hardware errors", "[specs][hardware][errors]") {
+  json j = hardware_json();
+  SECTION("missing peak rate") {
+    j["peak_tflops"].erase("fp8");
+    CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "peak_tflops.fp8", "", "missing");
+  }
+  SECTION("unknown compute class") {
+    j["peak_tflops"]["fp16"] = 989;
+    CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "peak_tflops.fp16", "989", "valid keys: bf16, fp8, fp4");
+  }
+  SECTION("non-positive figures") {
+    j["hbm_gb"] = -80;
+    CHECK_INPUT_ERROR(parse_hardware(j, "hw.json", "deployment.hardware"), "deployment.hardware.hbm_gb", "-80", "> 0");
+    j = hardware_json();
+    j["peak_tflops"]["bf16"] = 0;
+    CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "peak_tflops.bf16", "0", "> 0");
+  }
+  SECTION("a float for an int field") {
+    j["scale_up_domain_gpus"] = 8.5;
+    CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "scale_up_domain_gpus", "8.5", "expected an integer");
+  }
+  SECTION("a node that does not tile the scale-up domain") {
+    j["gpus_per_node"] = 3;
+    CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "gpus_per_node", "3", "scale_up_domain_gpus (8)");
+  }
+  SECTION("a string for a number") {
+    j["power_w"] = "700W";
+    CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "power_w", "\"700W\"", "expected a number");
+  }
+}

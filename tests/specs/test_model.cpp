@@ -1,0 +1,184 @@
+// parse_model / to_json(ModelSpec): defaults, round trips and every rejected input.
+
+#include "fleetcast/specs/load.hpp"
+#include "test_support.hpp"
+
+using namespace fleetcast::specs;
+using namespace fleetcast::specs::test;
+
+TEST_CASE("a dense GQA model parses with its defaults", "[specs][model]") {
+  const ModelSpec m = parse_model(gqa_model_json(), "m.json");
+  CHECK(m.name == "dense-test");
+  CHECK(m.assumed.empty());
+  CHECK(m.num_layers == 32);
+  CHECK(m.attention.type == AttentionType::gqa);
+  CHECK(m.attention.num_kv_heads == 8);
+  CHECK(m.attention.head_dim == 128);
+  CHECK(m.attention.sliding_window_layers == 0);
+  CHECK_FALSE(m.tie_word_embeddings);
+  CHECK_FALSE(m.moe.has_value());
+  CHECK_FALSE(m.lookup_memory.has_value());
+  CHECK(m.mtp_layers == 0);
+  CHECK(m.moe_layers() == 0);
+  CHECK(m.precision.weights == Precision::bf16);
+  CHECK(m.precision.experts == Precision::bf16);  // follows weights
+  CHECK(m.precision.kv_cache == Precision::bf16);
+  CHECK(m.precision.activations == Precision::bf16);
+}
+
+TEST_CASE("experts precision defaults to the weights'", "[specs][model]") {
+  json j = gqa_model_json();
+  j["precision"] = {{"weights", "fp8"}};
+  CHECK(parse_model(j, "m.json").precision.experts == Precision::fp8);
+  CHECK(parse_model(j, "m.json").precision.kv_cache == Precision::bf16);
+}
+
+TEST_CASE("an MLA MoE model parses", "[specs][model]") {
+  const ModelSpec m = parse_model(mla_model_json(), "m.json");
+  REQUIRE(m.moe.has_value());
+  CHECK(m.moe->num_routed_experts == 256);
+  CHECK(m.moe->top_k == 8);
+  CHECK(m.moe->shared_expert_width == 0);
+  CHECK(m.moe_layers() == 58);
+  CHECK(m.attention.type == AttentionType::mla);
+  CHECK(m.attention.kv_lora_rank == 512);
+  CHECK(m.assumed.at("moe.top_k") == "guess");
+  CHECK(m.precision.experts == Precision::nvfp4);
+  CHECK(m.precision.kv_cache == Precision::fp8);
+  CHECK(m.mtp_layers == 1);
+}
+
+TEST_CASE("a CSA model with lookup memory parses, ints accepted for double fields", "[specs][model]") {
+  const ModelSpec m = parse_model(csa_model_json(), "m.json");
+  CHECK(m.attention.type == AttentionType::csa);
+  CHECK(m.attention.global_kv_bytes_per_token == 1200.0);
+  CHECK(m.attention.compression_ratio == 4);
+  CHECK(m.attention.sliding_window_tokens == 128);
+  REQUIRE(m.lookup_memory.has_value());
+  CHECK(m.lookup_memory->parameters == 27e9);
+  CHECK_FALSE(m.lookup_memory->in_host_memory);
+  CHECK(m.tie_word_embeddings);
+  CHECK(m.precision.activations == Precision::fp16);
+}
+
+TEST_CASE("models round-trip through to_json", "[specs][model][roundtrip]") {
+  for (const json& j : {gqa_model_json(), mla_model_json(), csa_model_json()}) {
+    const ModelSpec m = parse_model(j, "m.json");
+    const json out = to_json(m);
+    const ModelSpec back = parse_model(out, "echo.json");
+    CHECK(back == m);
+    CHECK(to_json(back) == out);
+  }
+}
+
+TEST_CASE("to_json(ModelSpec) emits only the keys of the attention type", "[specs][model]") {
+  const json gqa = to_json(parse_model(gqa_model_json(), "m.json"));
+  CHECK(gqa["attention"].contains("num_kv_heads"));
+  CHECK_FALSE(gqa["attention"].contains("kv_lora_rank"));
+  CHECK(gqa["moe"].is_null());
+  const json mla = to_json(parse_model(mla_model_json(), "m.json"));
+  CHECK_FALSE(mla["attention"].contains("num_kv_heads"));
+  CHECK_FALSE(mla["attention"].contains("indexer_heads"));
+  CHECK(mla["moe"]["top_k"] == 8);
+}
+
+TEST_CASE("moe and lookup_memory may be null", "[specs][model]") {
+  json j = gqa_model_json();
+  j["moe"] = nullptr;
+  j["lookup_memory"] = nullptr;
+  const ModelSpec m = parse_model(j, "m.json");
+  CHECK_FALSE(m.moe.has_value());
+  CHECK_FALSE(m.lookup_memory.has_value());
+}
+
+TEST_CASE("model errors name the field, the value and what is valid", "[specs][model][errors]") {
+  SECTION("unknown key lists the valid keys") {
+    json j = gqa_model_json();
+    j["num_layer"] = 32;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "num_layer", "32", "valid keys: name, source");
+    CHECK_THROWS_WITH(parse_model(j, "m.json"), Catch::Contains("num_layers") && Catch::Contains("m.json"));
+  }
+  SECTION("a key of another attention type is unknown") {
+    json j = gqa_model_json();
+    j["attention"]["kv_lora_rank"] = 512;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.kv_lora_rank", "512", "head_dim");
+  }
+  SECTION("missing required key") {
+    json j = gqa_model_json();
+    j.erase("hidden_size");
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "hidden_size", "", "missing");
+    json k = mla_model_json();
+    k["attention"].erase("v_head_dim");
+    CHECK_INPUT_ERROR(parse_model(k, "m.json", "model"), "model.attention.v_head_dim", "", "missing");
+  }
+  SECTION("a float for an int field is a wrong type") {
+    json j = gqa_model_json();
+    j["num_layers"] = 1.5;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "num_layers", "1.5", "expected an integer");
+    j["num_layers"] = "32";
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "num_layers", "\"32\"", "expected an integer");
+  }
+  SECTION("wrong type for bool, string and object fields") {
+    json j = gqa_model_json();
+    j["tie_word_embeddings"] = 1;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "tie_word_embeddings", "1", "expected a boolean");
+    j = gqa_model_json();
+    j["name"] = 7;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "name", "7", "expected a string");
+    j = gqa_model_json();
+    j["attention"] = "gqa";
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention", "\"gqa\"", "expected an object");
+    j = gqa_model_json();
+    j["assumed"] = {{"hidden_size", 1}};
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "assumed.hidden_size", "1", "expected a string");
+  }
+  SECTION("num_kv_heads must divide num_query_heads") {
+    json j = gqa_model_json();
+    j["attention"]["num_kv_heads"] = 6;
+    CHECK_INPUT_ERROR(parse_model(j, "s.json", "model"), "model.attention.num_kv_heads", "6", "divide");
+  }
+  SECTION("top_k larger than the experts") {
+    json j = mla_model_json();
+    j["moe"]["top_k"] = 300;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "moe.top_k", "300", "num_routed_experts (256)");
+  }
+  SECTION("unknown precision lists the valid ones") {
+    json j = gqa_model_json();
+    j["precision"]["weights"] = "int8";
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "precision.weights", "\"int8\"", "fp32, bf16, fp16, fp8, fp4, nvfp4");
+  }
+  SECTION("unknown attention type") {
+    json j = gqa_model_json();
+    j["attention"]["type"] = "mha";
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.type", "\"mha\"", "gqa, mla, csa");
+  }
+  SECTION("impossible counts") {
+    json j = gqa_model_json();
+    j["num_layers"] = 0;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "num_layers", "0", ">= 1");
+    j = gqa_model_json();
+    j["dense_layers"] = 30;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "dense_layers", "30", "dense model");
+    j = mla_model_json();
+    j["dense_layers"] = 61;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "dense_layers", "61", "MoE");
+    j = gqa_model_json();
+    j["dense_ffn_width"] = 0;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "dense_ffn_width", "0", "> 0");
+  }
+  SECTION("sliding window: both set or neither, layers within the model") {
+    json j = gqa_model_json();
+    j["attention"]["sliding_window_tokens"] = 4096;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.sliding_window_layers", "", "both 0 or both > 0");
+    j["attention"]["sliding_window_layers"] = 33;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.sliding_window_layers", "33", "num_layers (32)");
+  }
+  SECTION("lookup memory layers within the model") {
+    json j = csa_model_json();
+    j["lookup_memory"]["lookup_layers"] = 41;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "lookup_memory.lookup_layers", "41", "num_layers (40)");
+  }
+  SECTION("the top level must be an object") {
+    CHECK_INPUT_ERROR(parse_model(json::array(), "m.json", "model"), "model", "[]", "expected an object");
+  }
+}
