@@ -1,0 +1,41 @@
+// Parameter and KV counts against hand counts and REFERENCE.md.
+#include <catch2/catch.hpp>
+
+#include "fleetcast/simulator/architecture.hpp"
+#include "fleetcast/specs/presets.hpp"
+
+using namespace fleetcast;
+using Catch::Detail::Approx;
+
+TEST_CASE("KV bytes per token match REFERENCE.md", "[architecture]") {
+  // DeepSeek-V3 MLA: (kv_lora 512 + rope 64) x 1 byte in FP8 = 576 B per layer, 61 layers.
+  const auto v3 = specs::model_preset("deepseek-v3");
+  CHECK(simulator::attention_dims(v3, true).kv_bytes_per_token_per_layer == 576.0);
+  CHECK(simulator::kv_bytes_per_token(v3) == 61.0 * 576.0);
+  // Llama-3.1-70B GQA: 2 x 8 KV heads x 128 x 2 bytes (BF16) = 4,096 B per layer, 80 layers.
+  const auto l70 = specs::model_preset("llama-3.1-70b");
+  auto l70_bf16 = l70;
+  l70_bf16.precision.kv_cache = specs::Precision::bf16;
+  CHECK(simulator::attention_dims(l70_bf16, true).kv_bytes_per_token_per_layer == 4096.0);
+  CHECK(simulator::kv_bytes_per_token(l70_bf16) == 80.0 * 4096.0);
+  // DeepSeek-V4.1-Flash: 890 B per token for the whole model (REFERENCE.md section 1).
+  CHECK(simulator::kv_bytes_per_token(specs::model_preset("deepseek-v4.1-flash")) == 890.0);
+}
+
+TEST_CASE("sliding-window layers stop growing at the window", "[architecture]") {
+  const auto oss = specs::model_preset("gpt-oss-120b");  // 18 of 36 layers slide over 128 tokens
+  const double per_layer = simulator::attention_dims(oss, true).kv_bytes_per_token_per_layer;
+  CHECK(simulator::kv_bytes_for_sequence(oss, 100) == Approx(36 * 100 * per_layer));
+  CHECK(simulator::kv_bytes_for_sequence(oss, 10000) == Approx(18 * 10000 * per_layer + 18 * 128 * per_layer));
+}
+
+TEST_CASE("DeepSeek-V3 parameter counts match the published 671B total and 36.6B active", "[architecture]") {
+  const auto c = simulator::count_parameters(specs::model_preset("deepseek-v3"));
+  // Per layer by hand: q 7168x1536 + 1536x128x192, kv_a 7168x576, kv_b 512x128x256, o 128x128x7168.
+  CHECK(c.attention_per_layer == 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 +
+                                     128.0 * 128 * 7168);
+  CHECK(c.routed_expert == 3.0 * 7168 * 2048);
+  const double without_mtp = c.total() - c.mtp;
+  CHECK(without_mtp == Approx(671e9).epsilon(0.005));
+  CHECK(c.active_per_token() == Approx(36.6e9).epsilon(0.01));  // REFERENCE.md section 5
+}

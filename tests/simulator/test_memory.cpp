@@ -1,0 +1,52 @@
+// The memory model: what fits where, and the KV capacity that remains.
+#include <catch2/catch.hpp>
+
+#include "fleetcast/simulator/architecture.hpp"
+#include "fleetcast/simulator/memory_model.hpp"
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/presets.hpp"
+
+using namespace fleetcast;
+using Catch::Detail::Approx;
+
+namespace {
+specs::DeploymentSpec node(const std::string& hw, int tp) {
+  specs::DeploymentSpec d;
+  d.hardware = specs::hardware_preset(hw);
+  d.nodes = 1;
+  d.gpus_per_node = 8;
+  d.replica = {tp, 1, tp};
+  return d;
+}
+}  // namespace
+
+TEST_CASE("DeepSeek-V3 in FP8 fits 8x H200 but not 8x H100", "[memory]") {
+  const auto v3 = specs::model_preset("deepseek-v3");
+  const auto h200 = simulator::plan_memory(v3, node("h200", 8));
+  // ~671 GB of FP8 weights (the embedding and LM head in BF16) over 8 GPUs: about 85 GB each.
+  CHECK(h200.weight_bytes / 1e9 == Approx(85.0).epsilon(0.05));
+  CHECK(h200.fits());
+  CHECK(h200.kv_capacity_tokens == Approx(h200.kv_bytes / (61 * 576.0)));
+  const auto d100 = node("h100", 8);
+  const auto h100 = simulator::plan_memory(v3, d100);
+  CHECK_FALSE(h100.fits());
+  CHECK_THROWS_AS(simulator::require_fits(h100, v3, d100, "s.json"), InputError);
+  try {
+    simulator::require_fits(h100, v3, d100, "s.json");
+  } catch (const InputError& e) {
+    CHECK(e.field() == "deployment.replica");
+  }
+}
+
+TEST_CASE("the KV budget is what the utilisation share leaves after weights, activations and reserve",
+          "[memory]") {
+  const auto m = specs::model_preset("llama-3.1-8b");
+  auto d = node("h100", 1);
+  const auto p = simulator::plan_memory(m, d);
+  CHECK(p.kv_bytes == Approx(80e9 * 0.9 - p.weight_bytes - p.activation_bytes - p.runtime_reserve_bytes));
+  d.scheduler.gpu_memory_utilization = 0.5;
+  const auto half = simulator::plan_memory(m, d);
+  CHECK(p.kv_bytes - half.kv_bytes == Approx(80e9 * 0.4));
+  // KV blocks round a sequence up to whole blocks of 16 tokens.
+  CHECK(simulator::kv_bytes_per_gpu(m, d, 17) == Approx(32 * simulator::kv_bytes_per_token(m)));
+}

@@ -1,0 +1,134 @@
+// FLOP and byte counts of one dense layer and one MoE layer against hand counts, and roofline behaviour.
+#include <catch2/catch.hpp>
+
+#include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/simulator/step_time.hpp"
+#include "fleetcast/specs/presets.hpp"
+
+using namespace fleetcast;
+using simulator::Op;
+using Catch::Detail::Approx;
+
+namespace {
+
+specs::DeploymentSpec one_gpu(const std::string& hw, int tp = 1) {
+  specs::DeploymentSpec d;
+  d.hardware = specs::hardware_preset(hw);
+  d.nodes = 1;
+  d.gpus_per_node = tp;
+  d.replica = {tp, 1, tp};
+  return d;
+}
+
+// One Llama-3.1-70B layer (hidden 8192, GQA 64 / 8 x 128, FFN 28,672) in BF16.
+specs::ModelSpec dense_layer() {
+  auto m = specs::model_preset("llama-3.1-70b");
+  m.num_layers = 1;
+  m.dense_layers = 1;
+  m.precision = {specs::Precision::bf16, specs::Precision::bf16, specs::Precision::bf16, specs::Precision::bf16};
+  return m;
+}
+
+// One DeepSeek-V3 MoE layer (256 experts top-8 of width 2048, 1 shared) in FP8.
+specs::ModelSpec moe_layer() {
+  auto m = specs::model_preset("deepseek-v3");
+  m.num_layers = 1;
+  m.dense_layers = 0;
+  return m;
+}
+
+simulator::BatchShape prefill(int tokens) {
+  simulator::BatchShape b;
+  b.prefill.push_back({tokens, 0, true});
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a dense layer's FLOPs and bytes match a hand count", "[step_time]") {
+  const auto hw = "h100";
+  const auto model = dense_layer();
+  const auto d = one_gpu(hw);
+  const simulator::StepTimeModel m(model, d, calibration::datasheet_profile(d.hardware, "vllm"));
+  const int T = 1000;
+  const auto st = m.predict(prefill(T));
+  // Projections: q 8192x8192, k and v 8192x(8x128) each, o 8192x8192 = 150,994,944 parameters.
+  const double proj_params = 150994944.0;
+  CHECK(st.op(Op::attn_proj).flops() == 2.0 * T * proj_params);
+  // Weights read once (2 bytes each) plus the activations in and out of the four GEMMs.
+  CHECK(st.op(Op::attn_proj).bytes == proj_params * 2 + T * 4.0 * 8192 * 2);
+  // SwiGLU FFN: gate, up, down of 8192 x 28,672 = 704,643,072 parameters.
+  CHECK(st.op(Op::dense_ffn).flops() == 2.0 * T * 704643072.0);
+  // Causal attention over an empty cache: T (T + 1) / 2 query-key pairs, 64 heads, QK and PV of 128 each.
+  CHECK(st.op(Op::attention).flops() == Approx(2.0 * 64 * (128 + 128) * (T * (T + 1.0) / 2.0)));
+  // Only the chunk's last token is sampled: one row of the 128,256 x 8192 LM head.
+  CHECK(st.op(Op::lm_head).flops() == 2.0 * 128256.0 * 8192);
+}
+
+TEST_CASE("decode attention reads each sequence's KV cache", "[step_time]") {
+  const auto model = dense_layer();
+  const auto d = one_gpu("h100");
+  const simulator::StepTimeModel m(model, d, calibration::datasheet_profile(d.hardware, "vllm"));
+  simulator::BatchShape b;
+  b.decode_contexts = {1000, 3000};
+  const auto st = m.predict(b);
+  // Each decode attends its context plus itself; 4,096 KV bytes per token per layer in BF16.
+  CHECK(st.op(Op::attention).bytes == (1001.0 + 3001.0) * 4096.0);
+  CHECK(st.op(Op::attention).flops_decode == 2.0 * 64 * 256 * (1001.0 + 3001.0));
+  CHECK(st.prefill_s == 0.0);
+  CHECK(st.decode_s == Approx(st.total_s));
+}
+
+TEST_CASE("an MoE layer's expert FLOPs and bytes match a hand count", "[step_time]") {
+  const auto model = moe_layer();
+  const auto d = one_gpu("h200");
+  const simulator::StepTimeModel m(model, d, calibration::datasheet_profile(d.hardware, "vllm"));
+  const double expert = 3.0 * 7168 * 2048;  // gate, up, down
+  SECTION("one token touches exactly top_k experts") {
+    simulator::BatchShape b;
+    b.decode_contexts = {10};
+    const auto st = m.predict(b);
+    CHECK(st.op(Op::moe_experts).flops() == 2.0 * 8 * expert);
+    // 8 experts of FP8 weights, plus the token's activations in and out of each of its 8 experts.
+    CHECK(st.op(Op::moe_experts).bytes == Approx(8 * expert * 1.0 + 8 * 2.0 * 7168 * 2));
+    CHECK(st.op(Op::shared_expert).flops() == 2.0 * expert);
+  }
+  SECTION("many tokens touch E (1 - (1 - k/E)^T) experts") {
+    const int T = 64;
+    const double touched = 256.0 * (1.0 - std::pow(1.0 - 8.0 / 256.0, T));
+    const auto st = m.predict(prefill(T));
+    CHECK(st.op(Op::moe_experts).flops() == Approx(2.0 * T * 8 * expert));
+    CHECK(st.op(Op::moe_experts).bytes == Approx(touched * expert + T * 8 * 2.0 * 7168 * 2));
+  }
+}
+
+TEST_CASE("small decode is bound by reading weights, large prefill by compute", "[step_time]") {
+  const auto model = specs::model_preset("llama-3.1-8b");
+  const auto d = one_gpu("h100");
+  const auto profile = calibration::datasheet_profile(d.hardware, "vllm");
+  const simulator::StepTimeModel m(model, d, profile);
+  simulator::BatchShape one;
+  one.decode_contexts = {100};
+  const auto small = m.predict(one);
+  // 8B parameters in BF16 read at 3.35 TB/s x 0.9: about 5.3 ms, plus fixed costs.
+  const double weight_read_s = 2.0 * 8.03e9 / (3.35e12 * profile.memory_efficiency);
+  CHECK(small.total_s > weight_read_s * 0.95);
+  CHECK(small.total_s < weight_read_s * 1.5);
+  const auto big = m.predict(prefill(8192));
+  const double compute_s = 2.0 * 8192 * 7.5e9 / (989e12 * profile.matmul_efficiency_for("bf16"));
+  CHECK(big.total_s > compute_s);
+  CHECK(big.prefill_s == Approx(big.total_s));
+}
+
+TEST_CASE("tensor parallelism splits the work and adds all-reduces", "[step_time]") {
+  const auto model = specs::model_preset("llama-3.1-70b");
+  const auto d1 = one_gpu("h100", 4), d2 = one_gpu("h100", 8);
+  const auto profile = calibration::datasheet_profile(d1.hardware, "vllm");
+  const auto b = prefill(4096);
+  const auto tp4 = simulator::StepTimeModel(model, d1, profile).predict(b);
+  const auto tp8 = simulator::StepTimeModel(model, d2, profile).predict(b);
+  CHECK(tp8.op(Op::dense_ffn).flops() == Approx(tp4.op(Op::dense_ffn).flops() / 2));
+  // Ring all-reduce moves 2 (n-1)/n of the buffer, twice per layer.
+  CHECK(tp4.op(Op::tp_allreduce).bytes == Approx(2 * 80 * 4096.0 * 8192 * 2 * 2.0 * 3 / 4));
+  CHECK(tp8.op(Op::tp_allreduce).bytes == Approx(2 * 80 * 4096.0 * 8192 * 2 * 2.0 * 7 / 8));
+}
