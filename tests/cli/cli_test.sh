@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The fleetcast command as a user meets it: exit codes, error messages that name the field, nothing written
+# on failure, byte-identical reports for the same seed, progress lines.
+# usage: cli_test.sh FLEETCAST FIXTURES_DIR
+set -u
+bin=$1
+fixtures=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAILED: $*"; }
+
+# Bad input: exit 2, a message naming the file and the field, and no report written.
+expect_bad() {
+  local fixture=$1 field=$2
+  rm -f "$work/report.json"
+  "$bin" simulate "$fixtures/$fixture" -o "$work/report.json" >"$work/out" 2>"$work/err"
+  local rc=$?
+  [ "$rc" -eq 2 ] || { bad "$fixture: exit $rc, expected 2"; return; }
+  grep -q -- "$field" "$work/err" || { bad "$fixture: message does not name '$field': $(cat "$work/err")"; return; }
+  grep -q -- "$fixture" "$work/err" || { bad "$fixture: message does not name the file: $(cat "$work/err")"; return; }
+  [ ! -e "$work/report.json" ] || { bad "$fixture: a report was written"; return; }
+  ls "$work" | grep -q tmp && { bad "$fixture: a temporary file was left"; return; }
+  ok
+}
+expect_bad unknown_key.json "sede"
+expect_bad missing_field.json "num_requests"
+expect_bad wrong_type.json "deployment.nodes"
+expect_bad tp_not_dividing.json "deployment.replica.tp"
+expect_bad context_too_long.json "workload.input_tokens"
+expect_bad negative_rate.json "workload.arrival.rate_per_s"
+expect_bad unknown_hardware.json "deployment.hardware"
+expect_bad truncated.json "truncated.json"
+
+# An existing report is not clobbered by a failed run.
+echo '{"old": true}' >"$work/keep.json"
+"$bin" simulate "$fixtures/negative_rate.json" -o "$work/keep.json" >/dev/null 2>&1
+grep -q '"old": true' "$work/keep.json" && ok || bad "a failed run overwrote an existing report"
+
+# Usage errors are exit 2 too.
+"$bin" frobnicate >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "an unknown command did not exit 2"
+"$bin" simulate "$fixtures/good.json" -o "$work/no/such/dir/r.json" >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "an unwritable -o did not exit 2"
+
+# Help and presets.
+"$bin" --help >"$work/help" && grep -q "examples:" "$work/help" && ok || bad "--help has no examples"
+"$bin" presets >"$work/presets" || bad "presets failed"
+for name in deepseek-v3 deepseek-r1 deepseek-v4-flash deepseek-v4.1-flash kimi-k2.5 qwen3-235b-a22b qwen3-32b \
+  qwen3.5-397b-a17b minimax-m2.5 llama-3.1-8b llama-3.1-70b gpt-oss-120b h100 h200 b200 gb200 b300 gb300 ascend-950dt; do
+  grep -q "^  $name " "$work/presets" && ok || bad "presets does not list $name"
+done
+
+# Same scenario and seed: byte-identical reports.
+"$bin" simulate "$fixtures/good.json" -o "$work/a.json" --quiet || bad "good scenario failed"
+"$bin" simulate "$fixtures/good.json" -o "$work/b.json" --progress json --quiet 2>"$work/progress" || bad "second run failed"
+cmp -s "$work/a.json" "$work/b.json" && ok || bad "same seed, different report bytes"
+grep -q '"phase": "simulate", "done": 300, "total": 300' "$work/progress" && ok || bad "no final progress line"
+bad_lines=$(grep -c -v '^{.*}$' "$work/progress")
+[ "$bad_lines" -eq 0 ] && ok || bad "progress has non-JSON lines"
+# The summary names what the quick start promises.
+"$bin" simulate "$fixtures/good.json" >"$work/summary" || bad "summary run failed"
+for key in "TTFT p50 / p95" "TPOT" "throughput per GPU" '\$/M'; do
+  grep -q "$key" "$work/summary" && ok || bad "summary lacks $key"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
