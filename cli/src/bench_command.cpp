@@ -2,9 +2,14 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <unistd.h>
+
 #include <cstdio>
+#include <ctime>
+#include <thread>
 
 #include "commands.hpp"
+#include "fleetcast/simulator/report.hpp"
 #include "fleetcast/simulator/simulation.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
@@ -37,7 +42,20 @@ int run_bench(const Args& args) {
   getrusage(RUSAGE_SELF, &usage);
   const double peak_rss_mb = usage.ru_maxrss / 1024.0;
 
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  const std::time_t now = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  // A context header as google/benchmark writes one: where and with what the figures were taken.
+  const nlohmann::json context = {{"date", date},
+                                  {"host_name", host},
+                                  {"num_cpus", std::thread::hardware_concurrency()},
+                                  {"simulator", simulator::version_string()},
+                                  {"command", "fleetcast bench sim --requests " + std::to_string(requests) +
+                                                  " --replicas " + std::to_string(replicas)}};
   const nlohmann::json result = {
+      {"context", context},
       {"benchmark", "sim"},
       {"requests", requests},
       {"replicas", replicas},
