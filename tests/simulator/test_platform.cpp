@@ -1,0 +1,64 @@
+// The SimGrid platform built from a deployment: hosts per GPU and routes by NVLink domain and NIC rail.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <simgrid/s4u.hpp>
+
+#include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/simulator/platform.hpp"
+#include "fleetcast/specs/presets.hpp"
+
+using namespace fleetcast;
+namespace sg4 = simgrid::s4u;
+
+namespace {
+
+// Runs `check` in a forked child with its own SimGrid engine; returns the number of failed checks.
+int in_child(const std::function<int()>& check) {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(check());
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+}
+
+std::vector<std::string> route(sg4::Host* a, sg4::Host* b) {
+  std::vector<sg4::Link*> links;
+  double latency = 0.0;
+  a->route_to(b, links, &latency);
+  std::vector<std::string> names;
+  for (auto* l : links) names.push_back(l->get_name());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("two HGX nodes: NVLink inside a node, the NIC rail between nodes", "[platform]") {
+  const int failures = in_child([] {
+    int argc = 1;
+    char arg0[] = "t";
+    char* argv[] = {arg0, nullptr};
+    sg4::Engine e(&argc, argv);
+    specs::DeploymentSpec d;
+    d.hardware = specs::hardware_preset("b200");
+    d.nodes = 2;
+    d.gpus_per_node = 8;
+    d.replica = {8, 1, 8};
+    const auto p = simulator::build_platform(d, calibration::datasheet_profile(d.hardware, "vllm"));
+    int bad = 0;
+    bad += p.gpus.size() != 16;
+    bad += p.replicas.size() != 2 || p.replicas[1][0] != p.gpus[8];
+    bad += e.get_host_count() != 17;  // the frontend too
+    const auto intra = route(p.gpus[0], p.gpus[3]);
+    bad += intra.size() != 2 || intra[0].find("node0.gpu0.nvlink") != 0 || intra[1].find("node0.gpu3.nvlink") != 0;
+    const auto inter = route(p.gpus[2], p.gpus[10]);
+    bad += inter.size() != 3 || inter[0].find("node0.gpu2.nic") != 0 || inter[1] != "fabric" ||
+           inter[2].find("node1.gpu2.nic") != 0;
+    // NVLink runs at one direction of 1,800 GB/s x the profile's efficiency.
+    bad += std::abs(sg4::Link::by_name("node0.gpu0.nvlink_UP")->get_bandwidth() - 900e9 * 0.82) > 1.0;
+    return bad;
+  });
+  CHECK(failures == 0);
+}

@@ -1,0 +1,94 @@
+// Arrival processes and length distributions: moments of what is drawn against the spec.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "fleetcast/simulator/request_generator.hpp"
+
+using namespace fleetcast;
+using Catch::Detail::Approx;
+
+namespace {
+
+specs::WorkloadSpec workload(specs::ArrivalKind kind, double rate, double cv) {
+  specs::WorkloadSpec w;
+  w.arrival.kind = kind;
+  w.arrival.rate_per_s = rate;
+  w.arrival.cv = cv;
+  w.input_tokens.kind = specs::LengthKind::fixed;
+  w.input_tokens.value = 10;
+  w.output_tokens = w.input_tokens;
+  return w;
+}
+
+// Mean and coefficient of variation of the inter-arrival times.
+std::pair<double, double> gaps(const std::vector<simulator::Request>& r) {
+  double sum = 0.0, sum2 = 0.0, prev = 0.0;
+  for (const auto& x : r) {
+    const double g = x.arrival_s - prev;
+    prev = x.arrival_s;
+    sum += g;
+    sum2 += g * g;
+  }
+  const double n = static_cast<double>(r.size());
+  const double mean = sum / n;
+  return {mean, std::sqrt(sum2 / n - mean * mean) / mean};
+}
+
+}  // namespace
+
+TEST_CASE("Poisson arrivals have the rate and a coefficient of variation of 1", "[workload]") {
+  const auto r = simulator::generate_requests(workload(specs::ArrivalKind::poisson, 4.0, 1.0), 200000, 4.0, 1, 1000);
+  const auto [mean, cv] = gaps(r);
+  CHECK(mean == Approx(0.25).epsilon(0.01));
+  CHECK(cv == Approx(1.0).epsilon(0.02));
+}
+
+TEST_CASE("gamma arrivals keep the rate and take the burstiness asked for", "[workload]") {
+  for (double want_cv : {0.5, 3.0}) {
+    const auto r =
+        simulator::generate_requests(workload(specs::ArrivalKind::gamma, 2.0, want_cv), 200000, 2.0, 1, 1000);
+    const auto [mean, cv] = gaps(r);
+    CHECK(mean == Approx(0.5).epsilon(0.02));
+    CHECK(cv == Approx(want_cv).epsilon(0.03));
+  }
+}
+
+TEST_CASE("length distributions draw what they say", "[workload]") {
+  auto w = workload(specs::ArrivalKind::poisson, 1.0, 1.0);
+  w.input_tokens = {};
+  w.input_tokens.kind = specs::LengthKind::uniform;
+  w.input_tokens.min = 10;
+  w.input_tokens.max = 20;
+  w.output_tokens = {};
+  w.output_tokens.kind = specs::LengthKind::lognormal;
+  w.output_tokens.median = 200;
+  w.output_tokens.sigma = 0.5;
+  w.output_tokens.min = 1;
+  w.output_tokens.max = 100000;
+  const auto r = simulator::generate_requests(w, 100000, 1.0, 3, 1000000);
+  double in_sum = 0.0;
+  int in_min = 1 << 30, in_max = 0, below_median = 0;
+  for (const auto& x : r) {
+    in_sum += x.input_tokens;
+    in_min = std::min(in_min, x.input_tokens);
+    in_max = std::max(in_max, x.input_tokens);
+    below_median += x.output_tokens < 200 ? 1 : 0;
+  }
+  CHECK(in_min == 10);
+  CHECK(in_max == 20);
+  CHECK(in_sum / r.size() == Approx(15.0).epsilon(0.01));
+  CHECK(below_median / static_cast<double>(r.size()) == Approx(0.5).epsilon(0.02));
+
+  w.input_tokens = {};
+  w.input_tokens.kind = specs::LengthKind::empirical;
+  w.input_tokens.values = {5, 7, 7, 100};
+  const auto e = simulator::generate_requests(w, 40000, 1.0, 3, 1000000);
+  int sevens = 0, outside = 0;
+  for (const auto& x : e) {
+    outside += (x.input_tokens == 5 || x.input_tokens == 7 || x.input_tokens == 100) ? 0 : 1;
+    sevens += x.input_tokens == 7 ? 1 : 0;
+  }
+  CHECK(outside == 0);
+  CHECK(sevens / 40000.0 == Approx(0.5).epsilon(0.03));
+}
