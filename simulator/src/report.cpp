@@ -63,9 +63,7 @@ nlohmann::json memory_json(const MemoryPlan& m) {
           {"kv_capacity_tokens_per_replica", m.kv_capacity_tokens}};
 }
 
-std::string describe_lengths(const specs::LengthDistribution& d) {
-  return specs::to_json(specs::WorkloadSpec{"", {}, d, d})["input_tokens"].dump();
-}
+std::string describe_lengths(const specs::LengthDistribution& d) { return specs::to_json(d).dump(); }
 
 }  // namespace
 

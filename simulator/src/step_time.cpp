@@ -52,6 +52,16 @@ double StepTimeModel::roofline_s(const OpCost& c, double peak_flops, double byte
   return std::max(compute, memory) + kernels * profile_.op_latency_s;
 }
 
+void StepTimeModel::cost_token_gemm(OpCost& op, double params, specs::Precision weights,
+                                    double activation_bytes_per_token, double prefill_tokens, double decode_tokens,
+                                    int kernels) const {
+  op.flops_prefill = 2.0 * prefill_tokens * params;
+  op.flops_decode = 2.0 * decode_tokens * params;
+  op.bytes = params * specs::bytes_per_element(weights) + (prefill_tokens + decode_tokens) * activation_bytes_per_token;
+  op.time_s = roofline_s(op, rates_.matmul_flops(weights), rates_.hbm_bytes_per_s(), kernels);
+  op.prefill_share = share(prefill_tokens, decode_tokens);
+}
+
 // Ring collective: each GPU moves 2 (n - 1) / n of the buffer for an all-reduce.
 double StepTimeModel::collective_s(double bytes_moved, double bytes_per_s, int calls) const {
   if (calls == 0) return 0.0;
@@ -88,14 +98,10 @@ void StepTimeModel::cost_projections(const BatchShape& b, StepTime& st) const {
   const double pre = b.prefill_tokens(), dec = b.num_decode(), tokens = pre + dec;
   const double h = model_.hidden_size;
 
-  OpCost& proj = st.ops[static_cast<int>(Op::attn_proj)];
-  const double params = p.attention_per_layer / tp * layers_per_gpu_;
-  proj.flops_prefill = 2.0 * pre * params;
-  proj.flops_decode = 2.0 * dec * params;
-  proj.bytes = params * wbytes + tokens * 4.0 * h * abytes / tp * layers_per_gpu_;
-  proj.time_s = roofline_s(proj, rates.matmul_flops(model_.precision.weights), rates.hbm_bytes_per_s(),
-                           4 * static_cast<int>(layers_per_gpu_));
-  proj.prefill_share = share(pre, dec);
+  // Q, K/V (or latent) and output projections: hidden states in and out of four GEMMs.
+  cost_token_gemm(st.ops[static_cast<int>(Op::attn_proj)], p.attention_per_layer / tp * layers_per_gpu_,
+                  model_.precision.weights, 4.0 * h * abytes / tp * layers_per_gpu_, pre, dec,
+                  4 * static_cast<int>(layers_per_gpu_));
 
   // Norms, residual adds, RoPE and activations: about eight reads or writes of the hidden state per layer.
   OpCost& ew = st.ops[static_cast<int>(Op::elementwise)];

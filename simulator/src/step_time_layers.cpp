@@ -103,18 +103,12 @@ void StepTimeModel::cost_ffn(const BatchShape& b, StepTime& st) const {
   const int tp = deployment_.replica.tp;
   const double pre = b.prefill_tokens(), dec = b.num_decode(), tokens = pre + dec;
   const double h = model_.hidden_size;
-  const double wbytes = specs::bytes_per_element(model_.precision.weights);
   const double abytes = specs::bytes_per_element(model_.precision.activations);
 
   if (dense_layers_ > 0) {
-    OpCost& ffn = st.ops[static_cast<int>(Op::dense_ffn)];
-    const double params = params_.dense_ffn_per_layer / tp * dense_layers_;
-    ffn.flops_prefill = 2.0 * pre * params;
-    ffn.flops_decode = 2.0 * dec * params;
-    ffn.bytes = params * wbytes + tokens * 2.0 * h * abytes * dense_layers_;
-    ffn.time_s = roofline_s(ffn, rates_.matmul_flops(model_.precision.weights), rates_.hbm_bytes_per_s(),
-                            3 * static_cast<int>(dense_layers_));
-    ffn.prefill_share = share(pre, dec);
+    cost_token_gemm(st.ops[static_cast<int>(Op::dense_ffn)], params_.dense_ffn_per_layer / tp * dense_layers_,
+                    model_.precision.weights, 2.0 * h * abytes * dense_layers_, pre, dec,
+                    3 * static_cast<int>(dense_layers_));
   }
   if (!model_.moe || moe_layers_ == 0) return;
 
@@ -147,14 +141,8 @@ void StepTimeModel::cost_ffn(const BatchShape& b, StepTime& st) const {
   ex.prefill_share = share(pre, dec);
 
   if (params_.shared_experts_per_moe_layer > 0.0) {
-    OpCost& sh = st.ops[static_cast<int>(Op::shared_expert)];
-    const double params = params_.shared_experts_per_moe_layer / tp * moe_layers_;
-    sh.flops_prefill = 2.0 * pre * params;
-    sh.flops_decode = 2.0 * dec * params;
-    sh.bytes = params * wbytes + tokens * 2.0 * h * abytes * moe_layers_;
-    sh.time_s = roofline_s(sh, rates_.matmul_flops(model_.precision.weights), rates_.hbm_bytes_per_s(),
-                           3 * static_cast<int>(moe_layers_));
-    sh.prefill_share = share(pre, dec);
+    cost_token_gemm(st.ops[static_cast<int>(Op::shared_expert)], params_.shared_experts_per_moe_layer / tp * moe_layers_,
+                    model_.precision.weights, 2.0 * h * abytes * moe_layers_, pre, dec, 3 * static_cast<int>(moe_layers_));
   }
 }
 

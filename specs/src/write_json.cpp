@@ -33,7 +33,9 @@ json attention_json(const AttentionSpec& a) {
   return j;
 }
 
-json length_json(const LengthDistribution& l) {
+}  // namespace
+
+json to_json(const LengthDistribution& l) {
   json j = {{"kind", to_string(l.kind)}};
   switch (l.kind) {
     case LengthKind::fixed:
@@ -55,6 +57,8 @@ json length_json(const LengthDistribution& l) {
   }
   return j;
 }
+
+namespace {
 
 json arrival_json(const ArrivalSpec& a) {
   json j = {{"kind", to_string(a.kind)}};
@@ -148,8 +152,8 @@ json to_json(const DeploymentSpec& d) {
 json to_json(const WorkloadSpec& w) {
   return {{"name", w.name},
           {"arrival", arrival_json(w.arrival)},
-          {"input_tokens", length_json(w.input_tokens)},
-          {"output_tokens", length_json(w.output_tokens)}};
+          {"input_tokens", to_json(w.input_tokens)},
+          {"output_tokens", to_json(w.output_tokens)}};
 }
 
 json to_json(const ScenarioSpec& s) {

@@ -76,6 +76,10 @@ private:
   void cost_communication(const BatchShape& b, StepTime& st) const;
   void cost_head(const BatchShape& b, StepTime& st) const;
   double roofline_s(const OpCost& c, double peak_flops, double bytes_per_s, int kernels) const;
+  // A GEMM every token of the step runs through: 2 x tokens x params FLOPs, the weights read once, and
+  // `activation_bytes` of inputs and outputs per token.
+  void cost_token_gemm(OpCost& op, double params, specs::Precision weights, double activation_bytes_per_token,
+                       double prefill_tokens, double decode_tokens, int kernels) const;
   double collective_s(double bytes, double bytes_per_s, int calls) const;
 
   specs::ModelSpec model_;

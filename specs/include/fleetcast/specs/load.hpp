@@ -31,6 +31,7 @@ nlohmann::json to_json(const ModelSpec& m);
 nlohmann::json to_json(const HardwareSpec& h);
 nlohmann::json to_json(const DeploymentSpec& d);
 nlohmann::json to_json(const WorkloadSpec& w);
+nlohmann::json to_json(const LengthDistribution& l);
 nlohmann::json to_json(const ScenarioSpec& s);
 
 }  // namespace fleetcast::specs
