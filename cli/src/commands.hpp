@@ -12,6 +12,7 @@ using Args = std::vector<std::string>;
 int run_simulate(const Args& args);
 int run_presets(const Args& args);
 int run_bench(const Args& args);
+int run_step(const Args& args);
 std::string usage();
 
 }  // namespace fleetcast::cli

@@ -19,6 +19,9 @@ commands:
         Simulate a scenario (a JSON file, or the name of a shipped scenario preset) and print a summary;
         -o writes the full JSON report (atomically). --progress json prints one JSON object per line on
         stderr with done, total and phase. --quiet prints no summary.
+  step SCENARIO [--decode N --context C] [--prefill T [--prefill-context P]] [--json]
+        One engine iteration of the scenario's replica, operator by operator (time, FLOPs, bytes per GPU),
+        and its memory plan: the step-time model laid open.
   presets [models|hardware|scenarios]
         List the shipped presets with a one-line summary.
   bench sim [--requests N] [--replicas N]
@@ -31,6 +34,7 @@ commands:
 examples:
   fleetcast simulate default
   fleetcast simulate my-scenario.json -o report.json
+  fleetcast step default --decode 64 --context 4096
   fleetcast presets models
 
 exit codes: 0 ok, 1 the run failed, 2 bad input or usage (the message names the file, field and value).
@@ -55,7 +59,8 @@ int dispatch(int argc, char** argv) {
   if (cmd == "simulate") return run_simulate(args);
   if (cmd == "presets") return run_presets(args);
   if (cmd == "bench") return run_bench(args);
-  throw InputError("", "command", cmd, "unknown command; valid: simulate, presets, bench, version, --help");
+  if (cmd == "step") return run_step(args);
+  throw InputError("", "command", cmd, "unknown command; valid: simulate, step, presets, bench, version, --help");
 }
 
 }  // namespace fleetcast::cli
