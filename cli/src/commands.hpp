@@ -13,6 +13,7 @@ int run_simulate(const Args& args);
 int run_presets(const Args& args);
 int run_bench(const Args& args);
 int run_step(const Args& args);
+int run_calibrate(const Args& args);
 std::string usage();
 
 }  // namespace fleetcast::cli

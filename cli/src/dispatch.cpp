@@ -22,6 +22,9 @@ commands:
   step SCENARIO [--decode N --context C] [--prefill T [--prefill-context P]] [--json]
         One engine iteration of the scenario's replica, operator by operator (time, FLOPs, bytes per GPU),
         and its memory plan: the step-time model laid open.
+  calibrate show HARDWARE [--runtime R] | calibrate datasheet HARDWARE
+        The profile a simulation of HARDWARE under runtime R uses (the most specific shipped one), or the
+        datasheet-derived profile computed from REFERENCE figures (what calibration/profiles/ ships).
   presets [models|hardware|scenarios]
         List the shipped presets with a one-line summary.
   bench sim [--requests N] [--replicas N]
@@ -60,7 +63,8 @@ int dispatch(int argc, char** argv) {
   if (cmd == "presets") return run_presets(args);
   if (cmd == "bench") return run_bench(args);
   if (cmd == "step") return run_step(args);
-  throw InputError("", "command", cmd, "unknown command; valid: simulate, step, presets, bench, version, --help");
+  if (cmd == "calibrate") return run_calibrate(args);
+  throw InputError("", "command", cmd, "unknown command; valid: simulate, step, calibrate, presets, bench, version, --help");
 }
 
 }  // namespace fleetcast::cli

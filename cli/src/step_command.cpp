@@ -4,7 +4,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/specs/error.hpp"
@@ -54,7 +54,7 @@ int run_step(const Args& args) {
   if (decode == 0 && prefill == 0) throw InputError("", "step", "", "give --decode N and/or --prefill T");
 
   const specs::ScenarioSpec s = load_scenario_arg(scenario_arg);
-  const auto profile = calibration::datasheet_profile(s.deployment.hardware, s.deployment.runtime);
+  const auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime);
   const simulator::StepTimeModel model(s.model, s.deployment, profile);
   simulator::BatchShape batch;
   batch.decode_contexts.assign(static_cast<std::size_t>(decode), context);

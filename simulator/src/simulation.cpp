@@ -6,7 +6,7 @@
 
 #include <simgrid/s4u.hpp>
 
-#include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/simulator/capacity.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/platform.hpp"
@@ -42,7 +42,7 @@ double resolve_rate(const specs::ScenarioSpec& s, const CapacityEstimate& capaci
 
 nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const calibration::Profile profile = calibration::datasheet_profile(s.deployment.hardware, s.deployment.runtime);
+  const calibration::Profile profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime);
   const MemoryPlan memory = plan_memory(s.model, s.deployment);
   require_fits(memory, s.model, s.deployment, options.file);
   const StepTimeModel step_model(s.model, s.deployment, profile);

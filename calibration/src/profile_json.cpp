@@ -1,0 +1,91 @@
+#include <set>
+
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/specs/error.hpp"
+
+namespace fleetcast::calibration {
+namespace {
+
+const std::set<std::string> kKeys = {"hardware",
+                                     "runtime",
+                                     "kind",
+                                     "matmul_efficiency",
+                                     "attention_compute_efficiency",
+                                     "memory_efficiency",
+                                     "nvlink_efficiency",
+                                     "nic_efficiency",
+                                     "op_latency_s",
+                                     "collective_latency_s",
+                                     "step_overhead_s",
+                                     "sources"};
+
+const nlohmann::json& field(const nlohmann::json& j, const std::string& key, const std::string& file) {
+  if (!j.contains(key)) throw InputError(file, key, "", "missing; a profile needs every one of its fields");
+  return j.at(key);
+}
+
+std::string text(const nlohmann::json& j, const std::string& key, const std::string& file) {
+  const auto& v = field(j, key, file);
+  if (!v.is_string()) throw InputError(file, key, v.dump(), "expected a string");
+  return v.get<std::string>();
+}
+
+double number(const nlohmann::json& v, const std::string& key, const std::string& file, double lo, double hi) {
+  if (!v.is_number()) throw InputError(file, key, v.dump(), "expected a number");
+  const double x = v.get<double>();
+  if (!(x > lo && x <= hi)) {
+    throw InputError(file, key, v.dump(), "must be in (" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  return x;
+}
+
+double efficiency(const nlohmann::json& j, const std::string& key, const std::string& file) {
+  return number(field(j, key, file), key, file, 0.0, 1.0);
+}
+
+double seconds(const nlohmann::json& j, const std::string& key, const std::string& file) {
+  const auto& v = field(j, key, file);
+  if (!v.is_number() || v.get<double>() < 0.0 || v.get<double>() > 1.0) {
+    throw InputError(file, key, v.dump(), "expected seconds from 0 to 1");
+  }
+  return v.get<double>();
+}
+
+}  // namespace
+
+Profile parse_profile(const nlohmann::json& j, const std::string& file) {
+  if (!j.is_object()) throw InputError(file, "", j.dump().substr(0, 40), "a profile is a JSON object");
+  for (const auto& [key, value] : j.items()) {
+    if (!kKeys.count(key)) throw InputError(file, key, value.dump(), "unknown key in a profile");
+  }
+  Profile p;
+  p.hardware = text(j, "hardware", file);
+  p.runtime = text(j, "runtime", file);
+  p.kind = text(j, "kind", file);
+  if (p.kind != "datasheet" && p.kind != "fitted" && p.kind != "measured") {
+    throw InputError(file, "kind", "\"" + p.kind + "\"", "valid: datasheet, fitted, measured");
+  }
+  const auto& mm = field(j, "matmul_efficiency", file);
+  if (!mm.is_object() || !mm.contains("bf16")) {
+    throw InputError(file, "matmul_efficiency", mm.dump(), "an object by compute class with at least bf16");
+  }
+  for (const auto& [cls, value] : mm.items()) {
+    p.matmul_efficiency[cls] = number(value, "matmul_efficiency." + cls, file, 0.0, 1.0);
+  }
+  p.attention_compute_efficiency = efficiency(j, "attention_compute_efficiency", file);
+  p.memory_efficiency = efficiency(j, "memory_efficiency", file);
+  p.nvlink_efficiency = efficiency(j, "nvlink_efficiency", file);
+  p.nic_efficiency = efficiency(j, "nic_efficiency", file);
+  p.op_latency_s = seconds(j, "op_latency_s", file);
+  p.collective_latency_s = seconds(j, "collective_latency_s", file);
+  p.step_overhead_s = seconds(j, "step_overhead_s", file);
+  const auto& src = field(j, "sources", file);
+  if (!src.is_object()) throw InputError(file, "sources", src.dump(), "an object: field -> where it came from");
+  for (const auto& [key, value] : src.items()) {
+    if (!value.is_string()) throw InputError(file, "sources." + key, value.dump(), "expected a string");
+    p.sources[key] = value.get<std::string>();
+  }
+  return p;
+}
+
+}  // namespace fleetcast::calibration

@@ -1,0 +1,61 @@
+// Shipped profiles: one per hardware preset, equal to what the datasheet figures give, strictly parsed,
+// and the most specific one chosen for a (hardware, runtime).
+#include <catch2/catch.hpp>
+
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/presets.hpp"
+
+using namespace fleetcast;
+
+TEST_CASE("every hardware preset ships the datasheet profile its figures give", "[calibration]") {
+  const auto shipped = calibration::shipped_profiles();
+  for (const auto& info : specs::list_presets(specs::PresetKind::hardware)) {
+    const auto hw = specs::hardware_preset(info.name);
+    const auto expected = calibration::to_json(calibration::datasheet_profile(hw, ""));
+    int found = 0;
+    for (const auto& p : shipped) {
+      if (p.hardware != info.name) continue;
+      ++found;
+      // Out of date after a change to datasheet_profile.cpp: run scripts/regenerate-profiles.sh.
+      CHECK(calibration::to_json(p) == expected);
+    }
+    CHECK(found == 1);
+  }
+}
+
+TEST_CASE("the most specific profile wins", "[calibration]") {
+  const auto hw = specs::hardware_preset("h100");
+  auto general = calibration::datasheet_profile(hw, "");
+  auto fitted_vllm = general;
+  fitted_vllm.runtime = "vllm";
+  fitted_vllm.kind = "fitted";
+  fitted_vllm.step_overhead_s = 0.004;
+  auto measured_any = general;
+  measured_any.kind = "measured";
+  measured_any.step_overhead_s = 0.002;
+  const std::vector<calibration::Profile> all = {general, fitted_vllm, measured_any};
+  CHECK(calibration::select_profile(all, hw, "vllm").step_overhead_s == 0.004);    // runtime match first
+  CHECK(calibration::select_profile(all, hw, "sglang").step_overhead_s == 0.002);  // then measured over datasheet
+  auto other = hw;
+  other.name = "my-gpu";
+  CHECK(calibration::select_profile(all, other, "vllm").kind == "datasheet");  // computed for unknown hardware
+  CHECK(calibration::select_profile(all, other, "vllm").hardware == "my-gpu");
+}
+
+TEST_CASE("a bad profile is an error naming the field", "[calibration]") {
+  auto j = calibration::to_json(calibration::datasheet_profile(specs::hardware_preset("b200"), ""));
+  CHECK(calibration::parse_profile(j, "p.json").memory_efficiency == 0.9);
+  auto bad = j;
+  bad["memory_efficiency"] = 1.5;
+  CHECK_THROWS_WITH(calibration::parse_profile(bad, "p.json"), Catch::Contains("memory_efficiency"));
+  bad = j;
+  bad["memroy_efficiency"] = 0.5;
+  CHECK_THROWS_WITH(calibration::parse_profile(bad, "p.json"), Catch::Contains("memroy_efficiency"));
+  bad = j;
+  bad.erase("step_overhead_s");
+  CHECK_THROWS_AS(calibration::parse_profile(bad, "p.json"), InputError);
+  bad = j;
+  bad["kind"] = "guessed";
+  CHECK_THROWS_WITH(calibration::parse_profile(bad, "p.json"), Catch::Contains("kind"));
+}
