@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "fleetcast/cost_model/cost.hpp"
 #include "fleetcast/simulator/architecture.hpp"
@@ -61,6 +62,12 @@ nlohmann::json memory_json(const MemoryPlan& m) {
           {"kv_cache_gb_per_gpu", m.kv_bytes / 1e9},
           {"kv_bytes_per_token_per_gpu", m.kv_bytes_per_token},
           {"kv_capacity_tokens_per_replica", m.kv_capacity_tokens}};
+}
+
+std::string rate_text(double rate_per_s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", rate_per_s);
+  return buf;
 }
 
 std::string describe_lengths(const specs::LengthDistribution& d) { return specs::to_json(d).dump(); }
@@ -160,7 +167,7 @@ nlohmann::json build_report(const ReportInputs& in) {
   const auto& a = s.workload.arrival;
   b.arrival = a.kind == specs::ArrivalKind::closed_loop
                   ? "closed loop, " + std::to_string(a.clients) + " clients"
-                  : std::string(specs::to_string(a.kind)) + " " + nlohmann::json(in.rate_per_s).dump() + " req/s";
+                  : std::string(specs::to_string(a.kind)) + " " + rate_text(in.rate_per_s) + " req/s";
   b.concurrency = a.kind == specs::ArrivalKind::closed_loop ? a.clients : 0;
   b.warm = true;
   b.duration_s = window_s;
