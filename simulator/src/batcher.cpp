@@ -4,12 +4,17 @@
 
 namespace fleetcast::simulator {
 
-Batcher::Batcher(const specs::SchedulerSpec& spec, KvBudget kv)
-    : spec_(spec), kv_(std::move(kv)), block_tokens_(std::max(1, spec.kv_block_tokens)) {}
+Batcher::Batcher(const specs::SchedulerSpec& spec, KvBudget kv, std::optional<DraftAcceptance> drafts)
+    : spec_(spec),
+      kv_(std::move(kv)),
+      drafts_(std::move(drafts)),
+      draft_tokens_(drafts_ ? drafts_->num_draft_tokens() : 0),
+      block_tokens_(std::max(1, spec.kv_block_tokens)) {}
 
 bool Batcher::add(Request* r) {
   r->prompt_target = r->input_tokens;
-  const int longest = r->input_tokens + r->output_tokens;
+  // The last decode step also holds KV for its drafts.
+  const int longest = r->input_tokens + r->output_tokens + draft_tokens_;
   const bool fits_kv = kv_.bytes_for_tokens(blocks_for(longest) * block_tokens_) <= kv_.capacity_bytes;
   const bool fits_budget = spec_.chunked_prefill || r->input_tokens <= spec_.max_num_batched_tokens;
   if (!fits_kv || !fits_budget) {
@@ -52,13 +57,18 @@ const BatchShape& Batcher::schedule(double now) {
   items_.clear();
   batch_.decode_contexts.clear();
   batch_.prefill.clear();
+  batch_.draft_tokens = draft_tokens_;
   int budget = spec_.max_num_batched_tokens;
+  const int verify = 1 + draft_tokens_;  // a decode's tokens: its last sampled token and its drafts
 
   // 1. Running requests, oldest first. A request that cannot grow its KV preempts the newest ones.
   for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
     Request* r = running_[i];
     const bool decode = r->prefill_done();
-    const int tokens = decode ? 1 : std::min(r->prompt_target - r->kv_tokens, budget);
+    // Every decode of a step verifies the same number of drafts (BatchShape has one draft count), so one that
+    // the rest of the budget cannot hold waits for the next step rather than verify fewer (vLLM would trim).
+    if (decode && verify > budget) continue;
+    const int tokens = decode ? verify : std::min(r->prompt_target - r->kv_tokens, budget);
     bool ok = reserve(r, r->kv_tokens + tokens);
     while (!ok && running_.back() != r) {
       preempt(running_.back());
@@ -100,11 +110,27 @@ StepOutcome Batcher::complete(double now) {
   StepOutcome out;
   for (const Item& it : items_) {
     Request* r = it.req;
-    r->kv_tokens += it.tokens;
-    (it.decode ? out.decode_tokens : out.prefill_tokens) += it.tokens;
-    if (!r->prefill_done()) continue;  // a prompt chunk that did not finish the prompt samples nothing
-    ++r->generated;
-    if (r->generated == 1) {
+    int produced = 1;
+    if (it.decode) {
+      // The last token and the accepted drafts are kept, plus the one token the verification samples after
+      // them; never more than the request still wants.
+      const int accepted = drafts_ ? drafts_->draw() : 0;
+      produced = std::min(1 + accepted, r->output_tokens - r->generated);
+      // Rejected drafts' KV is discarded: kv_tokens advances by what was kept. Their blocks stay reserved,
+      // as in vLLM, where the next step's drafts write into them.
+      r->kv_tokens += produced;
+      out.decode_tokens += it.tokens;
+      ++out.decode_sequences;
+      out.decode_output_tokens += produced;
+    } else {
+      r->kv_tokens += it.tokens;
+      out.prefill_tokens += it.tokens;
+      if (!r->prefill_done()) continue;  // a prompt chunk that did not finish the prompt samples nothing
+    }
+    const bool first = r->generated == 0;
+    r->generated += produced;
+    out.output_tokens += produced;
+    if (first) {
       r->first_token_s = now;
       ++out.first_tokens;
       out.first_token_input_tokens += r->input_tokens;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fleetcast/simulator/speculative.hpp"
+
 namespace fleetcast::simulator {
 
 CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeModel& model,
@@ -20,19 +22,24 @@ CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeM
     batch = kv_batch;
     est.limited_by = "kv_cache";
   }
-  // Tokens per step: B decodes + B in / out prefill tokens, within the token budget.
+  // Speculative decoding: a decode runs 1 + n tokens and produces `accept` of them on average, so requests
+  // finish `accept` times sooner and the prefill that replaces them grows alike.
+  const int drafts = d.speculative ? d.speculative->num_draft_tokens : 0;
+  const double accept = d.speculative ? analytic_acceptance_length(*d.speculative) : 1.0;
+  // Tokens per step: B decodes of 1 + n tokens + B accept in / out prefill tokens, within the token budget.
   const double budget = d.scheduler.max_num_batched_tokens;
-  if (batch * (1.0 + in / out) > budget) {
-    batch = budget * out / (in + out);
+  if (batch * (1.0 + drafts + accept * in / out) > budget) {
+    batch = budget * out / ((1.0 + drafts) * out + accept * in);
     est.limited_by = "token_budget";
   }
   batch = std::max(1.0, batch);
 
   BatchShape shape;
+  shape.draft_tokens = drafts;
   const int decodes = static_cast<int>(std::lround(batch));
   shape.decode_contexts.assign(static_cast<std::size_t>(decodes), static_cast<int>(in + out / 2.0));
   // Prefill work of the step as whole-prompt chunks (plus a remainder) starting from an empty cache.
-  double prefill = batch * in / out;
+  double prefill = batch * accept * in / out;
   while (prefill >= 1.0) {
     const double chunk = std::min(prefill, in);
     shape.prefill.push_back({static_cast<int>(std::lround(chunk)), 0, true});
@@ -40,7 +47,7 @@ CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeM
   }
   est.step_s = model.predict(shape).total_s;
   est.batch_per_replica = batch;
-  est.requests_per_s = d.num_replicas() * batch / (out * est.step_s);
+  est.requests_per_s = d.num_replicas() * batch * accept / (out * est.step_s);
   return est;
 }
 

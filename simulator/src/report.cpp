@@ -6,6 +6,7 @@
 
 #include "fleetcast/cost_model/cost.hpp"
 #include "fleetcast/simulator/architecture.hpp"
+#include "fleetcast/simulator/speculative.hpp"
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/stats/summary.hpp"
 #include "fleetcast/traces/benchmark_record.hpp"
@@ -72,9 +73,29 @@ std::string rate_text(double rate_per_s) {
 
 std::string describe_lengths(const specs::LengthDistribution& d) { return specs::to_json(d).dump(); }
 
+// Measured: tokens produced per decoding sequence per step, over the steps that ended in the window (the cap
+// at a request's remaining output included). Analytic: the same without that cap.
+nlohmann::json speculative_json(const specs::SpeculativeSpec& spec, const WindowTotals& w) {
+  const double n = spec.num_draft_tokens;
+  const double measured = w.decode_sequence_steps > 0
+                              ? static_cast<double>(w.decode_output_tokens) / w.decode_sequence_steps
+                              : NAN;
+  nlohmann::json rates = nlohmann::json::array();
+  for (int i = 0; i < spec.num_draft_tokens; ++i) rates.push_back(spec.rate(i));
+  return {{"method", specs::to_string(spec.method)},
+          {"num_draft_tokens", spec.num_draft_tokens},
+          {"acceptance_rates", rates},
+          {"decode_sequence_steps", w.decode_sequence_steps},
+          {"mean_acceptance_length", number(measured)},
+          {"analytic_acceptance_length", analytic_acceptance_length(spec)},
+          {"draft_tokens_accepted_share", number((measured - 1.0) / n)}};
+}
+
 }  // namespace
 
-std::string version_string() { return std::string("fleetcast ") + FLEETCAST_VERSION + " (" + FLEETCAST_GIT_COMMIT + ")"; }
+std::string version_string() {
+  return std::string("fleetcast ") + FLEETCAST_VERSION + " (" + FLEETCAST_GIT_COMMIT + ")";
+}
 
 nlohmann::json build_report(const ReportInputs& in) {
   const auto& s = *in.scenario;
@@ -136,6 +157,7 @@ nlohmann::json build_report(const ReportInputs& in) {
       {"requests_preempted", m.preempted},
       {"steps_in_window", w.steps},
   };
+  if (d.speculative) metrics["speculative"] = speculative_json(*d.speculative, w);
 
   const cost_model::RentalPrice price{s.cost.usd_per_gpu_hour, s.cost.pricing == specs::PricingKind::reserved,
                                       s.cost.reserved_discount};

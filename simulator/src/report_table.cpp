@@ -63,6 +63,12 @@ std::string format_summary(const nlohmann::json& r) {
                                           num(m["e2e_latency_ms"]["p95"])));
   out += line("queue time mean", fmt("%.1f ms", num(m["queue_time_ms"]["mean"])));
   out += line("tokens/s per user", fmt("%.1f", num(m["tokens_per_s_per_user"]["mean"])));
+  if (m.contains("speculative")) {
+    const auto& sp = m["speculative"];
+    out += line("acceptance length sim / analytic",
+                fmt("%.3f / %.3f tokens per step, %.0f drafts", num(sp["mean_acceptance_length"]),
+                    num(sp["analytic_acceptance_length"]), num(sp["num_draft_tokens"])));
+  }
   out += line("throughput per GPU (in / out)", fmt("%.0f / %.0f tokens/s", num(t["input_tokens_per_s_per_gpu"]),
                                                    num(t["output_tokens_per_s_per_gpu"])));
   out += line("KV cache used (mean)", fmt("%.1f %%", 100.0 * num(m["kv_cache_used_share"]["mean"])));

@@ -25,6 +25,7 @@ std::string_view to_string(Op op) {
     case Op::pp_send: return "pp_send";
     case Op::lookup_memory: return "lookup_memory";
     case Op::lm_head: return "lm_head";
+    case Op::mtp_draft: return "mtp_draft";
     case Op::step_overhead: return "step_overhead";
     case Op::count_: break;
   }
@@ -40,9 +41,11 @@ StepTimeModel::StepTimeModel(const specs::ModelSpec& model, const specs::Deploym
       params_(count_parameters(model)) {
   step_overhead_s_ =
       deployment.scheduler.step_overhead_s >= 0.0 ? deployment.scheduler.step_overhead_s : profile.step_overhead_s;
-  layers_per_gpu_ = model.num_layers;
-  moe_layers_ = model.moe_layers();
-  dense_layers_ = model.dense_layers;
+  backbone_ = {static_cast<double>(model.num_layers), static_cast<double>(model.moe_layers()),
+               static_cast<double>(model.dense_layers),
+               model.attention.type == specs::AttentionType::csa ? 0.0 : model.attention.sliding_window_layers};
+  // As count_parameters() builds an MTP module: MoE when the model has experts, else its dense FFN.
+  mtp_layer_ = {1.0, model.moe ? 1.0 : 0.0, model.moe ? 0.0 : 1.0, 0.0};
 }
 
 double StepTimeModel::roofline_s(const OpCost& c, double peak_flops, double bytes_per_s, int kernels) const {
@@ -71,15 +74,15 @@ double StepTimeModel::collective_s(double bytes_moved, double bytes_per_s, int c
 StepTime StepTimeModel::predict(const BatchShape& b) const {
   StepTime st;
   if (b.empty()) return st;
-  cost_projections(b, st);
-  cost_attention(b, st);
-  cost_ffn(b, st);
-  cost_communication(b, st);
+  cost_embedding(b, st);
+  cost_layers(b, backbone_, st);
+  cost_pipeline(b, st);
   cost_head(b, st);
+  cost_draft(b, st);
 
   OpCost& overhead = st.ops[static_cast<int>(Op::step_overhead)];
   overhead.time_s = step_overhead_s_;
-  overhead.prefill_share = share(b.prefill_tokens(), b.num_decode());
+  overhead.prefill_share = share(b.prefill_tokens(), b.decode_tokens());
 
   for (const OpCost& c : st.ops) {
     st.total_s += c.time_s;
@@ -89,30 +92,41 @@ StepTime StepTimeModel::predict(const BatchShape& b) const {
   return st;
 }
 
-void StepTimeModel::cost_projections(const BatchShape& b, StepTime& st) const {
-  const RateTable& rates = rates_;
-  const ParameterCounts& p = params_;
+void StepTimeModel::cost_layers(const BatchShape& b, const Layers& l, StepTime& st) const {
+  cost_projections(b, l, st);
+  cost_attention(b, l, st);
+  cost_ffn(b, l, st);
+  cost_allreduce(b, l, st);
+}
+
+void StepTimeModel::cost_projections(const BatchShape& b, const Layers& l, StepTime& st) const {
   const int tp = deployment_.replica.tp;
-  const double wbytes = specs::bytes_per_element(model_.precision.weights);
   const double abytes = specs::bytes_per_element(model_.precision.activations);
-  const double pre = b.prefill_tokens(), dec = b.num_decode(), tokens = pre + dec;
+  const double pre = b.prefill_tokens(), dec = b.decode_tokens();
   const double h = model_.hidden_size;
+  const int layers = static_cast<int>(l.all);
 
   // Q, K/V (or latent) and output projections: hidden states in and out of four GEMMs.
-  cost_token_gemm(st.ops[static_cast<int>(Op::attn_proj)], p.attention_per_layer / tp * layers_per_gpu_,
-                  model_.precision.weights, 4.0 * h * abytes / tp * layers_per_gpu_, pre, dec,
-                  4 * static_cast<int>(layers_per_gpu_));
+  cost_token_gemm(st.ops[static_cast<int>(Op::attn_proj)], params_.attention_per_layer / tp * l.all,
+                  model_.precision.weights, 4.0 * h * abytes / tp * l.all, pre, dec, 4 * layers);
 
   // Norms, residual adds, RoPE and activations: about eight reads or writes of the hidden state per layer.
   OpCost& ew = st.ops[static_cast<int>(Op::elementwise)];
-  ew.flops_prefill = 10.0 * pre * h * layers_per_gpu_;
-  ew.flops_decode = 10.0 * dec * h * layers_per_gpu_;
-  ew.bytes = 8.0 * tokens * h * abytes * layers_per_gpu_;
-  ew.time_s = roofline_s(ew, rates.vector_flops(), rates.hbm_bytes_per_s(), 3 * static_cast<int>(layers_per_gpu_));
+  ew.flops_prefill = 10.0 * pre * h * l.all;
+  ew.flops_decode = 10.0 * dec * h * l.all;
+  ew.bytes = 8.0 * (pre + dec) * h * abytes * l.all;
+  ew.time_s = roofline_s(ew, rates_.vector_flops(), rates_.hbm_bytes_per_s(), 3 * layers);
   ew.prefill_share = share(pre, dec);
+}
+
+void StepTimeModel::cost_embedding(const BatchShape& b, StepTime& st) const {
+  const RateTable& rates = rates_;
+  const int tp = deployment_.replica.tp;
+  const double wbytes = specs::bytes_per_element(model_.precision.weights);
+  const double pre = b.prefill_tokens(), dec = b.decode_tokens(), tokens = pre + dec;
 
   OpCost& emb = st.ops[static_cast<int>(Op::embedding)];
-  emb.bytes = tokens * h * wbytes;  // a gather of one row per token
+  emb.bytes = tokens * model_.hidden_size * wbytes;  // a gather of one row per token
   emb.time_s = emb.bytes / rates.hbm_bytes_per_s() + profile_.op_latency_s;
   emb.prefill_share = share(pre, dec);
 
@@ -131,7 +145,8 @@ void StepTimeModel::cost_head(const BatchShape& b, StepTime& st) const {
   const int tp = deployment_.replica.tp;
   double sampling_prefill = 0.0;
   for (const auto& c : b.prefill) sampling_prefill += c.completes_prompt ? 1.0 : 0.0;
-  const double sampling_decode = b.num_decode();
+  // Verification needs logits at the last token and at every draft: 1 + drafts rows per decoding sequence.
+  const double sampling_decode = b.decode_tokens();
   if (sampling_prefill + sampling_decode == 0.0) return;  // no token samples: the head does not run
   // Checkpoints keep the LM head in 16-bit even when the layers are FP8 or FP4.
   const specs::Precision head_precision = specs::Precision::bf16;

@@ -19,7 +19,7 @@ constexpr double kUncapped = 1e18;
 
 }  // namespace
 
-void StepTimeModel::cost_attention(const BatchShape& b, StepTime& st) const {
+void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTime& st) const {
   const auto& a = model_.attention;
   const int tp = deployment_.replica.tp;
   const double heads = static_cast<double>(a.num_query_heads) / tp;
@@ -34,26 +34,32 @@ void StepTimeModel::cost_attention(const BatchShape& b, StepTime& st) const {
   const double kv_bytes = dec_dims.kv_bytes_per_token_per_layer * kv_share;
   const bool csa = a.type == specs::AttentionType::csa;
   const double window = a.sliding_window_tokens > 0 ? a.sliding_window_tokens : kUncapped;
-  const double sliding_layers = csa ? 0.0 : a.sliding_window_layers;
-  const double full_layers = model_.num_layers - sliding_layers;
+  const double sliding_layers = csa ? 0.0 : l.sliding;
+  const double full_layers = l.all - sliding_layers;
   const double ratio = std::max(1, a.compression_ratio);
+  // A decoding sequence runs 1 + drafts queries, the j-th seeing context + j tokens (itself included);
+  // the kernel reads the sequence's KV once for all of them.
+  const double queries = 1.0 + b.draft_tokens;
 
   // Attended (query, key) pairs summed over the layers, and KV entries read.
   double pre_pairs = 0.0, dec_pairs = 0.0, pre_read = 0.0, dec_read = 0.0;
   double pre_index = 0.0, dec_index = 0.0, index_read = 0.0;  // csa indexer: (query, compressed entry) pairs
   for (int c : b.decode_contexts) {
-    const double n = c + 1.0;
+    const double last = c + queries;  // tokens the last query sees
     if (csa) {
-      const double selected = std::min(std::ceil(n / ratio), static_cast<double>(a.sparse_top_k_tokens));
-      const double attended = selected + std::min(n, window);
-      dec_pairs += model_.num_layers * attended;
-      dec_read += model_.num_layers * attended;
-      dec_index += model_.num_layers * n / ratio;
-      index_read += model_.num_layers * n / ratio;
+      // Each query gathers its own top-k compressed entries; the window is shared.
+      double selected = 0.0;
+      for (double n = c + 1.0; n <= last; n += 1.0) {
+        selected += std::min(std::ceil(n / ratio), static_cast<double>(a.sparse_top_k_tokens));
+      }
+      dec_pairs += l.all * (selected + attended_pairs(queries, c, window));
+      dec_read += l.all * (selected + std::min(last, window));
+      dec_index += l.all * (queries * c + queries * (queries + 1.0) / 2.0) / ratio;
+      index_read += l.all * last / ratio;
     } else {
-      const double attended = full_layers * n + sliding_layers * std::min(n, window);
-      dec_pairs += attended;
-      dec_read += attended;
+      dec_pairs += full_layers * attended_pairs(queries, c, kUncapped) +
+                   sliding_layers * attended_pairs(queries, c, window);
+      dec_read += full_layers * last + sliding_layers * std::min(last, window);
     }
   }
   for (const PrefillChunk& ch : b.prefill) {
@@ -62,10 +68,10 @@ void StepTimeModel::cost_attention(const BatchShape& b, StepTime& st) const {
       // Each query attends its top-k compressed entries and its window; the indexer scores every
       // compressed entry before it.
       const double pairs = attended_pairs(t, p, window) + t * std::min<double>(a.sparse_top_k_tokens, (p + t) / ratio);
-      pre_pairs += model_.num_layers * pairs;
-      pre_read += model_.num_layers * ((p + t) / ratio + std::min(p + t, window));
-      pre_index += model_.num_layers * (t * p + t * (t + 1.0) / 2.0) / ratio;
-      index_read += model_.num_layers * (p + t) / ratio;
+      pre_pairs += l.all * pairs;
+      pre_read += l.all * ((p + t) / ratio + std::min(p + t, window));
+      pre_index += l.all * (t * p + t * (t + 1.0) / 2.0) / ratio;
+      index_read += l.all * (p + t) / ratio;
     } else {
       pre_pairs += full_layers * attended_pairs(t, p, kUncapped) + sliding_layers * attended_pairs(t, p, window);
       pre_read += full_layers * (p + t) + sliding_layers * std::min(p + t, window);
@@ -74,7 +80,7 @@ void StepTimeModel::cost_attention(const BatchShape& b, StepTime& st) const {
 
   // Two separate kernels as engines run them: prefill attention (compute-bound) and decode attention
   // (bound by reading the KV cache).
-  const int kernels_per_pass = static_cast<int>(model_.num_layers) * (csa ? 2 : 1);
+  const int kernels_per_pass = static_cast<int>(l.all) * (csa ? 2 : 1);
   OpCost pre, dec;
   pre.flops_prefill = 2.0 * heads * (pre_dims.qk_dim + pre_dims.v_dim) * pre_pairs;
   pre.bytes = kv_bytes * pre_read;
@@ -99,18 +105,19 @@ void StepTimeModel::cost_attention(const BatchShape& b, StepTime& st) const {
   att.prefill_share = att.time_s > 0.0 ? pre_s / att.time_s : 0.0;
 }
 
-void StepTimeModel::cost_ffn(const BatchShape& b, StepTime& st) const {
+void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, StepTime& st) const {
   const int tp = deployment_.replica.tp;
-  const double pre = b.prefill_tokens(), dec = b.num_decode(), tokens = pre + dec;
+  const double pre = b.prefill_tokens(), dec = b.decode_tokens(), tokens = pre + dec;
   const double h = model_.hidden_size;
   const double abytes = specs::bytes_per_element(model_.precision.activations);
 
-  if (dense_layers_ > 0) {
-    cost_token_gemm(st.ops[static_cast<int>(Op::dense_ffn)], params_.dense_ffn_per_layer / tp * dense_layers_,
-                    model_.precision.weights, 2.0 * h * abytes * dense_layers_, pre, dec,
-                    3 * static_cast<int>(dense_layers_));
+  if (l.dense > 0) {
+    cost_token_gemm(st.ops[static_cast<int>(Op::dense_ffn)], params_.dense_ffn_per_layer / tp * l.dense,
+                    model_.precision.weights, 2.0 * h * abytes * l.dense, pre, dec, 3 * static_cast<int>(l.dense));
   }
-  if (!model_.moe || moe_layers_ == 0) return;
+  if (!model_.moe || l.moe == 0) return;
+  const double moe_layers = l.moe;
+  const int moe_kernels = static_cast<int>(moe_layers);
 
   const auto& moe = *model_.moe;
   const int ep = deployment_.replica.ep;
@@ -118,11 +125,11 @@ void StepTimeModel::cost_ffn(const BatchShape& b, StepTime& st) const {
   const double experts = moe.num_routed_experts;
 
   OpCost& gate = st.ops[static_cast<int>(Op::moe_gate)];
-  gate.flops_prefill = 2.0 * pre * params_.router_per_moe_layer * moe_layers_;
-  gate.flops_decode = 2.0 * dec * params_.router_per_moe_layer * moe_layers_;
-  gate.bytes = params_.router_per_moe_layer * 2.0 * moe_layers_;  // router weights stay 16-bit
-  gate.time_s = roofline_s(gate, rates_.matmul_flops(specs::Precision::bf16), rates_.hbm_bytes_per_s(),
-                           2 * static_cast<int>(moe_layers_));
+  gate.flops_prefill = 2.0 * pre * params_.router_per_moe_layer * moe_layers;
+  gate.flops_decode = 2.0 * dec * params_.router_per_moe_layer * moe_layers;
+  gate.bytes = params_.router_per_moe_layer * 2.0 * moe_layers;  // router weights stay 16-bit
+  gate.time_s =
+      roofline_s(gate, rates_.matmul_flops(specs::Precision::bf16), rates_.hbm_bytes_per_s(), 2 * moe_kernels);
   gate.prefill_share = share(pre, dec);
 
   // With T tokens each picking top_k of E experts uniformly, E (1 - (1 - k/E)^T) distinct experts are touched
@@ -131,43 +138,45 @@ void StepTimeModel::cost_ffn(const BatchShape& b, StepTime& st) const {
   const double assignments_per_gpu = tokens * moe.top_k / ep;
   OpCost& ex = st.ops[static_cast<int>(Op::moe_experts)];
   const double per_assignment_flops = 2.0 * params_.routed_expert / moe_tp;
-  ex.flops_prefill = per_assignment_flops * pre * moe.top_k / ep * moe_layers_;
-  ex.flops_decode = per_assignment_flops * dec * moe.top_k / ep * moe_layers_;
+  ex.flops_prefill = per_assignment_flops * pre * moe.top_k / ep * moe_layers;
+  ex.flops_decode = per_assignment_flops * dec * moe.top_k / ep * moe_layers;
   ex.bytes = (touched / ep * params_.routed_expert / moe_tp * specs::bytes_per_element(model_.precision.experts) +
               assignments_per_gpu * 2.0 * h * abytes) *
-             moe_layers_;
-  ex.time_s = roofline_s(ex, rates_.matmul_flops(model_.precision.experts), rates_.hbm_bytes_per_s(),
-                         4 * static_cast<int>(moe_layers_));
+             moe_layers;
+  ex.time_s = roofline_s(ex, rates_.matmul_flops(model_.precision.experts), rates_.hbm_bytes_per_s(), 4 * moe_kernels);
   ex.prefill_share = share(pre, dec);
 
   if (params_.shared_experts_per_moe_layer > 0.0) {
-    cost_token_gemm(st.ops[static_cast<int>(Op::shared_expert)], params_.shared_experts_per_moe_layer / tp * moe_layers_,
-                    model_.precision.weights, 2.0 * h * abytes * moe_layers_, pre, dec, 3 * static_cast<int>(moe_layers_));
+    cost_token_gemm(st.ops[static_cast<int>(Op::shared_expert)], params_.shared_experts_per_moe_layer / tp * moe_layers,
+                    model_.precision.weights, 2.0 * h * abytes * moe_layers, pre, dec, 3 * moe_kernels);
   }
 }
 
-void StepTimeModel::cost_communication(const BatchShape& b, StepTime& st) const {
+void StepTimeModel::cost_allreduce(const BatchShape& b, const Layers& l, StepTime& st) const {
   const auto& layout = deployment_.replica;
-  const double pre = b.prefill_tokens(), dec = b.num_decode(), tokens = pre + dec;
-  const double message = tokens * model_.hidden_size * specs::bytes_per_element(model_.precision.activations);
+  if (layout.tp == 1) return;
+  const double pre = b.prefill_tokens(), dec = b.decode_tokens();
+  const double message = (pre + dec) * model_.hidden_size * specs::bytes_per_element(model_.precision.activations);
+  // Two all-reduces per layer (after attention, after the FFN or MoE), ring: 2 (n - 1) / n of the buffer.
+  OpCost& ar = st.ops[static_cast<int>(Op::tp_allreduce)];
+  const int calls = 2 * static_cast<int>(l.all);
+  ar.bytes = calls * message * 2.0 * (layout.tp - 1) / layout.tp;
+  ar.time_s = collective_s(ar.bytes, rates_.nvlink_bus_bytes_per_s(), calls);
+  ar.prefill_share = share(pre, dec);
+}
 
-  if (layout.tp > 1) {
-    // Two all-reduces per layer (after attention, after the FFN or MoE), ring: 2 (n - 1) / n of the buffer.
-    OpCost& ar = st.ops[static_cast<int>(Op::tp_allreduce)];
-    const int calls = 2 * model_.num_layers;
-    ar.bytes = calls * message * 2.0 * (layout.tp - 1) / layout.tp;
-    ar.time_s = collective_s(ar.bytes, rates_.nvlink_bus_bytes_per_s(), calls);
-    ar.prefill_share = share(pre, dec);
-  }
-  if (layout.pp > 1) {
-    // Stage boundaries inside one scale-up domain use NVLink, otherwise the NIC.
-    const bool nvlink = layout.gpus() <= deployment_.hardware.scale_up_domain_gpus;
-    const double bw = nvlink ? rates_.nvlink_bus_bytes_per_s() : rates_.nic_bytes_per_s();
-    OpCost& send = st.ops[static_cast<int>(Op::pp_send)];
-    send.bytes = (layout.pp - 1) * message / layout.tp;
-    send.time_s = collective_s(send.bytes, bw, layout.pp - 1);
-    send.prefill_share = share(pre, dec);
-  }
+void StepTimeModel::cost_pipeline(const BatchShape& b, StepTime& st) const {
+  const auto& layout = deployment_.replica;
+  if (layout.pp == 1) return;
+  const double pre = b.prefill_tokens(), dec = b.decode_tokens();
+  const double message = (pre + dec) * model_.hidden_size * specs::bytes_per_element(model_.precision.activations);
+  // Stage boundaries inside one scale-up domain use NVLink, otherwise the NIC.
+  const bool nvlink = layout.gpus() <= deployment_.hardware.scale_up_domain_gpus;
+  const double bw = nvlink ? rates_.nvlink_bus_bytes_per_s() : rates_.nic_bytes_per_s();
+  OpCost& send = st.ops[static_cast<int>(Op::pp_send)];
+  send.bytes = (layout.pp - 1) * message / layout.tp;
+  send.time_s = collective_s(send.bytes, bw, layout.pp - 1);
+  send.prefill_share = share(pre, dec);
 }
 
 }  // namespace fleetcast::simulator

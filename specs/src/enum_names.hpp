@@ -35,6 +35,7 @@ inline constexpr EnumNames<ArrivalKind, 3> kArrivalKindNames{
     {{ArrivalKind::poisson, "poisson"}, {ArrivalKind::gamma, "gamma"}, {ArrivalKind::closed_loop, "closed_loop"}}};
 inline constexpr EnumNames<RouterPolicy, 2> kRouterNames{
     {{RouterPolicy::round_robin, "round_robin"}, {RouterPolicy::least_outstanding, "least_outstanding"}}};
+inline constexpr EnumNames<SpeculativeMethod, 1> kSpeculativeMethodNames{{{SpeculativeMethod::mtp, "mtp"}}};
 inline constexpr EnumNames<PricingKind, 2> kPricingNames{
     {{PricingKind::on_demand, "on_demand"}, {PricingKind::reserved, "reserved"}}};
 inline constexpr EnumNames<PresetKind, 3> kPresetKindNames{

@@ -113,6 +113,25 @@ std::vector<int> JsonReader::int_array(const std::string& key, int min_value) {
   return out;
 }
 
+std::vector<double> JsonReader::number_array(const std::string& key, double min_value, double max_value) {
+  const json* v = raw(key);
+  if (v == nullptr) missing(key);
+  if (!v->is_array()) wrong_type(key, *v, "an array of numbers");
+  if (v->empty()) fail(key, "the list is empty; give at least one value");
+  std::vector<double> out;
+  out.reserve(v->size());
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const std::string item_key = key + "[" + std::to_string(i) + "]";
+    double x = 0.0;
+    convert(item_key, (*v)[i], x);
+    if (x < min_value || x > max_value)
+      throw InputError(file_, path(item_key), value_text((*v)[i]),
+                       "must be in [" + json(min_value).dump() + ", " + json(max_value).dump() + "]");
+    out.push_back(x);
+  }
+  return out;
+}
+
 void JsonReader::check(bool ok, const std::string& key, const std::string& problem) const {
   if (!ok) fail(key, problem);
 }

@@ -103,6 +103,8 @@ public:
   std::map<std::string, std::string> string_map(const std::string& key);
   // A non-empty array of ints, each >= min_value.
   std::vector<int> int_array(const std::string& key, int min_value);
+  // A non-empty array of numbers, each in [min_value, max_value].
+  std::vector<double> number_array(const std::string& key, double min_value, double max_value);
 
   // Throws InputError for `key` (its value when present) unless `ok`.
   void check(bool ok, const std::string& key, const std::string& problem) const;

@@ -1,4 +1,5 @@
-// JSON -> DeploymentSpec: the hardware (preset, file or object), the replica layout and the scheduler.
+// JSON -> DeploymentSpec: the hardware (preset, file or object), the replica layout, the scheduler and
+// speculative decoding.
 
 #include "fleetcast/specs/load.hpp"
 #include "json_reader.hpp"
@@ -45,6 +46,25 @@ SchedulerSpec parse_scheduler(JsonReader r) {
   return s;
 }
 
+constexpr int kMaxDraftTokens = 16;
+
+// Whether the model has MTP layers is checked with the scenario, which knows both (parse_scenario.cpp).
+SpeculativeSpec parse_speculative(JsonReader& r) {
+  SpeculativeSpec s;
+  s.method = r.require_enum("method", detail::kSpeculativeMethodNames);
+  s.num_draft_tokens = r.require_at_least("num_draft_tokens", 1);
+  r.check(s.num_draft_tokens <= kMaxDraftTokens, "num_draft_tokens",
+          "must be in [1, " + std::to_string(kMaxDraftTokens) + "]");
+  s.acceptance_rates = r.number_array("acceptance_rates", 0.0, 1.0);
+  const auto given = static_cast<int>(s.acceptance_rates.size());
+  r.check(given == 1 || given == s.num_draft_tokens, "acceptance_rates",
+          "gives " + std::to_string(given) + " rates for num_draft_tokens " + std::to_string(s.num_draft_tokens) +
+              "; give one per draft position (" + std::to_string(s.num_draft_tokens) +
+              ") or one for every position");
+  r.finish();
+  return s;
+}
+
 }  // namespace
 
 DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file, const std::string& prefix,
@@ -65,6 +85,13 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   bool known_runtime = false;
   for (const char* name : kRuntimes) known_runtime = known_runtime || d.runtime == name;
   r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm");
+  if (auto spec = r.optional_object("speculative")) {
+    d.speculative = parse_speculative(*spec);
+    // A decode verifies 1 + n tokens in one step: a budget smaller than that could never schedule one.
+    spec->check(d.scheduler.max_num_batched_tokens >= 1 + d.speculative->num_draft_tokens, "num_draft_tokens",
+                "1 + num_draft_tokens must fit the scheduler's max_num_batched_tokens (" +
+                    std::to_string(d.scheduler.max_num_batched_tokens) + ")");
+  }
   r.finish();
   return d;
 }

@@ -72,6 +72,17 @@ void check_context(const ScenarioSpec& s, const std::string& file, const nlohman
                        "' max_context_tokens " + std::to_string(s.model.max_context_tokens));
 }
 
+// MTP drafting runs the model's own MTP layers: a model without them cannot draft that way. Named where the
+// deployment says it (its file and field path), since that is what to change (or the model).
+void check_speculative(const ScenarioSpec& s, const detail::SpecRef& deployment) {
+  const auto& spec = s.deployment.speculative;
+  if (!spec || spec->method != SpeculativeMethod::mtp || s.model.mtp_layers > 0) return;
+  throw InputError(deployment.file, detail::join_path(deployment.prefix, "speculative.method"), "\"mtp\"",
+                   "model '" + s.model.name +
+                       "' has no MTP layers (mtp_layers 0), so it cannot draft tokens with them; valid methods: mtp, "
+                       "with a model whose mtp_layers >= 1 (or remove speculative)");
+}
+
 }  // namespace
 
 ScenarioSpec parse_scenario(const nlohmann::json& j, const std::string& file, const std::filesystem::path& base_dir) {
@@ -95,6 +106,7 @@ ScenarioSpec parse_scenario(const nlohmann::json& j, const std::string& file, co
   r.finish();
 
   check_context(s, file, workload.json);
+  check_speculative(s, deployment);
   s.resolved = to_json(s);
   return s;
 }

@@ -133,6 +133,12 @@ json to_json(const HardwareSpec& h) {
 
 json to_json(const DeploymentSpec& d) {
   const SchedulerSpec& s = d.scheduler;
+  json speculative = nullptr;
+  if (d.speculative) {
+    speculative = {{"method", to_string(d.speculative->method)},
+                   {"num_draft_tokens", d.speculative->num_draft_tokens},
+                   {"acceptance_rates", d.speculative->acceptance_rates}};
+  }
   return {{"name", d.name},
           {"hardware", to_json(d.hardware)},
           {"nodes", d.nodes},
@@ -146,7 +152,8 @@ json to_json(const DeploymentSpec& d) {
             {"kv_block_tokens", s.kv_block_tokens},
             {"step_overhead_s", s.step_overhead_s}}},
           {"router", to_string(d.router)},
-          {"runtime", d.runtime}};
+          {"runtime", d.runtime},
+          {"speculative", speculative}};
 }
 
 json to_json(const WorkloadSpec& w) {

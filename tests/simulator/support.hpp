@@ -1,6 +1,8 @@
 #pragma once
 // Small scenarios for simulator tests, built from presets with the fields a test cares about overridden.
 
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "fleetcast/specs/load.hpp"
@@ -21,6 +23,16 @@ inline nlohmann::json small_scenario() {
     "seed": 7,
     "num_requests": 100
   })");
+}
+
+// small_scenario() with speculative decoding: Llama-3.1-8B given one (hypothetical) MTP layer to draft with,
+// n drafts at the given conditional acceptance rates.
+inline nlohmann::json small_mtp_scenario(int drafts, const std::vector<double>& rates) {
+  auto j = small_scenario();
+  j["model"] = specs::preset_json(specs::PresetKind::model, "llama-3.1-8b");
+  j["model"]["mtp_layers"] = 1;
+  j["deployment"]["speculative"] = {{"method", "mtp"}, {"num_draft_tokens", drafts}, {"acceptance_rates", rates}};
+  return j;
 }
 
 inline specs::ScenarioSpec parse(const nlohmann::json& j) { return specs::parse_scenario(j, "test"); }

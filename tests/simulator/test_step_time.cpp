@@ -132,3 +132,74 @@ TEST_CASE("tensor parallelism splits the work and adds all-reduces", "[step_time
   CHECK(tp4.op(Op::tp_allreduce).bytes == Approx(2 * 80 * 4096.0 * 8192 * 2 * 2.0 * 3 / 4));
   CHECK(tp8.op(Op::tp_allreduce).bytes == Approx(2 * 80 * 4096.0 * 8192 * 2 * 2.0 * 7 / 8));
 }
+
+TEST_CASE("speculative decoding: a dense layer verifies 1 + n tokens per sequence", "[step_time][speculative]") {
+  auto model = dense_layer();
+  model.mtp_layers = 1;
+  const auto d = one_gpu("h100");
+  const simulator::StepTimeModel m(model, d, calibration::datasheet_profile(d.hardware, "vllm"));
+  simulator::BatchShape b;
+  b.decode_contexts = {1000, 3000};
+  b.draft_tokens = 3;
+  const auto st = m.predict(b);
+  const double tokens = 2 * (1 + 3);
+  const double proj_params = 150994944.0, ffn_params = 704643072.0;
+  CHECK(st.op(Op::attn_proj).flops() == 2.0 * tokens * proj_params);
+  CHECK(st.op(Op::attn_proj).bytes == proj_params * 2 + tokens * 4.0 * 8192 * 2);
+  CHECK(st.op(Op::dense_ffn).flops() == 2.0 * tokens * ffn_params);
+  CHECK(st.op(Op::embedding).bytes == tokens * 8192 * 2);
+  // Queries see contexts c + 1 .. c + 4; the KV cache is read once per sequence, up to the last draft.
+  const double pairs = (1001.0 + 1002 + 1003 + 1004) + (3001.0 + 3002 + 3003 + 3004);
+  CHECK(st.op(Op::attention).flops_decode == 2.0 * 64 * 256 * pairs);
+  CHECK(st.op(Op::attention).bytes == (1004.0 + 3004.0) * 4096.0);
+  // Logits at every position verified.
+  CHECK(st.op(Op::lm_head).flops() == 2.0 * tokens * 128256.0 * 8192);
+
+  // Three MTP passes, each one token per sequence through the layer, eh_proj (2 x 8192 -> 8192) and the head;
+  // pass k attends contexts c + k + 1.
+  double draft_flops = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    draft_flops += 2.0 * 2 * (proj_params + ffn_params + 2.0 * 8192 * 8192 + 128256.0 * 8192) + 10.0 * 2 * 8192 +
+                   2.0 * 64 * 256 * ((1001.0 + k) + (3001.0 + k));
+  }
+  const auto& draft = st.op(Op::mtp_draft);
+  CHECK(draft.flops_decode == Approx(draft_flops).epsilon(1e-12));
+  CHECK(draft.flops_prefill == 0.0);
+  CHECK(draft.prefill_share == 0.0);
+  CHECK(draft.time_s > 0.0);
+
+  // No drafts: no draft op, and the step is exactly the plain decode's.
+  simulator::BatchShape plain = b;
+  plain.draft_tokens = 0;
+  const auto none = m.predict(plain);
+  CHECK(none.op(Op::mtp_draft).time_s == 0.0);
+  CHECK(none.op(Op::attention).bytes == (1001.0 + 3001.0) * 4096.0);
+  CHECK(st.total_s > none.total_s + draft.time_s);
+
+  // The draft passes run one after another: twice the drafts, about twice the draft time.
+  simulator::BatchShape six = b;
+  six.draft_tokens = 6;
+  CHECK(m.predict(six).op(Op::mtp_draft).time_s == Approx(2.0 * draft.time_s).epsilon(0.01));
+  // A prefill chunk in the same step does not draft: the draft time is the same and owed to decode.
+  simulator::BatchShape mixed = b;
+  mixed.prefill.push_back({512, 0, true});
+  const auto mixed_st = m.predict(mixed);
+  CHECK(mixed_st.op(Op::mtp_draft).time_s == draft.time_s);
+  CHECK(mixed_st.decode_s > draft.time_s);
+}
+
+TEST_CASE("speculative decoding: an MoE layer routes every verified token", "[step_time][speculative]") {
+  auto model = moe_layer();
+  const auto d = one_gpu("h200");
+  const simulator::StepTimeModel m(model, d, calibration::datasheet_profile(d.hardware, "vllm"));
+  const double expert = 3.0 * 7168 * 2048;
+  simulator::BatchShape b;
+  b.decode_contexts = {10};
+  b.draft_tokens = 2;
+  const auto st = m.predict(b);
+  const double touched = 256.0 * (1.0 - std::pow(1.0 - 8.0 / 256.0, 3));
+  CHECK(st.op(Op::moe_experts).flops() == Approx(2.0 * 3 * 8 * expert));
+  CHECK(st.op(Op::moe_experts).bytes == Approx(touched * expert + 3 * 8 * 2.0 * 7168 * 2));
+  // Each of the two draft passes reads its own top-8 experts for the one sequence's token, at least.
+  CHECK(st.op(Op::mtp_draft).bytes > 2 * 8 * expert);
+}

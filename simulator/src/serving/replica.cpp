@@ -27,7 +27,11 @@ void replica_actor(Context* ctx, int replica) {
   kv.bytes_for_tokens = [model = &scenario.model, dep = &scenario.deployment](double tokens) {
     return kv_bytes_per_gpu(*model, *dep, tokens);
   };
-  Batcher batcher(scenario.deployment.scheduler, std::move(kv));
+  std::optional<DraftAcceptance> drafts;
+  if (scenario.deployment.speculative) {
+    drafts.emplace(*scenario.deployment.speculative, scenario.seed, kDraftAcceptanceStreamBase + replica);
+  }
+  Batcher batcher(scenario.deployment.scheduler, std::move(kv), std::move(drafts));
   ReplicaGauge& gauge = ctx->gauges[static_cast<std::size_t>(replica)];
   gauge.kv_capacity_bytes = ctx->kv_capacity_bytes;
   sg4::Mailbox* inbox = replica_mailbox(replica);
@@ -56,7 +60,8 @@ void replica_actor(Context* ctx, int replica) {
     const StepOutcome out = batcher.complete(end);
     const double prefill_share = st.total_s > 0.0 ? st.prefill_s / st.total_s : 0.0;
     ctx->recorder->record_step(start, end, ctx->gpus_per_replica, prefill_share, out.prefill_tokens,
-                               out.first_token_input_tokens, out.first_tokens + static_cast<int>(out.token_gaps_s.size()), out.token_gaps_s);
+                               out.first_token_input_tokens, out.output_tokens, out.token_gaps_s);
+    ctx->recorder->record_decodes(end, out.decode_sequences, out.decode_output_tokens);
     for (Request* r : out.finished) send(router_mailbox(), Message::Kind::completion, r);
     gauge.running = static_cast<int>(batcher.running());
     gauge.kv_used_bytes = batcher.kv_used_bytes();

@@ -3,14 +3,18 @@
 // order (one token for a decode, a chunk for an unfinished prompt) and then admits waiting requests first
 // come first served, within a token budget and a sequence cap, with paged KV admission control. When a
 // running request cannot get KV blocks, the latest admitted one is preempted by recompute.
+// With speculative decoding a decode verifies its last token plus n drafts (1 + n tokens of budget and KV)
+// and keeps 1 + the drafts accepted, drawn per sequence per step.
 // Pure bookkeeping, no SimGrid: a replica actor drives it.
 
 #include <deque>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "fleetcast/simulator/batch.hpp"
 #include "fleetcast/simulator/request.hpp"
+#include "fleetcast/simulator/speculative.hpp"
 #include "fleetcast/specs/deployment.hpp"
 
 namespace fleetcast::simulator {
@@ -23,16 +27,22 @@ struct KvBudget {
 
 struct StepOutcome {
   std::vector<Request*> finished;
-  std::vector<double> token_gaps_s;  // one inter-token gap per token produced after a request's first
+  // One gap per request that produced tokens after its first: the tokens of one step (several when drafts
+  // were accepted) stream as one chunk, and `vllm bench serve` measures ITL per chunk.
+  std::vector<double> token_gaps_s;
   int first_tokens = 0;
   int first_token_input_tokens = 0;  // input tokens of the requests whose first token came in this step
+  int output_tokens = 0;             // tokens produced, first tokens included
   int prefill_tokens = 0;
-  int decode_tokens = 0;
+  int decode_tokens = 0;             // tokens the decodes ran through the model (drafts included)
+  int decode_sequences = 0;          // decoding sequences of the step
+  int decode_output_tokens = 0;      // tokens they produced: 1 + accepted drafts each, capped at the output
 };
 
 class Batcher {
 public:
-  Batcher(const specs::SchedulerSpec& spec, KvBudget kv);
+  // `drafts`: speculative decoding's acceptance draws; none: one token per decode.
+  Batcher(const specs::SchedulerSpec& spec, KvBudget kv, std::optional<DraftAcceptance> drafts = std::nullopt);
 
   // Queues a request; one that could never fit the KV cache (or the token budget without chunked
   // prefill) is marked failed and returned as false.
@@ -60,6 +70,8 @@ private:
 
   specs::SchedulerSpec spec_;
   KvBudget kv_;
+  std::optional<DraftAcceptance> drafts_;
+  int draft_tokens_;  // per decode per step, 0 without speculation
   int block_tokens_;
   std::deque<Request*> waiting_;
   std::vector<Request*> running_;  // admission order

@@ -18,7 +18,8 @@ struct CapacityEstimate {
 };
 
 // A saturated replica runs B sequences; each request needs `mean input` prefill tokens and `mean output`
-// steps, so a step carries B decodes plus B x in / out prefill tokens and finishes B / out requests.
+// steps, so a step carries B decodes plus B x in / out prefill tokens and finishes B / out requests. With
+// speculative decoding a decode runs 1 + n tokens and a request needs out / (acceptance length) steps.
 CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeModel& model, const MemoryPlan& memory);
 
 }  // namespace fleetcast::simulator

@@ -27,6 +27,8 @@ struct WindowTotals {
   double prefill_busy_gpu_s = 0.0;
   double decode_busy_gpu_s = 0.0;
   std::int64_t steps = 0;
+  std::int64_t decode_sequence_steps = 0;  // one per decoding sequence per step
+  std::int64_t decode_output_tokens = 0;   // what they produced (1 + accepted drafts each)
 };
 
 class Recorder {
@@ -45,6 +47,12 @@ public:
 
   void record_step(double start_s, double end_s, int gpus, double prefill_share, int prefill_tokens,
                    int input_tokens, int output_tokens, const std::vector<double>& token_gaps_s);
+  // Decoding sequences of a step and the tokens they produced: speculative decoding's acceptance length.
+  void record_decodes(double end_s, int sequences, int output_tokens) {
+    if (!in_window(end_s)) return;
+    window_.decode_sequence_steps += sequences;
+    window_.decode_output_tokens += output_tokens;
+  }
   void record_sample(const Sample& s) { samples_.push_back(s); }
 
   const WindowTotals& window() const { return window_; }

@@ -3,7 +3,8 @@
 // FLOPs and bytes per GPU from the architecture, the layout and the precisions, and timed by a roofline:
 //   time = max(FLOPs / (peak x efficiency), bytes / (bandwidth x efficiency)) + fixed latency.
 // Collectives are timed as ring algorithms on the scale-up link. Pipeline stages run one after another for
-// a batch (no micro-batch overlap in this model).
+// a batch (no micro-batch overlap in this model). With speculative decoding each decoding sequence runs its
+// last token plus its drafts through the model, and the MTP layers' draft passes are costed as one op.
 
 #include <array>
 #include <string_view>
@@ -30,6 +31,7 @@ enum class Op {
   pp_send,        // activations between pipeline stages
   lookup_memory,  // Engram-style table rows
   lm_head,
+  mtp_draft,      // speculative decoding: the MTP layers' passes that propose the next step's drafts
   step_overhead,
   count_
 };
@@ -70,11 +72,24 @@ public:
   const specs::ModelSpec& model() const { return model_; }
 
 private:
-  void cost_projections(const BatchShape& b, StepTime& st) const;
-  void cost_attention(const BatchShape& b, StepTime& st) const;
-  void cost_ffn(const BatchShape& b, StepTime& st) const;
-  void cost_communication(const BatchShape& b, StepTime& st) const;
+  // Transformer layers one costing covers: the backbone's (every pp stage, run one after another) or the
+  // single MTP layer of a draft pass.
+  struct Layers {
+    double all = 0.0;
+    double moe = 0.0;
+    double dense = 0.0;
+    double sliding = 0.0;  // of `all`, those with a sliding window (csa windows every layer by itself)
+  };
+  // One pass of `l` over the batch: projections, elementwise, attention, FFN or MoE and TP all-reduces.
+  void cost_layers(const BatchShape& b, const Layers& l, StepTime& st) const;
+  void cost_projections(const BatchShape& b, const Layers& l, StepTime& st) const;
+  void cost_attention(const BatchShape& b, const Layers& l, StepTime& st) const;
+  void cost_ffn(const BatchShape& b, const Layers& l, StepTime& st) const;
+  void cost_allreduce(const BatchShape& b, const Layers& l, StepTime& st) const;
+  void cost_embedding(const BatchShape& b, StepTime& st) const;  // and the lookup memory
+  void cost_pipeline(const BatchShape& b, StepTime& st) const;
   void cost_head(const BatchShape& b, StepTime& st) const;
+  void cost_draft(const BatchShape& b, StepTime& st) const;
   double roofline_s(const OpCost& c, double peak_flops, double bytes_per_s, int kernels) const;
   // A GEMM every token of the step runs through: 2 x tokens x params FLOPs, the weights read once, and
   // `activation_bytes` of inputs and outputs per token.
@@ -88,9 +103,8 @@ private:
   RateTable rates_;
   ParameterCounts params_;
   double step_overhead_s_ = 0.0;
-  double layers_per_gpu_ = 0.0;      // all layers, run by one GPU over the pp stages one after another
-  double moe_layers_ = 0.0;
-  double dense_layers_ = 0.0;
+  Layers backbone_;   // all layers, run by one GPU over the pp stages one after another
+  Layers mtp_layer_;  // one MTP module's transformer layer: MoE when the model is, full attention
 };
 
 }  // namespace fleetcast::simulator

@@ -1,8 +1,10 @@
 #pragma once
 // How GPUs are laid out into serving replicas and how each replica schedules its work.
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fleetcast/specs/hardware.hpp"
 
@@ -31,6 +33,24 @@ struct SchedulerSpec {
 
 enum class RouterPolicy { round_robin, least_outstanding };
 
+// Who proposes the draft tokens. Only the model's own multi-token-prediction layers for now; a separate draft
+// model would need its own model spec and memory.
+enum class SpeculativeMethod { mtp };
+
+// Speculative decoding: each decode step verifies the last sampled token plus num_draft_tokens drafts.
+struct SpeculativeSpec {
+  SpeculativeMethod method = SpeculativeMethod::mtp;
+  int num_draft_tokens = 1;
+  // Conditional acceptance: rate i = P(draft i accepted | drafts 1..i-1 were). Kept as given (one value for
+  // every position, or one per position) so that to_json writes back what was read.
+  std::vector<double> acceptance_rates;
+  // The rate of draft `position` (0-based).
+  double rate(int position) const {
+    return acceptance_rates.size() == 1 ? acceptance_rates.front() : acceptance_rates.at(position);
+  }
+  bool operator==(const SpeculativeSpec&) const = default;
+};
+
 struct DeploymentSpec {
   std::string name;
   HardwareSpec hardware;
@@ -40,6 +60,7 @@ struct DeploymentSpec {
   SchedulerSpec scheduler;
   RouterPolicy router = RouterPolicy::round_robin;
   std::string runtime = "vllm";  // which serving engine's behaviour and profile to use
+  std::optional<SpeculativeSpec> speculative;  // absent: no speculative decoding
 
   int total_gpus() const { return nodes * gpus_per_node; }
   int num_replicas() const { return total_gpus() / replica.gpus(); }
@@ -47,5 +68,6 @@ struct DeploymentSpec {
 };
 
 std::string_view to_string(RouterPolicy p);
+std::string_view to_string(SpeculativeMethod m);
 
 }  // namespace fleetcast::specs
