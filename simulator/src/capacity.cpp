@@ -5,11 +5,12 @@
 
 namespace fleetcast::simulator {
 
-CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeModel& model,
-                                   const MemoryPlan& memory) {
+CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const specs::RequestClass& c,
+                                   const StepTimeModel& model, const MemoryPlan& memory,
+                                   double max_batch_per_replica) {
   const auto& d = s.deployment;
-  const double in = s.workload.input_tokens.mean();
-  const double out = std::max(1.0, s.workload.output_tokens.mean());
+  const double in = c.input_tokens.mean();
+  const double out = std::max(1.0, c.output_tokens.mean());
   CapacityEstimate est;
 
   double batch = d.scheduler.max_num_seqs;
@@ -19,6 +20,10 @@ CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeM
   if (kv_batch < batch) {
     batch = kv_batch;
     est.limited_by = "kv_cache";
+  }
+  if (max_batch_per_replica < batch) {
+    batch = max_batch_per_replica;
+    est.limited_by = "clients";
   }
   // Tokens per step: B decodes + B in / out prefill tokens, within the token budget.
   const double budget = d.scheduler.max_num_batched_tokens;
