@@ -21,8 +21,17 @@ bool Batcher::add(Request* r) {
     r->failed = true;
     return false;
   }
-  waiting_.push_back(r);
+  enqueue(r, false);
   return true;
+}
+
+void Batcher::enqueue(Request* r, bool front) {
+  kv_waiting_bytes_ += prompt_bytes(r);
+  if (front) {
+    waiting_.push_front(r);
+  } else {
+    waiting_.push_back(r);
+  }
 }
 
 bool Batcher::reserve(Request* r, int new_kv_tokens) {
@@ -50,7 +59,7 @@ void Batcher::preempt(Request* r) {
   ++r->preemptions;
   ++preemptions_;
   running_.erase(std::find(running_.begin(), running_.end(), r));
-  waiting_.push_front(r);
+  enqueue(r, true);
 }
 
 const BatchShape& Batcher::schedule(double now) {
@@ -90,6 +99,7 @@ const BatchShape& Batcher::schedule(double now) {
     const int tokens = std::min(remaining, budget);
     if (!reserve(r, r->kv_tokens + tokens)) break;
     waiting_.pop_front();
+    kv_waiting_bytes_ = waiting_.empty() ? 0.0 : kv_waiting_bytes_ - prompt_bytes(r);  // no drift when empty
     running_.push_back(r);
     if (r->scheduled_s < 0.0) r->scheduled_s = now;
     items_.push_back({r, tokens, false});
@@ -130,10 +140,12 @@ StepOutcome Batcher::complete(double now) {
     const bool first = r->generated == 0;
     r->generated += produced;
     out.output_tokens += produced;
+    out.tokens_by_request.emplace_back(r, produced);
     if (first) {
       r->first_token_s = now;
       ++out.first_tokens;
       out.first_token_input_tokens += r->input_tokens;
+      out.first_token.push_back(r);
     } else {
       out.token_gaps_s.push_back(now - r->last_token_s);
     }

@@ -7,11 +7,12 @@
 
 namespace fleetcast::simulator {
 
-CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeModel& model,
-                                   const MemoryPlan& memory) {
+CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const specs::RequestClass& c,
+                                   const StepTimeModel& model, const MemoryPlan& memory,
+                                   double max_batch_per_replica) {
   const auto& d = s.deployment;
-  const double in = s.workload.input_tokens.mean();
-  const double out = std::max(1.0, s.workload.output_tokens.mean());
+  const double in = c.input_tokens.mean();
+  const double out = std::max(1.0, c.output_tokens.mean());
   CapacityEstimate est;
 
   double batch = d.scheduler.max_num_seqs;
@@ -21,6 +22,10 @@ CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeM
   if (kv_batch < batch) {
     batch = kv_batch;
     est.limited_by = "kv_cache";
+  }
+  if (max_batch_per_replica < batch) {
+    batch = max_batch_per_replica;
+    est.limited_by = "clients";
   }
   // Speculative decoding: a decode runs 1 + n tokens and produces `accept` of them on average, so requests
   // finish `accept` times sooner and the prefill that replaces them grows alike.

@@ -4,8 +4,7 @@
 
 namespace fleetcast::simulator {
 
-void Recorder::record_step(double start_s, double end_s, int gpus, double prefill_share, int prefill_tokens,
-                           int input_tokens, int output_tokens, const std::vector<double>& token_gaps_s) {
+void Recorder::record_step(double start_s, double end_s, int gpus, double prefill_share, const StepOutcome& out) {
   ++total_steps_;
   const double clipped = std::min(end_s, window_end_s_) - std::max(start_s, window_start_s_);
   if (clipped > 0.0) {
@@ -17,10 +16,18 @@ void Recorder::record_step(double start_s, double end_s, int gpus, double prefil
   if (!in_window(end_s)) return;
   // Work and tokens count when the step that produced them ends.
   ++window_.steps;
-  window_.prefill_tokens += prefill_tokens;
-  window_.input_tokens += input_tokens;
-  window_.output_tokens += output_tokens;
-  for (double gap : token_gaps_s) token_gaps_.add(gap, 1.0);
+  window_.prefill_tokens += out.prefill_tokens;
+  window_.input_tokens += out.first_token_input_tokens;
+  window_.output_tokens += out.output_tokens;
+  window_.decode_sequence_steps += out.decode_sequences;
+  window_.decode_output_tokens += out.decode_output_tokens;
+  for (double gap : out.token_gaps_s) token_gaps_.add(gap, 1.0);
+  for (const Request* r : out.first_token) {
+    class_tokens_[static_cast<std::size_t>(r->class_index)].input_tokens += r->input_tokens;
+  }
+  for (const auto& [r, produced] : out.tokens_by_request) {
+    class_tokens_[static_cast<std::size_t>(r->class_index)].output_tokens += produced;
+  }
 }
 
 }  // namespace fleetcast::simulator

@@ -11,48 +11,12 @@
 #include "fleetcast/stats/summary.hpp"
 #include "fleetcast/traces/benchmark_record.hpp"
 #include "fleetcast_version.hpp"
+#include "report_metrics.hpp"
 
 namespace fleetcast::simulator {
 namespace {
 
-constexpr int kQueueWindows = 5;
-
 nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
-
-struct RequestMetrics {
-  std::vector<double> ttft_s, tpot_s, e2e_s, queue_s, user_tokens_per_s;
-  std::int64_t measured = 0, succeeded = 0, preempted = 0;
-  std::vector<double> queue_by_window_sum = std::vector<double>(kQueueWindows, 0.0);
-  std::vector<double> queue_by_window_count = std::vector<double>(kQueueWindows, 0.0);
-};
-
-RequestMetrics collect(const ReportInputs& in) {
-  RequestMetrics m;
-  const auto& requests = in.recorder->requests();
-  const std::int64_t first = in.warmup_requests;
-  const std::int64_t last = static_cast<std::int64_t>(requests.size()) - in.cooldown_requests;  // exclusive
-  const double span = static_cast<double>(std::max<std::int64_t>(1, last - first));
-  for (const Request& r : requests) {
-    if (r.arrival_rank < first || r.arrival_rank >= last) continue;
-    ++m.measured;
-    if (r.failed || r.finish_s < 0.0) continue;
-    ++m.succeeded;
-    if (r.preemptions > 0) ++m.preempted;
-    m.ttft_s.push_back(r.first_token_s - r.arrival_s);
-    m.e2e_s.push_back(r.finish_s - r.arrival_s);
-    const double queue = r.scheduled_s - r.arrival_s;
-    m.queue_s.push_back(queue);
-    const int w = std::min(kQueueWindows - 1, static_cast<int>((r.arrival_rank - first) * kQueueWindows / span));
-    m.queue_by_window_sum[w] += queue;
-    m.queue_by_window_count[w] += 1.0;
-    if (r.output_tokens > 1) {
-      const double tpot = (r.finish_s - r.first_token_s) / (r.output_tokens - 1);
-      m.tpot_s.push_back(tpot);
-      if (tpot > 0.0) m.user_tokens_per_s.push_back(1.0 / tpot);
-    }
-  }
-  return m;
-}
 
 nlohmann::json memory_json(const MemoryPlan& m) {
   return {{"hbm_gb_per_gpu", m.hbm_bytes / 1e9},
@@ -71,7 +35,50 @@ std::string rate_text(double rate_per_s) {
   return buf;
 }
 
-std::string describe_lengths(const specs::LengthDistribution& d) { return specs::to_json(d).dump(); }
+nlohmann::json capacity_json(const CapacityEstimate& c) {
+  return {{"requests_per_s", c.requests_per_s},
+          {"batch_per_replica", c.batch_per_replica},
+          {"step_ms", 1e3 * c.step_s},
+          {"limited_by", c.limited_by}};
+}
+
+// What the plan made of each class: its rate, its share of the requests and of the fleet's capacity.
+nlohmann::json derived_by_class(const specs::WorkloadSpec& w, const WorkloadPlan& plan) {
+  nlohmann::json out = nlohmann::json::object();
+  for (std::size_t k = 0; k < w.classes.size(); ++k) {
+    const ClassPlan& cp = plan.classes[k];
+    const bool closed = w.classes[k].arrival.kind == specs::ArrivalKind::closed_loop;
+    out[w.classes[k].name] = {{"arrival_rate_per_s", closed ? nlohmann::json(nullptr) : nlohmann::json(cp.rate_per_s)},
+                              {"expected_rate_per_s", cp.expected_rate_per_s},
+                              {"estimated_load", cp.load},
+                              {"requests", cp.requests},
+                              {"capacity_estimate", capacity_json(cp.capacity)}};
+  }
+  return out;
+}
+
+// One class: its length distributions and arrival as they are; several: each named.
+void describe_traffic(const specs::WorkloadSpec& w, const WorkloadPlan& plan, traces::BenchmarkRecord& b) {
+  nlohmann::json in = nlohmann::json::object(), out = nlohmann::json::object();
+  std::string arrival;
+  b.concurrency = 0;
+  for (std::size_t k = 0; k < w.classes.size(); ++k) {
+    const specs::RequestClass& c = w.classes[k];
+    in[c.name] = specs::to_json(c.input_tokens);
+    out[c.name] = specs::to_json(c.output_tokens);
+    const auto& a = c.arrival;
+    const std::string rate = rate_text(plan.classes[k].rate_per_s);
+    const std::string text = a.kind == specs::ArrivalKind::closed_loop
+                                 ? "closed loop, " + std::to_string(a.clients) + " clients"
+                                 : std::string(specs::to_string(a.kind)) + " " + rate + " req/s";
+    arrival += (arrival.empty() ? "" : "; ") + (w.classes.size() > 1 ? c.name + ": " : std::string()) + text;
+    if (a.kind == specs::ArrivalKind::closed_loop) b.concurrency += a.clients;
+  }
+  const bool one = w.classes.size() == 1;
+  b.input_lengths = one ? specs::to_json(w.classes[0].input_tokens).dump() : in.dump();
+  b.output_lengths = one ? specs::to_json(w.classes[0].output_tokens).dump() : out.dump();
+  b.arrival = arrival;
+}
 
 // Measured: tokens produced per decoding sequence per step, over the steps that ended in the window (the cap
 // at a request's remaining output included). Analytic: the same without that cap.
@@ -97,11 +104,55 @@ std::string version_string() {
   return std::string("fleetcast ") + FLEETCAST_VERSION + " (" + FLEETCAST_GIT_COMMIT + ")";
 }
 
+namespace {
+
+traces::BenchmarkRecord benchmark_record(const ReportInputs& in, const nlohmann::json& metrics, double window_s) {
+  const auto& s = *in.scenario;
+  const auto& d = s.deployment;
+  const auto& t = metrics["throughput"];
+  const auto ms = [&](const char* figure, const char* stat) {
+    const auto& v = metrics[figure][stat];
+    return v.is_number() ? v.get<double>() : NAN;
+  };
+  traces::BenchmarkRecord b;
+  b.source = "fleetcast-simulation";
+  b.checkpoint = s.model.name;
+  b.runtime = d.runtime + " (modelled)";
+  b.gpu = d.hardware.name;
+  b.gpu_count = d.total_gpus();
+  b.interconnect = "NVLink " + std::to_string(static_cast<int>(d.hardware.nvlink_gb_per_s)) + " GB/s per GPU, " +
+                   std::to_string(static_cast<int>(d.hardware.nic_gbit_per_s)) + " Gb/s NIC per GPU";
+  b.precision = std::string(specs::to_string(s.model.precision.weights)) + " weights, " +
+                std::string(specs::to_string(s.model.precision.experts)) + " experts, " +
+                std::string(specs::to_string(s.model.precision.kv_cache)) + " KV cache";
+  b.tp = d.replica.tp;
+  b.pp = d.replica.pp;
+  b.ep = d.replica.ep;
+  describe_traffic(s.workload, *in.plan, b);
+  b.warm = true;
+  b.duration_s = window_s;
+  b.success_rate = metrics["success_rate"].is_number() ? metrics["success_rate"].get<double>() : NAN;
+  b.total_tokens_per_s = t["total_tokens_per_s"].get<double>();
+  b.output_tokens_per_s = t["output_tokens_per_s"].get<double>();
+  b.output_tokens_per_s_per_gpu = t["output_tokens_per_s_per_gpu"].get<double>();
+  b.tokens_per_s_per_user = ms("tokens_per_s_per_user", "mean");
+  b.ttft_mean_ms = ms("ttft_ms", "mean");
+  b.ttft_p50_ms = ms("ttft_ms", "p50");
+  b.ttft_p95_ms = ms("ttft_ms", "p95");
+  b.tpot_mean_ms = ms("tpot_ms", "mean");
+  b.e2e_p50_ms = ms("e2e_latency_ms", "p50");
+  b.e2e_p95_ms = ms("e2e_latency_ms", "p95");
+  return b;
+}
+
+}  // namespace
+
 nlohmann::json build_report(const ReportInputs& in) {
   const auto& s = *in.scenario;
   const auto& d = s.deployment;
   const Recorder& rec = *in.recorder;
-  const RequestMetrics m = collect(in);
+  const std::vector<detail::RequestMetrics> per_class = detail::collect_request_metrics(in);
+  const detail::RequestMetrics& m = per_class.back();
   const double window_s = rec.window_end_s() - rec.window_start_s();
   const int gpus = d.total_gpus();
   const WindowTotals& w = rec.window();
@@ -109,8 +160,6 @@ nlohmann::json build_report(const ReportInputs& in) {
   // Throughput: tokens of the steps that ended inside the window, per second of the window.
   const double input_tps = w.input_tokens / window_s;
   const double output_tps = w.output_tokens / window_s;
-  std::int64_t finished_in_window = 0;
-  for (const Request& r : rec.requests()) finished_in_window += (!r.failed && rec.in_window(r.finish_s)) ? 1 : 0;
 
   // Little's law inputs from the sampler, not from request timestamps.
   std::vector<double> in_system, kv_share;
@@ -122,26 +171,17 @@ nlohmann::json build_report(const ReportInputs& in) {
   const stats::Summary in_system_summary = stats::summarize(in_system);
 
   nlohmann::json queue_by_window = nlohmann::json::array();
-  for (int i = 0; i < kQueueWindows; ++i) {
+  for (int i = 0; i < detail::kQueueWindows; ++i) {
     queue_by_window.push_back(
         number(m.queue_by_window_count[i] > 0 ? 1e3 * m.queue_by_window_sum[i] / m.queue_by_window_count[i] : NAN));
   }
 
-  const stats::Summary ttft = stats::summarize(m.ttft_s), tpot = stats::summarize(m.tpot_s),
-                       e2e = stats::summarize(m.e2e_s), user = stats::summarize(m.user_tokens_per_s);
-  nlohmann::json metrics = {
-      {"requests_measured", m.measured},
-      {"requests_succeeded", m.succeeded},
-      {"success_rate", number(m.measured > 0 ? static_cast<double>(m.succeeded) / m.measured : NAN)},
-      {"ttft_ms", stats::to_json(ttft, 1e3)},
-      {"tpot_ms", stats::to_json(tpot, 1e3)},
+  nlohmann::json metrics = detail::request_figures_json(m, window_s);
+  metrics.update({
       {"itl_ms", stats::to_json(rec.token_gaps().summary(), 1e3)},
-      {"e2e_latency_ms", stats::to_json(e2e, 1e3)},
-      {"queue_time_ms", stats::to_json(stats::summarize(m.queue_s), 1e3)},
       {"queue_time_ms_by_arrival_window", queue_by_window},
-      {"tokens_per_s_per_user", stats::to_json(user)},
       {"throughput",
-       {{"requests_per_s", finished_in_window / window_s},
+       {{"requests_per_s", m.finished_in_window / window_s},
         {"input_tokens_per_s", input_tps},
         {"output_tokens_per_s", output_tps},
         {"total_tokens_per_s", input_tps + output_tps},
@@ -154,9 +194,10 @@ nlohmann::json build_report(const ReportInputs& in) {
       {"kv_cache_used_share", stats::to_json(stats::summarize(kv_share))},
       {"gpu_busy_share", w.busy_gpu_s / (gpus * window_s)},
       {"preemptions", in.preemptions},
-      {"requests_preempted", m.preempted},
       {"steps_in_window", w.steps},
-  };
+      {"by_class", detail::by_class_json(in, per_class, window_s)},
+      {"by_replica", detail::by_replica_json(in)},
+  });
   if (d.speculative) metrics["speculative"] = speculative_json(*d.speculative, w);
 
   const cost_model::RentalPrice price{s.cost.usd_per_gpu_hour, s.cost.pricing == specs::PricingKind::reserved,
@@ -169,41 +210,7 @@ nlohmann::json build_report(const ReportInputs& in) {
                                      w.decode_busy_gpu_s,
                                      std::max(0.0, gpus * window_s - w.busy_gpu_s)};
   const auto cost = cost_model::token_cost(price, work);
-
-  traces::BenchmarkRecord b;
-  b.source = "fleetcast-simulation";
-  b.checkpoint = s.model.name;
-  b.runtime = d.runtime + " (modelled)";
-  b.gpu = d.hardware.name;
-  b.gpu_count = gpus;
-  b.interconnect = "NVLink " + std::to_string(static_cast<int>(d.hardware.nvlink_gb_per_s)) + " GB/s per GPU, " +
-                   std::to_string(static_cast<int>(d.hardware.nic_gbit_per_s)) + " Gb/s NIC per GPU";
-  b.precision = std::string(specs::to_string(s.model.precision.weights)) + " weights, " +
-                std::string(specs::to_string(s.model.precision.experts)) + " experts, " +
-                std::string(specs::to_string(s.model.precision.kv_cache)) + " KV cache";
-  b.tp = d.replica.tp;
-  b.pp = d.replica.pp;
-  b.ep = d.replica.ep;
-  b.input_lengths = describe_lengths(s.workload.input_tokens);
-  b.output_lengths = describe_lengths(s.workload.output_tokens);
-  const auto& a = s.workload.arrival;
-  b.arrival = a.kind == specs::ArrivalKind::closed_loop
-                  ? "closed loop, " + std::to_string(a.clients) + " clients"
-                  : std::string(specs::to_string(a.kind)) + " " + rate_text(in.rate_per_s) + " req/s";
-  b.concurrency = a.kind == specs::ArrivalKind::closed_loop ? a.clients : 0;
-  b.warm = true;
-  b.duration_s = window_s;
-  b.success_rate = m.measured > 0 ? static_cast<double>(m.succeeded) / m.measured : NAN;
-  b.total_tokens_per_s = input_tps + output_tps;
-  b.output_tokens_per_s = output_tps;
-  b.output_tokens_per_s_per_gpu = output_tps / gpus;
-  b.tokens_per_s_per_user = user.mean;
-  b.ttft_mean_ms = 1e3 * ttft.mean;
-  b.ttft_p50_ms = 1e3 * ttft.p50;
-  b.ttft_p95_ms = 1e3 * ttft.p95;
-  b.tpot_mean_ms = 1e3 * tpot.mean;
-  b.e2e_p50_ms = 1e3 * e2e.p50;
-  b.e2e_p95_ms = 1e3 * e2e.p95;
+  const traces::BenchmarkRecord b = benchmark_record(in, metrics, window_s);
 
   const ParameterCounts params = count_parameters(s.model);
   nlohmann::json report = {
@@ -213,12 +220,10 @@ nlohmann::json build_report(const ReportInputs& in) {
       {"derived",
        {{"replicas", d.num_replicas()},
         {"gpus", gpus},
-        {"arrival_rate_per_s", in.rate_per_s},
-        {"capacity_estimate",
-         {{"requests_per_s", in.capacity->requests_per_s},
-          {"batch_per_replica", in.capacity->batch_per_replica},
-          {"step_ms", 1e3 * in.capacity->step_s},
-          {"limited_by", in.capacity->limited_by}}},
+        {"arrival_rate_per_s", in.plan->open_rate_per_s},
+        {"capacity_estimate", capacity_json(in.plan->mix)},
+        {"estimated_load", in.plan->load},
+        {"by_class", derived_by_class(s.workload, *in.plan)},
         {"parameters", {{"total", params.total()}, {"active_per_token", params.active_per_token()}}},
         {"memory", memory_json(*in.memory)},
         {"profile", calibration::to_json(*in.profile)}}},
@@ -233,7 +238,10 @@ nlohmann::json build_report(const ReportInputs& in) {
          "Requests are ranked by arrival. The first warmup_requests and the last cooldown_requests are simulated "
          "but not measured; latency figures cover the requests in between. The window runs from the arrival of "
          "the first measured request to the arrival of the first cool-down request; throughput counts tokens of "
-         "steps that ended inside it, and ITL the gaps that ended inside it."}}},
+         "steps that ended inside it, and ITL the gaps that ended inside it. Goodput counts the successful "
+         "requests that finished inside the window within every SLO of their class (TTFT <= ttft_ms, TPOT <= "
+         "tpot_ms; an objective not set is not checked), per second of the window; slo_attainment is the share of "
+         "measured requests within their SLOs. by_replica counts every request of the run."}}},
       {"metrics", metrics},
       {"cost", cost_model::to_json(cost)},
       {"benchmark_record", traces::to_json(b)},

@@ -10,7 +10,7 @@ namespace {
 double num(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : NAN; }
 
 std::string line(const char* label, const std::string& value) {
-  char buf[160];
+  char buf[256];
   std::snprintf(buf, sizeof buf, "  %-34s %s\n", label, value.c_str());
   return buf;
 }
@@ -31,6 +31,20 @@ std::string fmt(const char* f, double a, double b, double c) {
   char buf[128];
   std::snprintf(buf, sizeof buf, f, a, b, c);
   return buf;
+}
+
+// One line per class: how many, TTFT, TPOT, goodput and SLO attainment.
+std::string class_lines(const nlohmann::json& by_class) {
+  std::string out;
+  for (const auto& [name, c] : by_class.items()) {
+    char figures[200];
+    std::snprintf(figures, sizeof figures,
+                  "%.0f req, TTFT p50/p95 %.1f/%.1f ms, TPOT mean %.2f ms, goodput %.2f req/s (%.1f %% in SLO)",
+                  num(c["requests_measured"]), num(c["ttft_ms"]["p50"]), num(c["ttft_ms"]["p95"]),
+                  num(c["tpot_ms"]["mean"]), num(c["goodput_requests_per_s"]), 100.0 * num(c["slo_attainment"]));
+    out += line(("class " + name).c_str(), figures);
+  }
+  return out;
 }
 
 }  // namespace
@@ -69,6 +83,9 @@ std::string format_summary(const nlohmann::json& r) {
                 fmt("%.3f / %.3f tokens per step, %.0f drafts", num(sp["mean_acceptance_length"]),
                     num(sp["analytic_acceptance_length"]), num(sp["num_draft_tokens"])));
   }
+  out += line("goodput (within SLOs)", fmt("%.2f req/s, %.1f %% of requests", num(m["goodput_requests_per_s"]),
+                                           100.0 * num(m["slo_attainment"])));
+  if (m["by_class"].size() > 1) out += class_lines(m["by_class"]);
   out += line("throughput per GPU (in / out)", fmt("%.0f / %.0f tokens/s", num(t["input_tokens_per_s_per_gpu"]),
                                                    num(t["output_tokens_per_s_per_gpu"])));
   out += line("KV cache used (mean)", fmt("%.1f %%", 100.0 * num(m["kv_cache_used_share"]["mean"])));

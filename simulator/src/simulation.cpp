@@ -12,6 +12,7 @@
 #include "fleetcast/simulator/platform.hpp"
 #include "fleetcast/simulator/report.hpp"
 #include "fleetcast/simulator/request_generator.hpp"
+#include "fleetcast/simulator/workload_plan.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "serving/context.hpp"
 
@@ -32,10 +33,22 @@ std::unique_ptr<sg4::Engine> make_engine() {
   return std::make_unique<sg4::Engine>(&argc, argv);
 }
 
-double resolve_rate(const specs::ScenarioSpec& s, const CapacityEstimate& capacity) {
-  const auto& a = s.workload.arrival;
-  if (a.kind == specs::ArrivalKind::closed_loop) return 0.0;
-  return a.load > 0.0 ? a.load * capacity.requests_per_s : a.rate_per_s;
+// The closed-loop classes' blocks of requests, which follow the open-loop ones (request_generator.hpp).
+void place_closed_loop(const specs::WorkloadSpec& w, const WorkloadPlan& plan, serving::Context& ctx) {
+  std::size_t next = 0;
+  for (std::size_t k = 0; k < w.classes.size(); ++k)
+    if (w.classes[k].arrival.kind != specs::ArrivalKind::closed_loop)
+      next += static_cast<std::size_t>(plan.classes[k].requests);
+  ctx.open_loop_requests = next;
+  int clients = 0;
+  for (std::size_t k = 0; k < w.classes.size(); ++k) {
+    const auto& a = w.classes[k].arrival;
+    if (a.kind != specs::ArrivalKind::closed_loop) continue;
+    const auto count = static_cast<std::size_t>(plan.classes[k].requests);
+    ctx.closed_loop.push_back({next, next + count, a.clients, clients, a.think_time_s});
+    next += count;
+    clients += a.clients;
+  }
 }
 
 }  // namespace
@@ -46,10 +59,15 @@ nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options)
   const MemoryPlan memory = plan_memory(s.model, s.deployment);
   require_fits(memory, s.model, s.deployment, options.file);
   const StepTimeModel step_model(s.model, s.deployment, profile);
-  const CapacityEstimate capacity = estimate_capacity(s, step_model, memory);
-  const double rate = resolve_rate(s, capacity);
-
-  Recorder recorder(generate_requests(s.workload, s.num_requests, rate, s.seed, s.model.max_context_tokens));
+  const WorkloadPlan plan = plan_workload(s, step_model, memory);
+  std::vector<std::int64_t> counts;
+  std::vector<double> rates;
+  for (const ClassPlan& cp : plan.classes) {
+    counts.push_back(cp.requests);
+    rates.push_back(cp.rate_per_s);
+  }
+  Recorder recorder(generate_requests(s.workload, counts, rates, s.seed, s.model.max_context_tokens),
+                    static_cast<int>(s.workload.classes.size()));
 
   serving::Context ctx;
   ctx.scenario = &s;
@@ -61,19 +79,20 @@ nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options)
   ctx.gpus_per_replica = s.deployment.replica.gpus();
   ctx.kv_capacity_bytes = memory.kv_bytes;
   ctx.progress_json = options.progress_json;
+  place_closed_loop(s.workload, plan, ctx);
 
   {
     auto engine = make_engine();
     const Platform platform = build_platform(s.deployment, profile);
     const int replicas = s.deployment.num_replicas();
     sg4::Actor::create("router", platform.frontend, serving::router_actor, &ctx, replicas);
-    if (s.workload.arrival.kind == specs::ArrivalKind::closed_loop) {
-      const int clients = s.workload.arrival.clients;
-      for (int c = 0; c < clients; ++c) {
-        sg4::Actor::create("client." + std::to_string(c), platform.frontend, serving::client_actor, &ctx, c, clients);
+    if (ctx.open_loop_requests > 0) sg4::Actor::create("source", platform.frontend, serving::source_actor, &ctx);
+    for (std::size_t k = 0; k < ctx.closed_loop.size(); ++k) {
+      const serving::ClosedLoopClass& c = ctx.closed_loop[k];
+      for (int i = 0; i < c.clients; ++i) {
+        sg4::Actor::create("client." + std::to_string(c.first_client + i), platform.frontend, serving::client_actor,
+                           &ctx, static_cast<int>(k), i);
       }
-    } else {
-      sg4::Actor::create("source", platform.frontend, serving::source_actor, &ctx);
     }
     for (int r = 0; r < replicas; ++r) {
       auto actor = sg4::Actor::create("replica." + std::to_string(r), platform.replicas[r][0],
@@ -92,8 +111,7 @@ nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options)
   ReportInputs in{&s,
                   &profile,
                   &memory,
-                  &capacity,
-                  rate,
+                  &plan,
                   &recorder,
                   ctx.warmup_requests,
                   ctx.cooldown_requests,

@@ -95,6 +95,21 @@ std::map<std::string, std::string> JsonReader::string_map(const std::string& key
   return out;
 }
 
+std::vector<JsonReader> JsonReader::object_array(const std::string& key) {
+  const json* v = raw(key);
+  if (v == nullptr) missing(key);
+  if (!v->is_array()) wrong_type(key, *v, "an array of objects");
+  if (v->empty()) fail(key, "the list is empty; give at least one");
+  std::vector<JsonReader> out;
+  out.reserve(v->size());
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const std::string item_key = key + "[" + std::to_string(i) + "]";
+    if (!(*v)[i].is_object()) wrong_type(item_key, (*v)[i], "an object");
+    out.emplace_back((*v)[i], file_, path(item_key));
+  }
+  return out;
+}
+
 std::vector<int> JsonReader::int_array(const std::string& key, int min_value) {
   const json* v = raw(key);
   if (v == nullptr) missing(key);

@@ -101,6 +101,8 @@ public:
   std::optional<JsonReader> optional_object(const std::string& key);
   // A string-to-string object such as `assumed`; absent: empty.
   std::map<std::string, std::string> string_map(const std::string& key);
+  // A non-empty array of objects, each read at the path `key[i]`.
+  std::vector<JsonReader> object_array(const std::string& key);
   // A non-empty array of ints, each >= min_value.
   std::vector<int> int_array(const std::string& key, int min_value);
   // A non-empty array of numbers, each in [min_value, max_value].

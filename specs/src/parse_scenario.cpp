@@ -54,22 +54,30 @@ std::optional<int> max_length(const LengthDistribution& l) {
   return std::nullopt;
 }
 
-// The longest request must fit the model's context. An unbounded length counts with its minimum.
-void check_context(const ScenarioSpec& s, const std::string& file, const nlohmann::json& workload_json) {
-  const auto in = max_length(s.workload.input_tokens);
-  const auto out = max_length(s.workload.output_tokens);
-  if (!in && !out) return;
-  const std::int64_t in_tokens = in.value_or(s.workload.input_tokens.min);
-  const std::int64_t out_tokens = out.value_or(s.workload.output_tokens.min);
-  if (in_tokens + out_tokens <= s.model.max_context_tokens) return;
-  const std::string in_text = in ? "input max " + std::to_string(in_tokens) : "input min " + std::to_string(in_tokens);
-  const std::string out_text =
-      out ? "output max " + std::to_string(out_tokens) : "output min " + std::to_string(out_tokens);
-  throw InputError(file, "workload.input_tokens",
-                   detail::value_text(workload_json.value("input_tokens", nlohmann::json())),
-                   "the longest request (" + in_text + " + " + out_text + " = " +
-                       std::to_string(in_tokens + out_tokens) + " tokens) exceeds model '" + s.model.name +
-                       "' max_context_tokens " + std::to_string(s.model.max_context_tokens));
+// The longest request of every class must fit the model's context. An unbounded length counts with its minimum.
+// Errors name the class's input_tokens where the workload was written (inline or its own file).
+void check_context(const ScenarioSpec& s, const detail::SpecRef& workload) {
+  const bool classes_form = workload.json.contains("classes") && !workload.json["classes"].is_null();
+  for (std::size_t i = 0; i < s.workload.classes.size(); ++i) {
+    const RequestClass& c = s.workload.classes[i];
+    const auto in = max_length(c.input_tokens);
+    const auto out = max_length(c.output_tokens);
+    if (!in && !out) continue;
+    const std::int64_t in_tokens = in.value_or(c.input_tokens.min);
+    const std::int64_t out_tokens = out.value_or(c.output_tokens.min);
+    if (in_tokens + out_tokens <= s.model.max_context_tokens) continue;
+    const std::string in_text =
+        in ? "input max " + std::to_string(in_tokens) : "input min " + std::to_string(in_tokens);
+    const std::string out_text =
+        out ? "output max " + std::to_string(out_tokens) : "output min " + std::to_string(out_tokens);
+    const std::string at = classes_form ? "classes[" + std::to_string(i) + "]" : "";
+    const nlohmann::json& written = classes_form ? workload.json["classes"][i] : workload.json;
+    throw InputError(workload.file, detail::join_path(workload.prefix, detail::join_path(at, "input_tokens")),
+                     detail::value_text(written.value("input_tokens", nlohmann::json())),
+                     "the longest request (" + in_text + " + " + out_text + " = " +
+                         std::to_string(in_tokens + out_tokens) + " tokens) exceeds model '" + s.model.name +
+                         "' max_context_tokens " + std::to_string(s.model.max_context_tokens));
+  }
 }
 
 // MTP drafting runs the model's own MTP layers: a model without them cannot draft that way. Named where the
@@ -105,7 +113,7 @@ ScenarioSpec parse_scenario(const nlohmann::json& j, const std::string& file, co
   s.cost = parse_cost(r.has("cost") ? r.object("cost") : JsonReader(no_cost, file, "cost"), s.deployment.hardware);
   r.finish();
 
-  check_context(s, file, workload.json);
+  check_context(s, workload);
   check_speculative(s, deployment);
   s.resolved = to_json(s);
   return s;

@@ -1,4 +1,7 @@
-// JSON -> WorkloadSpec: the arrival process and the input and output length distributions.
+// JSON -> WorkloadSpec: one class (top-level arrival and lengths) or a mix of named classes, each with its
+// arrival process, input and output length distributions and optional SLOs.
+
+#include <set>
 
 #include "fleetcast/specs/load.hpp"
 #include "json_reader.hpp"
@@ -65,15 +68,61 @@ LengthDistribution parse_length(JsonReader r) {
   return l;
 }
 
+// Each objective is optional; a given one is > 0 (a zero would be an SLO no request can meet).
+SloSpec parse_slo(JsonReader r) {
+  SloSpec slo;
+  if (r.has("ttft_ms")) slo.ttft_ms = r.require_positive("ttft_ms");
+  if (r.has("tpot_ms")) slo.tpot_ms = r.require_positive("tpot_ms");
+  r.finish();
+  return slo;
+}
+
+// The keys a class shares with the single-class form; `r` is the class object or the workload itself.
+void parse_class_body(JsonReader& r, RequestClass& c) {
+  c.arrival = parse_arrival(r.object("arrival"));
+  c.input_tokens = parse_length(r.object("input_tokens"));
+  c.output_tokens = parse_length(r.object("output_tokens"));
+  if (auto slo = r.optional_object("slo")) c.slo = parse_slo(std::move(*slo));
+}
+
+constexpr const char* kSingleClassKeys[] = {"arrival", "input_tokens", "output_tokens", "slo"};
+
+std::vector<RequestClass> parse_classes(JsonReader& r) {
+  for (const char* key : kSingleClassKeys) {
+    if (r.has(key)) r.fail(key, "give either classes or the single-class keys (arrival, input_tokens, output_tokens, "
+                                "slo), not both: put them inside each class");
+  }
+  std::vector<RequestClass> classes;
+  std::set<std::string> names;
+  for (JsonReader c : r.object_array("classes")) {
+    RequestClass rc;
+    rc.name = c.require<std::string>("name");
+    c.check(!rc.name.empty(), "name", "must not be empty");
+    c.check(names.insert(rc.name).second, "name", "duplicate class name; class names must be unique");
+    parse_class_body(c, rc);
+    c.finish();
+    classes.push_back(std::move(rc));
+  }
+  return classes;
+}
+
 }  // namespace
 
 WorkloadSpec parse_workload(const nlohmann::json& j, const std::string& file, const std::string& prefix) {
   JsonReader r(j, file, prefix);
   WorkloadSpec w;
   w.name = r.optional<std::string>("name", "");
-  w.arrival = parse_arrival(r.object("arrival"));
-  w.input_tokens = parse_length(r.object("input_tokens"));
-  w.output_tokens = parse_length(r.object("output_tokens"));
+  if (r.has("classes")) {
+    w.classes = parse_classes(r);
+  } else {
+    if (!r.has("arrival"))
+      throw InputError(file, r.path("arrival"), "",
+                       "missing: give arrival, input_tokens and output_tokens, or classes (a list of them)");
+    RequestClass c;
+    c.name = single_class_name(w.name);
+    parse_class_body(r, c);
+    w.classes.push_back(std::move(c));
+  }
   r.finish();
   return w;
 }

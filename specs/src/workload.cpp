@@ -1,5 +1,6 @@
 #include "fleetcast/specs/workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -18,6 +19,24 @@ double LengthDistribution::mean() const {
       return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
   }
   return 0.0;
+}
+
+bool WorkloadSpec::has_open_loop() const {
+  return std::any_of(classes.begin(), classes.end(),
+                     [](const RequestClass& c) { return c.arrival.kind != ArrivalKind::closed_loop; });
+}
+
+bool WorkloadSpec::has_closed_loop() const {
+  return std::any_of(classes.begin(), classes.end(),
+                     [](const RequestClass& c) { return c.arrival.kind == ArrivalKind::closed_loop; });
+}
+
+bool WorkloadSpec::is_single_class_form() const {
+  return classes.size() == 1 && classes[0].name == single_class_name(name);
+}
+
+std::string single_class_name(const std::string& workload_name) {
+  return workload_name.empty() ? "default" : workload_name;
 }
 
 }  // namespace fleetcast::specs

@@ -156,11 +156,37 @@ json to_json(const DeploymentSpec& d) {
           {"speculative", speculative}};
 }
 
+namespace {
+
+// A class's keys shared with the single-class form; an SLO only when one is set (absent keys are unchecked).
+void write_class_body(const RequestClass& c, json& j) {
+  j["arrival"] = arrival_json(c.arrival);
+  j["input_tokens"] = to_json(c.input_tokens);
+  j["output_tokens"] = to_json(c.output_tokens);
+  if (!c.slo.any()) return;
+  json slo = json::object();
+  if (c.slo.ttft_ms > 0.0) slo["ttft_ms"] = c.slo.ttft_ms;
+  if (c.slo.tpot_ms > 0.0) slo["tpot_ms"] = c.slo.tpot_ms;
+  j["slo"] = slo;
+}
+
+}  // namespace
+
+// The single-class form when it says everything, so single-class files echo as they were written.
 json to_json(const WorkloadSpec& w) {
-  return {{"name", w.name},
-          {"arrival", arrival_json(w.arrival)},
-          {"input_tokens", to_json(w.input_tokens)},
-          {"output_tokens", to_json(w.output_tokens)}};
+  json j = {{"name", w.name}};
+  if (w.is_single_class_form()) {
+    write_class_body(w.classes[0], j);
+    return j;
+  }
+  json classes = json::array();
+  for (const RequestClass& c : w.classes) {
+    json cj = {{"name", c.name}};
+    write_class_body(c, cj);
+    classes.push_back(cj);
+  }
+  j["classes"] = classes;
+  return j;
 }
 
 json to_json(const ScenarioSpec& s) {

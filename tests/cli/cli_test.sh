@@ -33,6 +33,11 @@ expect_bad context_too_long.json "workload.input_tokens"
 expect_bad negative_rate.json "workload.arrival.rate_per_s"
 expect_bad unknown_hardware.json "deployment.hardware"
 expect_bad truncated.json "truncated.json"
+expect_bad classes_and_arrival.json "workload.arrival"
+expect_bad class_duplicate_name.json "workload.classes\[1\].name"
+expect_bad class_slo_zero.json "workload.classes\[0\].slo.ttft_ms"
+expect_bad class_context_too_long.json "workload.classes\[1\].input_tokens"
+expect_bad unknown_router.json "deployment.router"
 
 # An existing report is not clobbered by a failed run.
 echo '{"old": true}' >"$work/keep.json"
@@ -65,6 +70,18 @@ bad_lines=$(grep -c -v '^{.*}$' "$work/progress")
 for key in "TTFT p50 / p95" "TPOT" "throughput per GPU" '\$/M'; do
   grep -q "$key" "$work/summary" && ok || bad "summary lacks $key"
 done
+
+# A mix of classes: a line per class, goodput, figures per class and per replica, the same bytes twice.
+"$bin" simulate "$fixtures/classes_good.json" -o "$work/mix.json" >"$work/mix_summary" || bad "classes scenario failed"
+for key in "class chat" "class document" "goodput"; do
+  grep -q "$key" "$work/mix_summary" && ok || bad "summary of a mix lacks $key"
+done
+for key in '"by_class"' '"by_replica"' '"goodput_requests_per_s"' '"slo_attainment"'; do
+  grep -q "$key" "$work/mix.json" && ok || bad "report of a mix lacks $key"
+done
+"$bin" simulate "$fixtures/classes_good.json" -o "$work/mix2.json" --quiet || bad "classes scenario failed twice"
+cmp -s "$work/mix.json" "$work/mix2.json" && ok || bad "a mix, same seed, different report bytes"
+grep -q "class chat" "$work/summary" && bad "a single-class summary has class lines" || ok
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -10,8 +10,8 @@ using Catch::Detail::Approx;
 
 namespace {
 
-specs::WorkloadSpec workload(specs::ArrivalKind kind, double rate, double cv) {
-  specs::WorkloadSpec w;
+specs::RequestClass workload(specs::ArrivalKind kind, double rate, double cv) {
+  specs::RequestClass w;
   w.arrival.kind = kind;
   w.arrival.rate_per_s = rate;
   w.arrival.cv = cv;
@@ -38,7 +38,8 @@ std::pair<double, double> gaps(const std::vector<simulator::Request>& r) {
 }  // namespace
 
 TEST_CASE("Poisson arrivals have the rate and a coefficient of variation of 1", "[workload]") {
-  const auto r = simulator::generate_requests(workload(specs::ArrivalKind::poisson, 4.0, 1.0), 200000, 4.0, 1, 1000);
+  const auto r =
+      simulator::generate_class_requests(workload(specs::ArrivalKind::poisson, 4.0, 1.0), 0, 200000, 4.0, 1, 1000);
   const auto [mean, cv] = gaps(r);
   CHECK(mean == Approx(0.25).epsilon(0.01));
   CHECK(cv == Approx(1.0).epsilon(0.02));
@@ -47,7 +48,7 @@ TEST_CASE("Poisson arrivals have the rate and a coefficient of variation of 1", 
 TEST_CASE("gamma arrivals keep the rate and take the burstiness asked for", "[workload]") {
   for (double want_cv : {0.5, 3.0}) {
     const auto r =
-        simulator::generate_requests(workload(specs::ArrivalKind::gamma, 2.0, want_cv), 200000, 2.0, 1, 1000);
+        simulator::generate_class_requests(workload(specs::ArrivalKind::gamma, 2.0, want_cv), 0, 200000, 2.0, 1, 1000);
     const auto [mean, cv] = gaps(r);
     CHECK(mean == Approx(0.5).epsilon(0.02));
     CHECK(cv == Approx(want_cv).epsilon(0.03));
@@ -66,7 +67,7 @@ TEST_CASE("length distributions draw what they say", "[workload]") {
   w.output_tokens.sigma = 0.5;
   w.output_tokens.min = 1;
   w.output_tokens.max = 100000;
-  const auto r = simulator::generate_requests(w, 100000, 1.0, 3, 1000000);
+  const auto r = simulator::generate_class_requests(w, 0, 100000, 1.0, 3, 1000000);
   double in_sum = 0.0;
   int in_min = 1 << 30, in_max = 0, below_median = 0;
   for (const auto& x : r) {
@@ -83,7 +84,7 @@ TEST_CASE("length distributions draw what they say", "[workload]") {
   w.input_tokens = {};
   w.input_tokens.kind = specs::LengthKind::empirical;
   w.input_tokens.values = {5, 7, 7, 100};
-  const auto e = simulator::generate_requests(w, 40000, 1.0, 3, 1000000);
+  const auto e = simulator::generate_class_requests(w, 0, 40000, 1.0, 3, 1000000);
   int sevens = 0, outside = 0;
   for (const auto& x : e) {
     outside += (x.input_tokens == 5 || x.input_tokens == 7 || x.input_tokens == 100) ? 0 : 1;
@@ -91,4 +92,39 @@ TEST_CASE("length distributions draw what they say", "[workload]") {
   }
   CHECK(outside == 0);
   CHECK(sevens / 40000.0 == Approx(0.5).epsilon(0.03));
+}
+
+TEST_CASE("a mix: open-loop classes merged by time from their own streams, closed-loop classes after", "[workload]") {
+  specs::WorkloadSpec w;
+  w.classes = {workload(specs::ArrivalKind::poisson, 3.0, 1.0), workload(specs::ArrivalKind::closed_loop, 0.0, 1.0),
+               workload(specs::ArrivalKind::gamma, 1.0, 2.0)};
+  w.classes[2].input_tokens.value = 99;
+  const auto r = simulator::generate_requests(w, {3000, 50, 1000}, {3.0, 0.0, 1.0}, 5, 1000);
+  REQUIRE(r.size() == 4050);
+  int counts[3] = {0, 0, 0};
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    CHECK(r[i].id == static_cast<std::int64_t>(i));
+    ++counts[r[i].class_index];
+    if (i < 4000) {
+      CHECK(r[i].class_index != 1);
+      if (i > 0) CHECK(r[i].arrival_s >= r[i - 1].arrival_s);
+      CHECK(r[i].input_tokens == (r[i].class_index == 2 ? 99 : 10));
+    } else {
+      CHECK(r[i].class_index == 1);
+      CHECK(r[i].arrival_s < 0.0);  // set when its client sends it
+    }
+  }
+  CHECK(counts[0] == 3000);
+  CHECK(counts[1] == 50);
+  CHECK(counts[2] == 1000);
+
+  // Each class draws from its own streams: class 0 alone arrives exactly as it does in the mix.
+  const auto alone = simulator::generate_class_requests(w.classes[0], 0, 3000, 3.0, 5, 1000);
+  std::size_t k = 0;
+  for (const auto& x : r) {
+    if (x.class_index != 0) continue;
+    CHECK(x.arrival_s == alone[k].arrival_s);
+    ++k;
+  }
+  CHECK(k == alone.size());
 }

@@ -56,6 +56,22 @@ TEST_CASE("deployment with every field round-trips", "[specs][deployment][roundt
         parse_deployment(deployment_json(), "d.json"));
 }
 
+TEST_CASE("every router policy parses and round-trips", "[specs][deployment][roundtrip]") {
+  const std::pair<const char*, RouterPolicy> policies[] = {{"round_robin", RouterPolicy::round_robin},
+                                                           {"least_outstanding", RouterPolicy::least_outstanding},
+                                                           {"least_kv_load", RouterPolicy::least_kv_load},
+                                                           {"power_of_two", RouterPolicy::power_of_two}};
+  for (const auto& [name, policy] : policies) {
+    json j = deployment_json();
+    j["router"] = name;
+    const DeploymentSpec d = parse_deployment(j, "d.json");
+    CHECK(d.router == policy);
+    CHECK(to_string(policy) == name);
+    CHECK(to_json(d)["router"] == name);
+    CHECK(parse_deployment(to_json(d), "echo") == d);
+  }
+}
+
 TEST_CASE("hardware given as a file relative to base_dir", "[specs][deployment]") {
   ScratchDir dir;
   dir.write("hw/gpu.json", hardware_json().dump());
@@ -107,7 +123,8 @@ TEST_CASE("deployment errors", "[specs][deployment][errors]") {
   }
   SECTION("router must be known") {
     j["router"] = "random";
-    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "router", "\"random\"", "round_robin, least_outstanding");
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "router", "\"random\"",
+                      "round_robin, least_outstanding, least_kv_load, power_of_two");
   }
   SECTION("nodes >= 1") {
     j["nodes"] = 0;

@@ -84,30 +84,37 @@ TEST_CASE("workload parses each arrival and length kind and round-trips", "[spec
 TEST_CASE("workload values and defaults", "[specs][workload]") {
   const WorkloadSpec w = parse_workload(workload_json(), "w.json");
   CHECK(w.name == "chat");
-  CHECK(w.arrival.kind == ArrivalKind::poisson);
-  CHECK(w.arrival.rate_per_s == 12.5);
-  CHECK(w.arrival.load == 0.0);
-  CHECK(w.input_tokens.kind == LengthKind::uniform);
-  CHECK(w.input_tokens.min == 100);
-  CHECK(w.input_tokens.max == 3000);
-  CHECK(w.output_tokens.value == 256);
+  REQUIRE(w.classes.size() == 1);  // the single-class form: one class named after the workload, no SLO
+  CHECK(w.classes[0].name == "chat");
+  CHECK_FALSE(w.classes[0].slo.any());
+  CHECK(to_json(w) == workload_json());  // echoed as written
+  CHECK(w.classes[0].arrival.kind == ArrivalKind::poisson);
+  CHECK(w.classes[0].arrival.rate_per_s == 12.5);
+  CHECK(w.classes[0].arrival.load == 0.0);
+  CHECK(w.classes[0].input_tokens.kind == LengthKind::uniform);
+  CHECK(w.classes[0].input_tokens.min == 100);
+  CHECK(w.classes[0].input_tokens.max == 3000);
+  CHECK(w.classes[0].output_tokens.value == 256);
 
   const WorkloadSpec closed = parse_workload(with_arrival({{"kind", "closed_loop"}, {"clients", 8}}), "w.json");
-  CHECK(closed.arrival.clients == 8);
-  CHECK(closed.arrival.think_time_s == 0.0);
+  CHECK(closed.classes[0].arrival.clients == 8);
+  CHECK(closed.classes[0].arrival.think_time_s == 0.0);
 
   const WorkloadSpec gamma = parse_workload(with_arrival({{"kind", "gamma"}, {"load", 1}, {"cv", 2}}), "w.json");
-  CHECK(gamma.arrival.load == 1.0);  // an int for a double field
-  CHECK(gamma.arrival.cv == 2.0);
+  CHECK(gamma.classes[0].arrival.load == 1.0);  // an int for a double field
+  CHECK(gamma.classes[0].arrival.cv == 2.0);
 
   const WorkloadSpec logn =
       parse_workload(with_input({{"kind", "lognormal"}, {"median", 1000}, {"sigma", 0.5}}), "w.json");
-  CHECK(logn.input_tokens.min == 1);
-  CHECK(logn.input_tokens.max == 0);  // the model's context
+  CHECK(logn.classes[0].input_tokens.min == 1);
+  CHECK(logn.classes[0].input_tokens.max == 0);  // the model's context
 
   json unnamed = workload_json();
   unnamed.erase("name");
-  CHECK(parse_workload(unnamed, "w.json").name.empty());
+  const WorkloadSpec anonymous = parse_workload(unnamed, "w.json");
+  CHECK(anonymous.name.empty());
+  CHECK(anonymous.classes[0].name == "default");
+  CHECK(to_json(anonymous)["arrival"] == unnamed["arrival"]);
 }
 
 TEST_CASE("workload errors", "[specs][workload][errors]") {

@@ -5,23 +5,28 @@
 namespace fleetcast::simulator::serving {
 
 void source_actor(Context* ctx) {
-  for (Request& r : ctx->recorder->requests()) {
+  auto& requests = ctx->recorder->requests();
+  for (std::size_t i = 0; i < ctx->open_loop_requests; ++i) {
+    Request& r = requests[i];
     sg4::this_actor::sleep_until(r.arrival_s);
     send(router_mailbox(), Message::Kind::arrival, &r);
   }
 }
 
-void client_actor(Context* ctx, int client, int clients) {
+// Client `client` of a closed-loop class sends every clients-th request of the class, starting at its own.
+void client_actor(Context* ctx, int closed_class, int client) {
   auto& requests = ctx->recorder->requests();
-  sg4::Mailbox* inbox = client_mailbox(client);
-  const double think_s = ctx->scenario->workload.arrival.think_time_s;
-  for (std::size_t i = static_cast<std::size_t>(client); i < requests.size(); i += static_cast<std::size_t>(clients)) {
+  const ClosedLoopClass& c = ctx->closed_loop[static_cast<std::size_t>(closed_class)];
+  const int id = c.first_client + client;
+  sg4::Mailbox* inbox = client_mailbox(id);
+  const auto stride = static_cast<std::size_t>(c.clients);
+  for (std::size_t i = c.begin + static_cast<std::size_t>(client); i < c.end; i += stride) {
     Request& r = requests[i];
-    r.client = client;
+    r.client = id;
     r.arrival_s = sg4::Engine::get_clock();
     send(router_mailbox(), Message::Kind::arrival, &r);
     delete inbox->get<Message>();
-    if (think_s > 0.0) sg4::this_actor::sleep_for(think_s);
+    if (c.think_time_s > 0.0) sg4::this_actor::sleep_for(c.think_time_s);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "fleetcast/simulator/recorder.hpp"
+#include "fleetcast/simulator/router_policy.hpp"
 #include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/specs/scenario.hpp"
 
@@ -16,9 +17,22 @@ namespace fleetcast::simulator::serving {
 
 namespace sg4 = simgrid::s4u;
 
+// A load report carries no request; a completion carries the replica's KV figures after its last step too.
 struct Message {
-  enum class Kind { arrival, completion } kind;
-  Request* request;
+  enum class Kind { arrival, completion, load_report } kind;
+  Request* request = nullptr;
+  int replica = -1;
+  KvLoadReport load;
+};
+
+// A closed-loop class: its requests are [begin, end) of the recorder's, served by clients numbered
+// first_client.. first_client + clients - 1 across all closed-loop classes.
+struct ClosedLoopClass {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  int clients = 0;
+  int first_client = 0;
+  double think_time_s = 0.0;
 };
 
 struct ReplicaGauge {
@@ -38,6 +52,8 @@ struct Context {
   std::int64_t arrivals = 0;
   std::int64_t warmup_requests = 0;    // arrival ranks [warmup, total - cooldown) are measured
   std::int64_t cooldown_requests = 0;
+  std::size_t open_loop_requests = 0;  // the first requests, in arrival order
+  std::vector<ClosedLoopClass> closed_loop;
   int gpus_per_replica = 1;
   double kv_capacity_bytes = 0.0;      // per GPU
   bool progress_json = false;
@@ -51,12 +67,11 @@ inline sg4::Mailbox* client_mailbox(int c) { return sg4::Mailbox::by_name("clien
 
 // Fire and forget: the sender does not wait for the receiver (a request does not block the router while a
 // replica is busy in a step).
-inline void send(sg4::Mailbox* mb, Message::Kind kind, Request* r) {
-  mb->put_init(new Message{kind, r}, 0)->detach();
-}
+inline void send(sg4::Mailbox* mb, Message* m) { mb->put_init(m, 0)->detach(); }
+inline void send(sg4::Mailbox* mb, Message::Kind kind, Request* r) { send(mb, new Message{kind, r, -1, {}}); }
 
 void source_actor(Context* ctx);
-void client_actor(Context* ctx, int client, int clients);
+void client_actor(Context* ctx, int closed_class, int client);
 void router_actor(Context* ctx, int replicas);
 void replica_actor(Context* ctx, int replica);
 void sampler_actor(Context* ctx, double interval_s);

@@ -1,36 +1,13 @@
-// The router: places each arriving request on a replica by policy, counts completions, opens and closes
-// the measurement window, and ends the simulation once every request is done.
+// The router: places each arriving request on a replica by policy (router_policy.hpp), learns the replicas'
+// load from their messages, counts completions, opens and closes the measurement window, and ends the
+// simulation once every request is done.
 #include <cstdio>
 
 #include "context.hpp"
+#include "fleetcast/simulator/memory_model.hpp"
 
 namespace fleetcast::simulator::serving {
 namespace {
-
-class Placement {
-public:
-  Placement(specs::RouterPolicy policy, int replicas) : policy_(policy), outstanding_(replicas, 0) {}
-
-  int pick() {
-    int chosen = 0;
-    if (policy_ == specs::RouterPolicy::round_robin) {
-      chosen = next_;
-      next_ = (next_ + 1) % static_cast<int>(outstanding_.size());
-    } else {  // least outstanding; ties go to the lowest index
-      for (int r = 1; r < static_cast<int>(outstanding_.size()); ++r) {
-        if (outstanding_[r] < outstanding_[chosen]) chosen = r;
-      }
-    }
-    ++outstanding_[chosen];
-    return chosen;
-  }
-  void done(int replica) { --outstanding_[replica]; }
-
-private:
-  specs::RouterPolicy policy_;
-  std::vector<int> outstanding_;
-  int next_ = 0;
-};
 
 void print_progress(std::int64_t done, std::int64_t total) {
   std::fprintf(stderr, "{\"phase\": \"simulate\", \"done\": %lld, \"total\": %lld, \"sim_time_s\": %.3f}\n",
@@ -40,13 +17,19 @@ void print_progress(std::int64_t done, std::int64_t total) {
 }  // namespace
 
 void router_actor(Context* ctx, int replicas) {
-  Placement placement(ctx->scenario->deployment.router, replicas);
+  const auto& s = *ctx->scenario;
+  const bool kv_policy = s.deployment.router == specs::RouterPolicy::least_kv_load;
+  Placement placement(s.deployment.router, replicas, s.seed, ctx->kv_capacity_bytes);
   sg4::Mailbox* inbox = router_mailbox();
   const std::int64_t total = ctx->total_requests();
   const std::int64_t progress_every = std::max<std::int64_t>(1, total / 100);
   std::int64_t completed = 0;
   while (completed < total) {
     std::unique_ptr<Message> msg(inbox->get<Message>());
+    if (msg->kind == Message::Kind::load_report) {
+      placement.report(msg->replica, msg->load);
+      continue;
+    }
     Request* r = msg->request;
     const double now = sg4::Engine::get_clock();
     if (msg->kind == Message::Kind::arrival) {
@@ -54,10 +37,13 @@ void router_actor(Context* ctx, int replicas) {
       if (r->arrival_rank == ctx->warmup_requests) ctx->recorder->open_window(now);
       if (r->arrival_rank == total - ctx->cooldown_requests) ctx->recorder->close_window(now);
       ++ctx->in_system;
-      r->replica = placement.pick();
+      // Only least_kv_load reads the prompt's KV; the others skip the memory model.
+      const double prompt_bytes = kv_policy ? kv_bytes_per_gpu(s.model, s.deployment, r->input_tokens) : 0.0;
+      r->replica = placement.place(prompt_bytes);
       send(replica_mailbox(r->replica), Message::Kind::arrival, r);
       continue;
     }
+    placement.report(r->replica, msg->load);
     placement.done(r->replica);
     --ctx->in_system;
     ++completed;

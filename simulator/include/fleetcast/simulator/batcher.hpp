@@ -27,6 +27,8 @@ struct KvBudget {
 
 struct StepOutcome {
   std::vector<Request*> finished;
+  std::vector<Request*> first_token;  // requests whose first token came in this step
+  std::vector<std::pair<Request*, int>> tokens_by_request;  // every request that produced tokens, and how many
   // One gap per request that produced tokens after its first: the tokens of one step (several when drafts
   // were accepted) stream as one chunk, and `vllm bench serve` measures ITL per chunk.
   std::vector<double> token_gaps_s;
@@ -54,6 +56,9 @@ public:
   std::size_t waiting() const { return waiting_.size(); }
   std::size_t running() const { return running_.size(); }
   double kv_used_bytes() const { return kv_used_bytes_; }
+  // KV the waiting requests' prompts will take once admitted: what a replica has committed to beyond what it
+  // holds (a router balancing KV counts both).
+  double kv_waiting_bytes() const { return kv_waiting_bytes_; }
   double kv_capacity_bytes() const { return kv_.capacity_bytes; }
   long long preemptions() const { return preemptions_; }
 
@@ -66,6 +71,10 @@ private:
   bool reserve(Request* r, int new_kv_tokens);  // grows r's blocks to hold new_kv_tokens, if memory allows
   void release(Request* r);
   void preempt(Request* r);
+  void enqueue(Request* r, bool front);
+  double prompt_bytes(const Request* r) const {
+    return kv_.bytes_for_tokens(blocks_for(r->prompt_target) * block_tokens_);
+  }
   int blocks_for(int tokens) const { return (tokens + block_tokens_ - 1) / block_tokens_; }
 
   specs::SchedulerSpec spec_;
@@ -78,6 +87,7 @@ private:
   std::vector<Item> items_;
   BatchShape batch_;
   double kv_used_bytes_ = 0.0;
+  double kv_waiting_bytes_ = 0.0;
   long long preemptions_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-// A steady-state estimate of how many requests per second a deployment sustains for a workload's mean
-// lengths: used to turn a `load` into an arrival rate before simulating, and later to prune plans.
+// A steady-state estimate of how many requests per second a deployment sustains for one request class's mean
+// lengths: used to turn a `load` into an arrival rate before simulating (workload_plan.hpp combines the classes
+// of a mix), and later to prune plans.
 
 #include <string>
 
@@ -14,12 +15,16 @@ struct CapacityEstimate {
   double requests_per_s = 0.0;     // whole deployment
   double batch_per_replica = 0.0;  // running sequences in a saturated step
   double step_s = 0.0;             // predicted saturated step time
-  std::string limited_by;          // "max_num_seqs", "kv_cache" or "token_budget"
+  std::string limited_by;          // "max_num_seqs", "kv_cache", "token_budget" or "clients"
 };
 
 // A saturated replica runs B sequences; each request needs `mean input` prefill tokens and `mean output`
 // steps, so a step carries B decodes plus B x in / out prefill tokens and finishes B / out requests. With
 // speculative decoding a decode runs 1 + n tokens and a request needs out / (acceptance length) steps.
-CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const StepTimeModel& model, const MemoryPlan& memory);
+// The whole deployment serving class `c` alone, with at most `max_batch_per_replica` sequences per replica
+// (closed-loop clients cap the batch at their number).
+CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const specs::RequestClass& c,
+                                   const StepTimeModel& model, const MemoryPlan& memory,
+                                   double max_batch_per_replica = 1e300);
 
 }  // namespace fleetcast::simulator

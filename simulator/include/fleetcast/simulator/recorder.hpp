@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "fleetcast/simulator/batcher.hpp"
 #include "fleetcast/simulator/request.hpp"
 #include "fleetcast/stats/weighted.hpp"
 
@@ -17,6 +18,13 @@ struct Sample {
   int waiting;    // queued in replicas
   int running;    // in a replica's running batch
   double kv_used_share;  // KV bytes used / capacity, over all replicas
+  std::vector<double> replica_kv_used_share;  // the same, replica by replica
+};
+
+// A class's tokens of the steps that ended inside the window (the same rule as WindowTotals).
+struct ClassTokens {
+  double input_tokens = 0.0;
+  double output_tokens = 0.0;
 };
 
 struct WindowTotals {
@@ -33,7 +41,8 @@ struct WindowTotals {
 
 class Recorder {
 public:
-  explicit Recorder(std::vector<Request> requests) : requests_(std::move(requests)) {}
+  Recorder(std::vector<Request> requests, int classes)
+      : requests_(std::move(requests)), class_tokens_(static_cast<std::size_t>(classes)) {}
 
   std::vector<Request>& requests() { return requests_; }
   const std::vector<Request>& requests() const { return requests_; }
@@ -45,17 +54,12 @@ public:
   double window_end_s() const { return window_end_s_; }
   bool in_window(double t_s) const { return t_s >= window_start_s_ && t_s < window_end_s_; }
 
-  void record_step(double start_s, double end_s, int gpus, double prefill_share, int prefill_tokens,
-                   int input_tokens, int output_tokens, const std::vector<double>& token_gaps_s);
-  // Decoding sequences of a step and the tokens they produced: speculative decoding's acceptance length.
-  void record_decodes(double end_s, int sequences, int output_tokens) {
-    if (!in_window(end_s)) return;
-    window_.decode_sequence_steps += sequences;
-    window_.decode_output_tokens += output_tokens;
-  }
+  // Tokens, work, gaps and decodes of one step (decodes give speculative decoding's acceptance length).
+  void record_step(double start_s, double end_s, int gpus, double prefill_share, const StepOutcome& out);
   void record_sample(const Sample& s) { samples_.push_back(s); }
 
   const WindowTotals& window() const { return window_; }
+  const std::vector<ClassTokens>& class_tokens() const { return class_tokens_; }
   const stats::WeightedSamples& token_gaps() const { return token_gaps_; }
   const std::vector<Sample>& samples() const { return samples_; }
   std::int64_t total_steps() const { return total_steps_; }
@@ -65,6 +69,7 @@ private:
   double window_start_s_ = 1e300;
   double window_end_s_ = 1e300;
   WindowTotals window_;
+  std::vector<ClassTokens> class_tokens_;
   stats::WeightedSamples token_gaps_;
   std::vector<Sample> samples_;
   std::int64_t total_steps_ = 0;

@@ -1,15 +1,16 @@
 #pragma once
 // The report: the scenario echoed in full, what was derived from it (rate, memory, capacity, profile),
-// how steady state was measured, the metrics as DESIGN.md defines them, the cost, and a benchmark record.
+// how steady state was measured, the metrics as DESIGN.md defines them (for all requests, per request class
+// with its goodput against its SLOs, and per replica), the cost, and a benchmark record.
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "fleetcast/calibration/profile.hpp"
-#include "fleetcast/simulator/capacity.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/recorder.hpp"
+#include "fleetcast/simulator/workload_plan.hpp"
 #include "fleetcast/specs/scenario.hpp"
 
 namespace fleetcast::simulator {
@@ -18,8 +19,7 @@ struct ReportInputs {
   const specs::ScenarioSpec* scenario;
   const calibration::Profile* profile;
   const MemoryPlan* memory;
-  const CapacityEstimate* capacity;
-  double rate_per_s;  // resolved open-loop rate (0 for closed loop)
+  const WorkloadPlan* plan;  // rates, request split and capacity estimates
   const Recorder* recorder;
   std::int64_t warmup_requests;
   std::int64_t cooldown_requests;

@@ -10,7 +10,8 @@ struct Request {
   std::int64_t id = 0;
   int input_tokens = 0;
   int output_tokens = 0;
-  int client = -1;          // closed loop: the client that sent it
+  int class_index = 0;      // its class in the workload
+  int client = -1;          // closed loop: the client that sent it (numbered across all closed-loop classes)
   double arrival_s = -1.0;  // open loop: drawn up front; closed loop: set when the client sends it
   std::int64_t arrival_rank = -1;  // order of arrival at the router (decides warm-up and cool-down)
 

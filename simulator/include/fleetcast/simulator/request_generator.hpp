@@ -1,5 +1,10 @@
 #pragma once
 // Draws the requests of a workload: lengths for all, arrival times for open loop.
+//
+// Each class draws from its own seeded streams (class k: arrivals 3k+1, inputs 3k+2, outputs 3k+3), so adding
+// a class does not change the draws of the others. The open-loop classes come first, merged by arrival time
+// (ties to the lower class index); then each closed-loop class's requests, class by class, in their own order.
+// Ids follow that order.
 
 #include <cstdint>
 #include <vector>
@@ -9,9 +14,14 @@
 
 namespace fleetcast::simulator {
 
-// `rate_per_s` is the resolved open-loop rate (ignored for closed loop, whose arrivals happen at run time).
-// `max_context` clamps lognormal draws that have no explicit max.
-std::vector<Request> generate_requests(const specs::WorkloadSpec& w, std::int64_t count, double rate_per_s,
-                                       std::uint64_t seed, int max_context);
+// One class's `count` requests, tagged with `class_index`. `rate_per_s` is the resolved open-loop rate
+// (ignored for closed loop, whose arrivals happen at run time). `max_context` clamps lognormal draws that have
+// no explicit max.
+std::vector<Request> generate_class_requests(const specs::RequestClass& c, int class_index, std::int64_t count,
+                                             double rate_per_s, std::uint64_t seed, int max_context);
+
+// The whole workload: counts[k] requests of class k at rates_per_s[k], in the order described above.
+std::vector<Request> generate_requests(const specs::WorkloadSpec& w, const std::vector<std::int64_t>& counts,
+                                       const std::vector<double>& rates_per_s, std::uint64_t seed, int max_context);
 
 }  // namespace fleetcast::simulator

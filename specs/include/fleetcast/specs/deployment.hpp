@@ -31,7 +31,10 @@ struct SchedulerSpec {
   bool operator==(const SchedulerSpec&) const = default;
 };
 
-enum class RouterPolicy { round_robin, least_outstanding };
+// How the router places a request (simulator/router_policy.hpp): in turn; on the replica with the fewest
+// requests in flight; on the one whose KV cache is least used (as its load reports say); on the less busy of
+// two replicas drawn at random.
+enum class RouterPolicy { round_robin, least_outstanding, least_kv_load, power_of_two };
 
 // Who proposes the draft tokens. Only the model's own multi-token-prediction layers for now; a separate draft
 // model would need its own model spec and memory.

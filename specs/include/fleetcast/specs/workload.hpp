@@ -37,13 +37,40 @@ struct ArrivalSpec {
   bool operator==(const ArrivalSpec&) const = default;
 };
 
-struct WorkloadSpec {
-  std::string name;
+// Service-level objectives of a class, checked per request: TTFT <= ttft_ms and TPOT <= tpot_ms.
+// 0 means that objective is not set (and not checked); given values are > 0.
+struct SloSpec {
+  double ttft_ms = 0.0;
+  double tpot_ms = 0.0;
+  bool any() const { return ttft_ms > 0.0 || tpot_ms > 0.0; }
+  bool operator==(const SloSpec&) const = default;
+};
+
+// One kind of traffic in the mix: its own arrival process (own clients when closed loop), lengths and SLOs.
+struct RequestClass {
+  std::string name;  // non-empty, unique in the workload: the key of the report's per-class figures
   ArrivalSpec arrival;
   LengthDistribution input_tokens;
   LengthDistribution output_tokens;
+  SloSpec slo;
+  bool operator==(const RequestClass&) const = default;
+};
+
+// A mix of request classes. The single-class file form (top-level arrival and lengths) is one class named
+// after the workload ("default" when the workload has no name).
+struct WorkloadSpec {
+  std::string name;
+  std::vector<RequestClass> classes;
+
+  bool has_open_loop() const;
+  bool has_closed_loop() const;
+  // True when the single-class form says it all: what to_json writes then, so old files echo unchanged.
+  bool is_single_class_form() const;
   bool operator==(const WorkloadSpec&) const = default;
 };
+
+// The name the single-class form gives its one class.
+std::string single_class_name(const std::string& workload_name);
 
 std::string_view to_string(LengthKind k);
 std::string_view to_string(ArrivalKind k);
