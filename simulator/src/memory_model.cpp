@@ -46,7 +46,7 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
   const double moe_share = static_cast<double>(m.moe_layers()) / m.num_layers;
   const double per_layer = p.attention_per_layer * wbytes +
                            moe_share * (p.router_per_moe_layer * head_bytes +
-                                        p.routed_experts * p.routed_expert * ebytes +
+                                        (p.routed_experts + d.moe_load.redundant_experts) * p.routed_expert * ebytes +
                                         p.shared_experts_per_moe_layer * wbytes) +
                            (1.0 - moe_share) * p.dense_ffn_per_layer * wbytes;
   // The embedding sits on the first stage, the LM head and MTP layers on the last: with one stage both.

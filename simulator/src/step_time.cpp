@@ -39,6 +39,7 @@ StepTimeModel::StepTimeModel(const specs::ModelSpec& model, const specs::Deploym
       profile_(profile),
       rates_(deployment.hardware, profile),
       params_(count_parameters(model)) {
+  if (model.moe) experts_ = place_experts(*model.moe, deployment.moe_load, deployment.replica.ep);
   step_overhead_s_ =
       deployment.scheduler.step_overhead_s >= 0.0 ? deployment.scheduler.step_overhead_s : profile.step_overhead_s;
   backbone_ = {static_cast<double>(model.num_layers), static_cast<double>(model.moe_layers()),

@@ -122,7 +122,6 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, StepTime& st)
   const auto& moe = *model_.moe;
   const int ep = deployment_.replica.ep;
   const int moe_tp = deployment_.replica.moe_tp();
-  const double experts = moe.num_routed_experts;
 
   OpCost& gate = st.ops[static_cast<int>(Op::moe_gate)];
   gate.flops_prefill = 2.0 * pre * params_.router_per_moe_layer * moe_layers;
@@ -133,14 +132,17 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, StepTime& st)
   gate.prefill_share = share(pre, dec);
 
   // With T tokens each picking top_k of E experts uniformly, E (1 - (1 - k/E)^T) distinct experts are touched
-  // (REFERENCE.md section 8); each GPU reads its 1/ep share of them, each expert sliced moe_tp ways.
-  const double touched = experts * (1.0 - std::pow(1.0 - moe.top_k / experts, tokens));
-  const double assignments_per_gpu = tokens * moe.top_k / ep;
+  // (REFERENCE.md section 8), E / ep of them on each GPU, each expert sliced moe_tp ways. With uneven traffic
+  // every rank waits for the busiest: its copies are the ones read and its share of the assignments
+  // (load_factor / ep) the one computed.
+  const double touched = copies_touched_on_busiest(experts_, moe.top_k, tokens);
+  const double per_rank = experts_.load_factor / ep;
+  const double assignments_per_gpu = tokens * moe.top_k * per_rank;
   OpCost& ex = st.ops[static_cast<int>(Op::moe_experts)];
   const double per_assignment_flops = 2.0 * params_.routed_expert / moe_tp;
-  ex.flops_prefill = per_assignment_flops * pre * moe.top_k / ep * moe_layers;
-  ex.flops_decode = per_assignment_flops * dec * moe.top_k / ep * moe_layers;
-  ex.bytes = (touched / ep * params_.routed_expert / moe_tp * specs::bytes_per_element(model_.precision.experts) +
+  ex.flops_prefill = per_assignment_flops * pre * moe.top_k * per_rank * moe_layers;
+  ex.flops_decode = per_assignment_flops * dec * moe.top_k * per_rank * moe_layers;
+  ex.bytes = (touched * params_.routed_expert / moe_tp * specs::bytes_per_element(model_.precision.experts) +
               assignments_per_gpu * 2.0 * h * abytes) *
              moe_layers;
   ex.time_s = roofline_s(ex, rates_.matmul_flops(model_.precision.experts), rates_.hbm_bytes_per_s(), 4 * moe_kernels);

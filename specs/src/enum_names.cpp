@@ -6,6 +6,7 @@ namespace fleetcast::specs {
 
 std::string_view to_string(RouterPolicy p) { return detail::name_of(detail::kRouterNames, p); }
 std::string_view to_string(SpeculativeMethod m) { return detail::name_of(detail::kSpeculativeMethodNames, m); }
+std::string_view to_string(ExpertDistribution d) { return detail::name_of(detail::kExpertDistributionNames, d); }
 std::string_view to_string(LengthKind k) { return detail::name_of(detail::kLengthKindNames, k); }
 std::string_view to_string(ArrivalKind k) { return detail::name_of(detail::kArrivalKindNames, k); }
 std::string_view to_string(PricingKind k) { return detail::name_of(detail::kPricingNames, k); }

@@ -38,6 +38,10 @@ inline constexpr EnumNames<RouterPolicy, 4> kRouterNames{{{RouterPolicy::round_r
                                                            {RouterPolicy::least_kv_load, "least_kv_load"},
                                                            {RouterPolicy::power_of_two, "power_of_two"}}};
 inline constexpr EnumNames<SpeculativeMethod, 1> kSpeculativeMethodNames{{{SpeculativeMethod::mtp, "mtp"}}};
+inline constexpr EnumNames<ExpertDistribution, 3> kExpertDistributionNames{
+    {{ExpertDistribution::balanced, "balanced"},
+     {ExpertDistribution::power_law, "power_law"},
+     {ExpertDistribution::shares, "shares"}}};
 inline constexpr EnumNames<PricingKind, 2> kPricingNames{
     {{PricingKind::on_demand, "on_demand"}, {PricingKind::reserved, "reserved"}}};
 inline constexpr EnumNames<PresetKind, 3> kPresetKindNames{

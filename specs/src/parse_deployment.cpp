@@ -65,6 +65,21 @@ SpeculativeSpec parse_speculative(JsonReader& r) {
   return s;
 }
 
+MoeLoadSpec parse_moe_load(JsonReader& r) {
+  MoeLoadSpec m;
+  m.distribution = r.optional_enum("distribution", ExpertDistribution::balanced, detail::kExpertDistributionNames);
+  if (m.distribution == ExpertDistribution::power_law) m.alpha = r.require_positive("alpha");
+  if (m.distribution == ExpertDistribution::shares) {
+    m.shares = r.number_array("shares", 0.0, 1e300);
+    double total = 0.0;
+    for (double x : m.shares) total += x;
+    r.check(total > 0.0, "shares", "must not all be 0");
+  }
+  m.redundant_experts = r.optional_at_least("redundant_experts", 0, 0);
+  r.finish();
+  return m;
+}
+
 }  // namespace
 
 DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file, const std::string& prefix,
@@ -92,6 +107,7 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
                 "1 + num_draft_tokens must fit the scheduler's max_num_batched_tokens (" +
                     std::to_string(d.scheduler.max_num_batched_tokens) + ")");
   }
+  if (auto load = r.optional_object("moe_load")) d.moe_load = parse_moe_load(*load);
   r.finish();
   return d;
 }

@@ -82,6 +82,27 @@ void check_context(const ScenarioSpec& s, const detail::SpecRef& workload) {
 
 // MTP drafting runs the model's own MTP layers: a model without them cannot draft that way. Named where the
 // deployment says it (its file and field path), since that is what to change (or the model).
+// Per-expert shares must name every routed expert, and each EP rank holds the same number of expert slots
+// (routed plus redundant), as EPLB lays them out.
+void check_moe_load(const ScenarioSpec& s, const detail::SpecRef& deployment) {
+  const auto& load = s.deployment.moe_load;
+  if (!s.model.moe) return;
+  const int experts = s.model.moe->num_routed_experts;
+  if (load.distribution == ExpertDistribution::shares && static_cast<int>(load.shares.size()) != experts) {
+    throw InputError(deployment.file, detail::join_path(deployment.prefix, "moe_load.shares"),
+                     std::to_string(load.shares.size()) + " values",
+                     "give one share per routed expert of model '" + s.model.name + "' (" + std::to_string(experts) +
+                         ")");
+  }
+  const int slots = experts + load.redundant_experts;
+  if (slots % s.deployment.replica.ep != 0) {
+    throw InputError(deployment.file, detail::join_path(deployment.prefix, "moe_load.redundant_experts"),
+                     std::to_string(load.redundant_experts),
+                     "routed experts (" + std::to_string(experts) + ") plus redundant ones must divide evenly over ep " +
+                         std::to_string(s.deployment.replica.ep));
+  }
+}
+
 void check_speculative(const ScenarioSpec& s, const detail::SpecRef& deployment) {
   const auto& spec = s.deployment.speculative;
   if (!spec || spec->method != SpeculativeMethod::mtp || s.model.mtp_layers > 0) return;
@@ -115,6 +136,7 @@ ScenarioSpec parse_scenario(const nlohmann::json& j, const std::string& file, co
 
   check_context(s, workload);
   check_speculative(s, deployment);
+  check_moe_load(s, deployment);
   s.resolved = to_json(s);
   return s;
 }

@@ -131,6 +131,13 @@ json to_json(const HardwareSpec& h) {
           {"price_usd_per_gpu_hour", h.price_usd_per_gpu_hour}};
 }
 
+static json moe_load_json(const MoeLoadSpec& m) {
+  json j = {{"distribution", to_string(m.distribution)}, {"redundant_experts", m.redundant_experts}};
+  if (m.distribution == ExpertDistribution::power_law) j["alpha"] = m.alpha;
+  if (m.distribution == ExpertDistribution::shares) j["shares"] = m.shares;
+  return j;
+}
+
 json to_json(const DeploymentSpec& d) {
   const SchedulerSpec& s = d.scheduler;
   json speculative = nullptr;
@@ -153,7 +160,8 @@ json to_json(const DeploymentSpec& d) {
             {"step_overhead_s", s.step_overhead_s}}},
           {"router", to_string(d.router)},
           {"runtime", d.runtime},
-          {"speculative", speculative}};
+          {"speculative", speculative},
+          {"moe_load", moe_load_json(d.moe_load)}};
 }
 
 namespace {

@@ -11,6 +11,7 @@
 
 #include "fleetcast/calibration/profile.hpp"
 #include "fleetcast/simulator/architecture.hpp"
+#include "fleetcast/simulator/expert_placement.hpp"
 #include "fleetcast/simulator/hardware_rates.hpp"
 #include "fleetcast/simulator/batch.hpp"
 #include "fleetcast/specs/deployment.hpp"
@@ -102,6 +103,7 @@ private:
   calibration::Profile profile_;
   RateTable rates_;
   ParameterCounts params_;
+  ExpertPlacement experts_;  // where routed experts sit on the EP ranks (MoE models)
   double step_overhead_s_ = 0.0;
   Layers backbone_;   // all layers, run by one GPU over the pp stages one after another
   Layers mtp_layer_;  // one MTP module's transformer layer: MoE when the model is, full attention

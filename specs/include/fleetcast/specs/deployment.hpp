@@ -54,6 +54,17 @@ struct SpeculativeSpec {
   bool operator==(const SpeculativeSpec&) const = default;
 };
 
+// How routed-expert traffic spreads over the experts, and EPLB-style redundant copies of the hottest ones.
+enum class ExpertDistribution { balanced, power_law, shares };
+
+struct MoeLoadSpec {
+  ExpertDistribution distribution = ExpertDistribution::balanced;
+  double alpha = 1.0;          // power_law: the expert of popularity rank i gets a share proportional to i^-alpha
+  std::vector<double> shares;  // shares: one non-negative weight per routed expert (normalised)
+  int redundant_experts = 0;   // extra expert copies per MoE layer, given to the hottest experts
+  bool operator==(const MoeLoadSpec&) const = default;
+};
+
 struct DeploymentSpec {
   std::string name;
   HardwareSpec hardware;
@@ -64,6 +75,7 @@ struct DeploymentSpec {
   RouterPolicy router = RouterPolicy::round_robin;
   std::string runtime = "vllm";  // which serving engine's behaviour and profile to use
   std::optional<SpeculativeSpec> speculative;  // absent: no speculative decoding
+  MoeLoadSpec moe_load;                        // ignored for dense models
 
   int total_gpus() const { return nodes * gpus_per_node; }
   int num_replicas() const { return total_gpus() / replica.gpus(); }
@@ -72,5 +84,6 @@ struct DeploymentSpec {
 
 std::string_view to_string(RouterPolicy p);
 std::string_view to_string(SpeculativeMethod m);
+std::string_view to_string(ExpertDistribution d);
 
 }  // namespace fleetcast::specs

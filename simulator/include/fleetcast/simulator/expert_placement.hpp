@@ -1,0 +1,32 @@
+#pragma once
+// Where routed experts sit on the EP ranks when traffic is uneven: every EP rank waits for the busiest one
+// in a MoE layer, so the hottest rank's share of the token-expert assignments sets the layer's time.
+// Redundant copies go to the hottest experts (EPLB-style), then copies are packed largest first onto the
+// least loaded rank with a free slot, every rank holding (experts + redundant) / ep slots.
+
+#include <vector>
+
+#include "fleetcast/specs/deployment.hpp"
+#include "fleetcast/specs/model.hpp"
+
+namespace fleetcast::simulator {
+
+struct ExpertPlacement {
+  int ep = 1;
+  // The busiest rank's share of all assignments times ep: 1 when perfectly balanced.
+  double load_factor = 1.0;
+  // The routing share of each expert copy on the busiest rank (all copies of all ranks sum to 1).
+  std::vector<double> hottest_copies;
+};
+
+// Routing shares of the experts by the spec: uniform, Zipf-like i^-alpha by popularity rank, or as given
+// (normalised to sum 1).
+std::vector<double> expert_shares(const specs::MoeSpec& moe, const specs::MoeLoadSpec& load);
+
+ExpertPlacement place_experts(const specs::MoeSpec& moe, const specs::MoeLoadSpec& load, int ep);
+
+// Expected distinct expert copies the busiest rank reads when `tokens` tokens each pick top_k experts: a
+// copy of routing share q is hit by one token with probability top_k x q.
+double copies_touched_on_busiest(const ExpertPlacement& p, int top_k, double tokens);
+
+}  // namespace fleetcast::simulator
