@@ -54,7 +54,7 @@ std::string summary_text(const RunOutcome& outcome, const std::optional<specs::H
     it->gb_per_s.push_back(m.achieved_gb_per_s);
   }
   std::string s = "summary: " + h.backend + " backend on " + h.device;
-  if (h.backend == "cpu") s += " (" + std::to_string(h.cpu_cores) + " logical CPUs)";
+  if (h.backend == "cpu") s += " (" + std::to_string(h.cpu_cores) + (h.cpu_cores == 1 ? " thread)" : " threads)");
   s += line(": %zu cases measured, %zu skipped, %zu small-shape checks passed\n", outcome.trace.measurements.size(),
             outcome.skipped.size(), outcome.small_checks.size());
   if (datasheet) s += "  share of peak against the " + datasheet->name + " datasheet\n";

@@ -2,8 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "../problems/attention_problem.hpp"
 #include "../problems/gemm_problem.hpp"
@@ -174,7 +179,12 @@ public:
     h.backend = "cpu";
     h.device = cpu_model();
     h.cpu_model = h.device;
-    h.cpu_cores = cpu_cores();
+    // The threads the kernels run on (OMP_NUM_THREADS may set fewer than the CPUs there are).
+#ifdef _OPENMP
+    h.cpu_cores = std::min(cpu_cores(), omp_get_max_threads());
+#else
+    h.cpu_cores = 1;
+#endif
     h.host = host_name();
     return h;
   }

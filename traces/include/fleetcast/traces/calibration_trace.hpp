@@ -25,7 +25,7 @@ struct CalibrationHeader {
   std::string cublas_version;    // cuBLASLt, "13.0.0"; "" on the CPU backend
   std::string nccl_version;      // "" on the CPU backend or where the build has no NCCL
   std::string cpu_model;         // the host's CPU, on every backend
-  int cpu_cores = 0;             // logical CPUs the process may use
+  int cpu_cores = 0;             // logical CPUs the process may use; on the CPU backend, the threads it ran on
   std::string git_commit;        // of the engine that measured
   std::string host;
   std::string date;              // UTC, ISO 8601: "2025-06-01T12:34:56Z"
