@@ -1,0 +1,112 @@
+#include "cuda_backend.hpp"
+
+#include <algorithm>
+
+#include "cuda_context.hpp"
+#include "device_info.hpp"
+#include "fleetcast/engine/datasheet.hpp"
+#include "fleetcast/engine/errors.hpp"
+
+namespace fleetcast::engine {
+namespace {
+
+using namespace cuda;
+
+class CudaBackend : public Backend {
+public:
+  CudaBackend() {
+    CUDA_CHECK(cudaSetDevice(ctx_.device));
+    CUDA_CHECK(cudaGetDeviceProperties(&ctx_.props, ctx_.device));
+    ctx_.stream = make_stream();
+    ctx_.lt = make_lt_handle();
+    ctx_.lt_workspace = DeviceBuffer(32u << 20);
+    // Twice L2 written between repetitions evicts whatever the last one left there.
+    l2_flush_ = DeviceBuffer(std::max<std::size_t>(2 * static_cast<std::size_t>(ctx_.props.l2CacheSize), 8u << 20));
+    header_ = describe_device(ctx_.device, ctx_.props);
+  }
+
+  std::string name() const override { return "cuda"; }
+  traces::CalibrationHeader describe() const override { return header_; }
+  std::optional<specs::HardwareSpec> datasheet() const override { return datasheet_for(header_.device); }
+
+  Support support(const OpInfo& op, const std::string& dtype, const Shape& shape) const override {
+    const int cc = ctx_.props.major * 10 + ctx_.props.minor;
+    if (op.name == "gemm") {
+      if (dtype == "fp8" && cc < 89) return {false, dtype, "FP8 GEMMs need compute capability 8.9 or later"};
+      if (dtype == "fp8" && (shape.at("n") % 16 != 0 || shape.at("k") % 16 != 0))
+        return {false, dtype, "cuBLASLt FP8 needs n and k to be multiples of 16"};
+      if (dtype == "bf16" && cc < 80) return {false, dtype, "BF16 GEMMs need compute capability 8.0 or later"};
+    } else if (op.name != "rmsnorm" && op.name != "swiglu" && op.name != "memcpy") {
+      return {false, dtype, "no CUDA kernel for " + op.name + " yet (a later increment); --backend cpu runs it"};
+    }
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const double need = op_cost(op, shape, dtype).bytes;
+    if (need > 0.8 * static_cast<double>(free_bytes))
+      return {false, dtype, "needs about " + std::to_string(static_cast<long>(need / 1e9)) +
+                                " GB of device memory, more than 80% of what is free"};
+    return {true, dtype, ""};
+  }
+
+  std::unique_ptr<PreparedOp> prepare(const OpInfo& op, const std::string& dtype, const Shape& s) override {
+    const std::string what = op.name + " " + dtype + " " + s.text() + " (cuda)";
+    if (op.name == "gemm") return make_gemm(ctx_, s, dtype, what);
+    if (op.name == "rmsnorm") return make_rmsnorm(ctx_, s, storage_of(dtype), what);
+    if (op.name == "swiglu") return make_swiglu(ctx_, s, storage_of(dtype), what);
+    if (op.name == "memcpy") return make_memcpy(ctx_, s, what);
+    throw std::logic_error("cuda backend: no kernel for " + op.name);
+  }
+
+  std::vector<double> time(PreparedOp& op, const TimingOptions& o) override {
+    for (int i = 0; i < o.warmup; ++i) op.run();
+    std::vector<Event> starts, stops;
+    for (int i = 0; i < o.repetitions; ++i) {
+      starts.push_back(make_event());
+      stops.push_back(make_event());
+    }
+    for (int i = 0; i < o.repetitions; ++i) {
+      if (o.flush_cache) CUDA_CHECK(cudaMemsetAsync(l2_flush_.get(), i & 0xff, l2_flush_.bytes(), ctx_.s()));
+      CUDA_CHECK(cudaEventRecord(starts[i].get(), ctx_.s()));
+      op.run();
+      CUDA_CHECK(cudaEventRecord(stops[i].get(), ctx_.s()));
+    }
+    CUDA_CHECK(cudaStreamSynchronize(ctx_.s()));
+    std::vector<double> seconds;
+    for (int i = 0; i < o.repetitions; ++i) {
+      float ms = 0.0f;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, starts[i].get(), stops[i].get()));
+      seconds.push_back(ms * 1e-3);
+    }
+    return seconds;
+  }
+
+private:
+  Context ctx_;
+  DeviceBuffer l2_flush_;
+  traces::CalibrationHeader header_;
+};
+
+}  // namespace
+
+int cuda_device_count(std::string* why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    if (why != nullptr) *why = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+    (void)cudaGetLastError();  // clear it, so the next CUDA call does not report it again
+    return 0;
+  }
+  if (n == 0 && why != nullptr) *why = "the CUDA runtime sees no device";
+  return n;
+}
+
+std::unique_ptr<Backend> make_cuda_backend() {
+  std::string why;
+  if (cuda_device_count(&why) == 0)
+    throw HardwareAbsent("no usable CUDA GPU on this machine (" + why +
+                         "; an insufficient-driver error also means no NVIDIA driver at all): --backend cuda needs "
+                         "an NVIDIA GPU and its driver; --backend cpu runs the plan on the CPU");
+  return std::make_unique<CudaBackend>();
+}
+
+}  // namespace fleetcast::engine

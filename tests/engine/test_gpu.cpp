@@ -1,0 +1,85 @@
+// The CUDA backend on a real GPU: tagged [.gpu] (hidden), run by the engine_gpu ctest entry, and
+// skipped with a message where this machine has no GPU. Also, untagged, the host-side roundings against
+// CUDA's own conversions, which need the CUDA headers but no GPU.
+
+#include <catch2/catch.hpp>
+
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+
+#include "cuda_backend.hpp"
+#include "fleetcast/engine/fill.hpp"
+#include "fleetcast/engine/ops.hpp"
+
+using namespace fleetcast::engine;
+
+namespace {
+
+// True when a GPU answers; otherwise says why the test is skipped.
+bool have_gpu() {
+  std::string why;
+  if (cuda_device_count(&why) > 0) return true;
+  WARN("skipped: no CUDA GPU on this machine (" << why << ")");
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("cuda: host roundings equal CUDA's bf16 and e4m3 conversions", "[engine][cuda]") {
+  for (std::uint64_t i = 0; i < 200000; ++i) {
+    const float v = uniform_pm1(99, i) * (i % 2 ? 1.0f : 300.0f);
+    REQUIRE(round_bf16(v) == __bfloat162float(__float2bfloat16_rn(v)));
+    const __nv_fp8_e4m3 q(v);
+    REQUIRE(round_e4m3(v) == static_cast<float>(q));
+  }
+  for (const float v : {448.0f, 460.0f, 470.0f, 1e6f, -1e6f, 1.0f / 1024, 3.0f / 1024})
+    CHECK(round_e4m3(v) == static_cast<float>(__nv_fp8_e4m3(v)));
+}
+
+TEST_CASE("cuda: without a GPU, the backend refuses to start with HardwareAbsent", "[engine][cuda]") {
+  std::string why;
+  if (cuda_device_count(&why) > 0) return;  // the [.gpu] cases cover a machine with one
+  CHECK_THROWS_WITH(make_cuda_backend(), Catch::Contains("no usable CUDA GPU"));
+}
+
+TEST_CASE("cuda: every supported op passes its small-shape check in full", "[.gpu][engine]") {
+  if (!have_gpu()) return;
+  auto backend = make_cuda_backend();
+  const auto h = backend->describe();
+  CHECK(h.sm_count > 0);
+  CHECK_FALSE(h.cuda_version.empty());
+  for (const auto& op : all_ops()) {
+    for (const auto& dtype : op.dtypes) {
+      const Support s = backend->support(op, dtype, op.small_check);
+      if (!s.supported) {
+        WARN(op.name << " " << dtype << " skipped: " << s.reason);
+        continue;
+      }
+      INFO(op.name << " " << dtype);
+      auto prepared = backend->prepare(op, s.dtype, op.small_check);
+      const auto r = prepared->check(true);
+      CHECK(r.compared > 0);
+      const auto seconds = backend->time(*prepared, {2, 5, true});
+      CHECK(seconds.size() == 5);
+    }
+  }
+}
+
+TEST_CASE("cuda: a large GEMM is checked on samples and runs at a plausible rate", "[.gpu][engine]") {
+  if (!have_gpu()) return;
+  auto backend = make_cuda_backend();
+  const OpInfo& gemm = *find_op("gemm");
+  const Shape shape{{"m", 4096}, {"n", 4096}, {"k", 4096}};
+  for (const char* dtype : {"bf16", "fp8"}) {
+    const Support s = backend->support(gemm, dtype, shape);
+    if (!s.supported) continue;
+    auto prepared = backend->prepare(gemm, s.dtype, shape);
+    prepared->check(false);
+    const auto seconds = backend->time(*prepared, {3, 10, true});
+    double best = seconds.front();
+    for (const double t : seconds) best = std::min(best, t);
+    const double tflops = 2.0 * 4096 * 4096 * 4096 / best / 1e12;
+    WARN(dtype << " GEMM 4096^3: " << tflops << " TFLOPS");
+    CHECK(tflops > 50.0);  // an order of magnitude below any Hopper or Blackwell part: catches a broken path
+  }
+}
