@@ -43,7 +43,11 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
 
   // Attended (query, key) pairs summed over the layers, and KV entries read.
   double pre_pairs = 0.0, dec_pairs = 0.0, pre_read = 0.0, dec_read = 0.0;
-  double pre_index = 0.0, dec_index = 0.0, index_read = 0.0;  // csa indexer: (query, compressed entry) pairs
+  // csa indexer: (query, compressed entry) pairs scored and indexer keys read, on the layers that own an
+  // indexer (the others reuse a source layer's selection).
+  double pre_index = 0.0, dec_index = 0.0, pre_index_read = 0.0, dec_index_read = 0.0;
+  const double index_layers =
+      l.all * (a.indexer_layers > 0 ? static_cast<double>(a.indexer_layers) / model_.num_layers : 1.0);
   for (int c : b.decode_contexts) {
     const double last = c + queries;  // tokens the last query sees
     if (csa) {
@@ -54,8 +58,8 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
       }
       dec_pairs += l.all * (selected + attended_pairs(queries, c, window));
       dec_read += l.all * (selected + std::min(last, window));
-      dec_index += l.all * (queries * c + queries * (queries + 1.0) / 2.0) / ratio;
-      index_read += l.all * last / ratio;
+      dec_index += index_layers * (queries * c + queries * (queries + 1.0) / 2.0) / ratio;
+      dec_index_read += index_layers * last / ratio;
     } else {
       dec_pairs += full_layers * attended_pairs(queries, c, kUncapped) +
                    sliding_layers * attended_pairs(queries, c, window);
@@ -70,8 +74,8 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
       const double pairs = attended_pairs(t, p, window) + t * std::min<double>(a.sparse_top_k_tokens, (p + t) / ratio);
       pre_pairs += l.all * pairs;
       pre_read += l.all * ((p + t) / ratio + std::min(p + t, window));
-      pre_index += l.all * (t * p + t * (t + 1.0) / 2.0) / ratio;
-      index_read += l.all * (p + t) / ratio;
+      pre_index += index_layers * (t * p + t * (t + 1.0) / 2.0) / ratio;
+      pre_index_read += index_layers * (p + t) / ratio;
     } else {
       pre_pairs += full_layers * attended_pairs(t, p, kUncapped) + sliding_layers * attended_pairs(t, p, window);
       pre_read += full_layers * (p + t) + sliding_layers * std::min(p + t, window);
@@ -80,7 +84,7 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
 
   // Two separate kernels as engines run them: prefill attention (compute-bound) and decode attention
   // (bound by reading the KV cache).
-  const int kernels_per_pass = static_cast<int>(l.all) * (csa ? 2 : 1);
+  const int kernels_per_pass = static_cast<int>(l.all + (csa ? index_layers : 0.0));
   OpCost pre, dec;
   pre.flops_prefill = 2.0 * heads * (pre_dims.qk_dim + pre_dims.v_dim) * pre_pairs;
   pre.bytes = kv_bytes * pre_read;
@@ -90,7 +94,8 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
     const double index_flops_per_pair = 2.0 * a.indexer_heads * a.indexer_head_dim / tp;
     pre.flops_prefill += index_flops_per_pair * pre_index;
     dec.flops_decode += index_flops_per_pair * dec_index;
-    dec.bytes += index_read * a.indexer_head_dim;  // FP8 indexer keys, one byte per element
+    pre.bytes += pre_index_read * a.indexer_head_dim;  // FP8 indexer keys, one byte per element
+    dec.bytes += dec_index_read * a.indexer_head_dim;
   }
   OpCost& att = st.ops[static_cast<int>(Op::attention)];
   att.flops_prefill = pre.flops_prefill;

@@ -40,6 +40,9 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
       a.indexer_heads = r.require_at_least("indexer_heads", 1);
       a.indexer_head_dim = r.require_at_least("indexer_head_dim", 1);
       a.compression_ratio = r.require_at_least("compression_ratio", 1);
+      a.indexer_layers = r.optional_at_least("indexer_layers", 0, 0);
+      r.check(a.indexer_layers <= num_layers, "indexer_layers",
+              "must be <= num_layers (" + std::to_string(num_layers) + "); 0 means every layer");
       break;
   }
   a.sliding_window_tokens = r.optional_at_least("sliding_window_tokens", 0, 0);

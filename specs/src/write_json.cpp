@@ -26,6 +26,7 @@ json attention_json(const AttentionSpec& a) {
     j["sparse_top_k_tokens"] = a.sparse_top_k_tokens;
     j["indexer_heads"] = a.indexer_heads;
     j["indexer_head_dim"] = a.indexer_head_dim;
+    j["indexer_layers"] = a.indexer_layers;
     j["compression_ratio"] = a.compression_ratio;
   }
   j["sliding_window_tokens"] = a.sliding_window_tokens;

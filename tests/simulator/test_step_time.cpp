@@ -203,3 +203,21 @@ TEST_CASE("speculative decoding: an MoE layer routes every verified token", "[st
   // Each of the two draft passes reads its own top-8 experts for the one sequence's token, at least.
   CHECK(st.op(Op::mtp_draft).bytes > 2 * 8 * expert);
 }
+
+TEST_CASE("a sparse-attention indexer is charged only on the layers that own one", "[step_time]") {
+  auto model = specs::model_preset("deepseek-v4.1-flash");
+  const auto d = one_gpu("b200", 8);
+  const auto profile = calibration::datasheet_profile(d.hardware, "vllm");
+  simulator::BatchShape b;
+  b.decode_contexts = {131072};
+  model.attention.indexer_layers = 0;  // every layer
+  const auto all = simulator::StepTimeModel(model, d, profile).predict(b).op(Op::attention);
+  model.attention.indexer_layers = 8;
+  const auto eight = simulator::StepTimeModel(model, d, profile).predict(b).op(Op::attention);
+  // Indexer keys: context / ratio entries of indexer_head_dim FP8 bytes per indexing layer.
+  const double per_layer_keys = (131072.0 + 1) / 2.0 * 128.0;
+  CHECK(all.bytes - eight.bytes == Approx((40 - 8) * per_layer_keys));
+  // Indexer scoring: 2 x indexer heads x head dim per (query, entry) pair, heads split over TP 8.
+  const double per_layer_flops = 2.0 * 32 * 128 / 8 * (131072.0 + 1) / 2.0;
+  CHECK(all.flops_decode - eight.flops_decode == Approx((40 - 8) * per_layer_flops));
+}

@@ -38,6 +38,7 @@ struct AttentionSpec {
   int indexer_heads = 0;
   int indexer_head_dim = 0;
   int compression_ratio = 1;  // context tokens per compressed KV entry that the indexer scans
+  int indexer_layers = 0;     // layers that run the indexer (the rest reuse a source layer's top-k); 0: all
   bool operator==(const AttentionSpec&) const = default;
 };
 
