@@ -9,7 +9,6 @@ RateTable::RateTable(const specs::HardwareSpec& hw, const calibration::Profile& 
   // Non-tensor-core FP32 work runs at roughly 1/16 of the dense BF16 tensor rate on Hopper and Blackwell
   // (H100: 67 vs 989 TFLOPS).
   vector_flops_ = hw.peak_flops("bf16") / 16.0;
-  fp32_ = vector_flops_;
   attention_flops_ = hw.peak_flops("bf16") * profile.attention_compute_efficiency;
   hbm_bytes_per_s_ = hw.hbm_bytes_per_s() * profile.memory_efficiency;
   nvlink_bus_bytes_per_s_ = hw.nvlink_bytes_per_s_one_way() * profile.nvlink_efficiency;
@@ -20,7 +19,7 @@ RateTable::RateTable(const specs::HardwareSpec& hw, const calibration::Profile& 
 
 double RateTable::matmul_flops(specs::Precision p) const {
   switch (p) {
-    case specs::Precision::fp32: return fp32_;
+    case specs::Precision::fp32: return vector_flops_;  // no tensor cores for FP32 GEMMs
     case specs::Precision::bf16:
     case specs::Precision::fp16: return bf16_;
     case specs::Precision::fp8: return fp8_;

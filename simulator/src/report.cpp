@@ -8,6 +8,7 @@
 #include "fleetcast/simulator/architecture.hpp"
 #include "fleetcast/simulator/speculative.hpp"
 #include "fleetcast/specs/load.hpp"
+#include "fleetcast/stats/json_number.hpp"
 #include "fleetcast/stats/summary.hpp"
 #include "fleetcast/traces/benchmark_record.hpp"
 #include "fleetcast_version.hpp"
@@ -16,7 +17,6 @@
 namespace fleetcast::simulator {
 namespace {
 
-nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 
 nlohmann::json memory_json(const MemoryPlan& m) {
   return {{"hbm_gb_per_gpu", m.hbm_bytes / 1e9},
@@ -93,9 +93,9 @@ nlohmann::json speculative_json(const specs::SpeculativeSpec& spec, const Window
           {"num_draft_tokens", spec.num_draft_tokens},
           {"acceptance_rates", rates},
           {"decode_sequence_steps", w.decode_sequence_steps},
-          {"mean_acceptance_length", number(measured)},
+          {"mean_acceptance_length", stats::number_or_null(measured)},
           {"analytic_acceptance_length", analytic_acceptance_length(spec)},
-          {"draft_tokens_accepted_share", number((measured - 1.0) / n)}};
+          {"draft_tokens_accepted_share", stats::number_or_null((measured - 1.0) / n)}};
 }
 
 }  // namespace
@@ -173,7 +173,7 @@ nlohmann::json build_report(const ReportInputs& in) {
   nlohmann::json queue_by_window = nlohmann::json::array();
   for (int i = 0; i < detail::kQueueWindows; ++i) {
     queue_by_window.push_back(
-        number(m.queue_by_window_count[i] > 0 ? 1e3 * m.queue_by_window_sum[i] / m.queue_by_window_count[i] : NAN));
+        stats::number_or_null(m.queue_by_window_count[i] > 0 ? 1e3 * m.queue_by_window_sum[i] / m.queue_by_window_count[i] : NAN));
   }
 
   nlohmann::json metrics = detail::request_figures_json(m, window_s);
@@ -190,7 +190,7 @@ nlohmann::json build_report(const ReportInputs& in) {
         {"output_tokens_per_s_per_gpu", output_tps / gpus},
         {"total_tokens_per_s_per_gpu", (input_tps + output_tps) / gpus}}},
       {"arrival_rate_per_s", (in.recorder->requests().size() - in.warmup_requests - in.cooldown_requests) / window_s},
-      {"mean_in_system", number(in_system_summary.mean)},
+      {"mean_in_system", stats::number_or_null(in_system_summary.mean)},
       {"kv_cache_used_share", stats::to_json(stats::summarize(kv_share))},
       {"gpu_busy_share", w.busy_gpu_s / (gpus * window_s)},
       {"preemptions", in.preemptions},

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fleetcast/stats/json_number.hpp"
 #include "fleetcast/stats/summary.hpp"
 
 namespace fleetcast::simulator::detail {
 namespace {
 
-nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 double ratio(std::int64_t a, std::int64_t b) { return b > 0 ? static_cast<double>(a) / b : NAN; }
 
 void add_request(RequestMetrics& m, const Request& r, bool good, int window) {
@@ -71,13 +71,13 @@ nlohmann::json request_figures_json(const RequestMetrics& m, double window_s) {
   return {{"requests_measured", m.measured},
           {"requests_succeeded", m.succeeded},
           {"requests_preempted", m.preempted},
-          {"success_rate", number(ratio(m.succeeded, m.measured))},
+          {"success_rate", stats::number_or_null(ratio(m.succeeded, m.measured))},
           {"ttft_ms", stats::to_json(stats::summarize(m.ttft_s), 1e3)},
           {"tpot_ms", stats::to_json(stats::summarize(m.tpot_s), 1e3)},
           {"e2e_latency_ms", stats::to_json(stats::summarize(m.e2e_s), 1e3)},
           {"queue_time_ms", stats::to_json(stats::summarize(m.queue_s), 1e3)},
           {"tokens_per_s_per_user", stats::to_json(stats::summarize(m.user_tokens_per_s))},
-          {"slo_attainment", number(ratio(m.met_slo, m.measured))},
+          {"slo_attainment", stats::number_or_null(ratio(m.met_slo, m.measured))},
           {"goodput_requests_per_s", m.good_in_window / window_s}};
 }
 
@@ -125,7 +125,7 @@ nlohmann::json by_replica_json(const ReportInputs& in) {
     out.push_back({{"requests", requests[i]},
                    {"input_tokens", input[i]},
                    {"output_tokens", output[i]},
-                   {"kv_cache_used_share_mean", number(samples > 0.0 ? kv_sum[i] / samples : NAN)}});
+                   {"kv_cache_used_share_mean", stats::number_or_null(samples > 0.0 ? kv_sum[i] / samples : NAN)}});
   }
   return out;
 }

@@ -15,21 +15,10 @@ std::string line(const char* label, const std::string& value) {
   return buf;
 }
 
-std::string fmt(const char* f, double a) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
-
-std::string fmt(const char* f, double a, double b) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, f, a, b);
-  return buf;
-}
-
-std::string fmt(const char* f, double a, double b, double c) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, f, a, b, c);
+template <class... Args>
+std::string fmt(const char* f, Args... args) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, f, args...);
   return buf;
 }
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "json_number.hpp"
+#include "fleetcast/stats/json_number.hpp"
 
 namespace fleetcast::stats {
 namespace {
@@ -67,7 +67,6 @@ Summary summarize(std::vector<double> values) {
 }
 
 nlohmann::json to_json(const Summary& summary, double scale) {
-  using detail::number_or_null;
   return nlohmann::json{
       {"count", summary.count},
       {"mean", number_or_null(summary.mean * scale)},

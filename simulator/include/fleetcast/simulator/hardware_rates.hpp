@@ -22,7 +22,7 @@ public:
   double host_link_bytes_per_s() const { return host_link_bytes_per_s_; }
 
 private:
-  double bf16_ = 0.0, fp8_ = 0.0, fp4_ = 0.0, fp32_ = 0.0;
+  double bf16_ = 0.0, fp8_ = 0.0, fp4_ = 0.0;
   double attention_flops_ = 0.0, vector_flops_ = 0.0;
   double hbm_bytes_per_s_ = 0.0, nvlink_bus_bytes_per_s_ = 0.0, nic_bytes_per_s_ = 0.0;
   double host_link_bytes_per_s_ = 0.0;

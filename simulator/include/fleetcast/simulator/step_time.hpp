@@ -69,7 +69,6 @@ public:
                 const calibration::Profile& profile);
 
   StepTime predict(const BatchShape& batch) const;
-  double step_overhead_s() const { return step_overhead_s_; }
   const specs::ModelSpec& model() const { return model_; }
 
 private:
