@@ -19,9 +19,11 @@ commands:
         Simulate a scenario (a JSON file, or the name of a shipped scenario preset) and print a summary;
         -o writes the full JSON report (atomically). --progress json prints one JSON object per line on
         stderr with done, total and phase. --quiet prints no summary.
-  step SCENARIO [--decode N --context C] [--prefill T [--prefill-context P]] [--json]
+  step SCENARIO [--decode N --context C] [--prefill T [--prefill-context P | --prompt L]] [--json]
         One engine iteration of the scenario's replica, operator by operator (time, FLOPs, bytes per GPU),
-        and its memory plan: the step-time model laid open.
+        and its memory plan: the step-time model laid open. Counts are per attention-DP rank. A decode-only
+        step also gives its steady state (tokens/s per user and output tokens/s per GPU, drafts included);
+        --prompt L averages T-token chunks over an L-token prompt (input tokens/s per GPU).
   calibrate show HARDWARE [--runtime R] | calibrate datasheet HARDWARE
         The profile a simulation of HARDWARE under runtime R uses (the most specific shipped one), or the
         datasheet-derived profile computed from REFERENCE figures (what calibration/profiles/ ships).

@@ -18,7 +18,10 @@ double attention_projection_params(const specs::ModelSpec& m) {
   }
   const double q_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
   const double q = a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * nq * q_head : h * nq * q_head;
-  const double out = nq * a.v_head_dim * h;
+  // DeepSeek-V4's grouped output LoRA: each of G groups maps its heads' outputs (nq x v / G) to r, then G x r
+  // to hidden: nq x v x r + G x r x hidden in all.
+  const double out = a.o_lora_rank > 0 ? nq * a.v_head_dim * a.o_lora_rank + a.o_groups * a.o_lora_rank * h
+                                       : nq * a.v_head_dim * h;
   if (a.type == specs::AttentionType::mla) {
     const double kv_a = h * (a.kv_lora_rank + a.qk_rope_head_dim);
     const double kv_b = a.kv_lora_rank * nq * (a.qk_nope_head_dim + a.v_head_dim);

@@ -23,8 +23,11 @@ CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const specs::Re
     batch = kv_batch;
     est.limited_by = "kv_cache";
   }
-  if (max_batch_per_replica < batch) {
-    batch = max_batch_per_replica;
+  // The caps above are per attention-DP rank (each has its own scheduler and KV cache); clients spread over
+  // the replica's ranks.
+  const double dp = d.replica.dp;
+  if (max_batch_per_replica / dp < batch) {
+    batch = max_batch_per_replica / dp;
     est.limited_by = "clients";
   }
   // Speculative decoding: a decode runs 1 + n tokens and produces `accept` of them on average, so requests
@@ -50,9 +53,9 @@ CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const specs::Re
     shape.prefill.push_back({static_cast<int>(std::lround(chunk)), 0, true});
     prefill -= chunk;
   }
-  est.step_s = model.predict(shape).total_s;
-  est.batch_per_replica = batch;
-  est.requests_per_s = d.num_replicas() * batch * accept / (out * est.step_s);
+  est.step_s = model.predict(shape).total_s;  // every DP rank running `shape`
+  est.batch_per_replica = batch * dp;
+  est.requests_per_s = d.num_replicas() * est.batch_per_replica * accept / (out * est.step_s);
   return est;
 }
 

@@ -41,20 +41,22 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
   plan.hbm_bytes = d.hardware.hbm_bytes();
   plan.budget_bytes = plan.hbm_bytes * d.scheduler.gpu_memory_utilization;
 
-  // Per layer on one GPU: attention and dense weights split tp ways; experts split ep x moe_tp = tp ways.
+  // Per layer on one GPU: attention, dense and shared-expert weights split tp ways (every attention-DP rank
+  // holds a copy); routed experts split ep x moe_tp = dp x tp ways.
   const double layers_per_stage = std::ceil(static_cast<double>(m.num_layers) / layout.pp);
   const double moe_share = static_cast<double>(m.moe_layers()) / m.num_layers;
-  const double per_layer = p.attention_per_layer * wbytes +
-                           moe_share * (p.router_per_moe_layer * head_bytes +
-                                        (p.routed_experts + d.moe_load.redundant_experts) * p.routed_expert * ebytes +
-                                        p.shared_experts_per_moe_layer * wbytes) +
-                           (1.0 - moe_share) * p.dense_ffn_per_layer * wbytes;
+  const double per_layer_tp = p.attention_per_layer * wbytes +
+                              moe_share * (p.router_per_moe_layer * head_bytes + p.shared_experts_per_moe_layer * wbytes) +
+                              (1.0 - moe_share) * p.dense_ffn_per_layer * wbytes;
+  const double per_layer_experts =
+      moe_share * (p.routed_experts + d.moe_load.redundant_experts) * p.routed_expert * ebytes;
   // The embedding sits on the first stage, the LM head and MTP layers on the last: with one stage both.
   const double vocab = (p.embedding + p.lm_head) * head_bytes;
   const double ends = layout.pp == 1 ? vocab + p.mtp * ebytes : std::max(p.embedding, p.lm_head) * head_bytes;
   const double lookup =
       (m.lookup_memory && !m.lookup_memory->in_host_memory) ? p.lookup_memory * wbytes / layout.gpus() : 0.0;
-  plan.weight_bytes = (layers_per_stage * per_layer + ends) / layout.tp + lookup;
+  plan.weight_bytes = (layers_per_stage * per_layer_tp + ends) / layout.tp +
+                      layers_per_stage * per_layer_experts / layout.stage_gpus() + lookup;
 
   // vLLM sizes activations by a dummy forward pass of a full token budget: hidden states, the widest FFN
   // intermediate and the attention buffers of max_num_batched_tokens, plus FP32 logits of max_num_seqs.
@@ -88,7 +90,7 @@ void require_fits(const MemoryPlan& plan, const specs::ModelSpec& model, const s
   const auto& r = d.replica;
   throw InputError(file, "deployment.replica",
                    "{\"tp\": " + std::to_string(r.tp) + ", \"pp\": " + std::to_string(r.pp) + ", \"ep\": " +
-                       std::to_string(r.ep) + "}",
+                       std::to_string(r.ep) + ", \"dp\": " + std::to_string(r.dp) + "}",
                    msg.str());
 }
 

@@ -128,6 +128,7 @@ traces::BenchmarkRecord benchmark_record(const ReportInputs& in, const nlohmann:
   b.tp = d.replica.tp;
   b.pp = d.replica.pp;
   b.ep = d.replica.ep;
+  b.dp = d.replica.dp;
   describe_traffic(s.workload, *in.plan, b);
   b.warm = true;
   b.duration_s = window_s;

@@ -52,7 +52,8 @@ std::string format_summary(const nlohmann::json& r) {
                                 sc["deployment"]["hardware"]["name"].get<std::string>() + ", " +
                                 std::to_string(d["replicas"].get<int>()) + " replicas of tp " +
                                 std::to_string(rep["tp"].get<int>()) + " pp " + std::to_string(rep["pp"].get<int>()) +
-                                " ep " + std::to_string(rep["ep"].get<int>()));
+                                " ep " + std::to_string(rep["ep"].get<int>()) +
+                                (rep.value("dp", 1) > 1 ? " dp " + std::to_string(rep["dp"].get<int>()) : ""));
   out += line("arrivals", r["benchmark_record"]["arrival"].get<std::string>() +
                               fmt(" (capacity estimate %.2f req/s)", num(d["capacity_estimate"]["requests_per_s"])));
   out += line("measured", fmt("%.0f requests over %.1f s (steady state)", num(m["requests_measured"]),

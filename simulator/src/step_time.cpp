@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "fleetcast/simulator/architecture.hpp"
 #include "fleetcast/simulator/hardware_rates.hpp"
@@ -22,10 +23,12 @@ std::string_view to_string(Op op) {
     case Op::dense_ffn: return "dense_ffn";
     case Op::elementwise: return "elementwise";
     case Op::tp_allreduce: return "tp_allreduce";
+    case Op::ep_alltoall: return "ep_alltoall";
     case Op::pp_send: return "pp_send";
     case Op::lookup_memory: return "lookup_memory";
     case Op::lm_head: return "lm_head";
     case Op::mtp_draft: return "mtp_draft";
+    case Op::overlap: return "overlap";
     case Op::step_overhead: return "step_overhead";
     case Op::count_: break;
   }
@@ -72,32 +75,128 @@ double StepTimeModel::collective_s(double bytes_moved, double bytes_per_s, int c
   return bytes_moved / bytes_per_s + calls * profile_.collective_latency_s;
 }
 
-StepTime StepTimeModel::predict(const BatchShape& b) const {
-  StepTime st;
-  if (b.empty()) return st;
-  cost_embedding(b, st);
-  cost_layers(b, backbone_, st);
-  cost_pipeline(b, st);
-  cost_head(b, st);
-  cost_draft(b, st);
+namespace {
 
-  OpCost& overhead = st.ops[static_cast<int>(Op::step_overhead)];
-  overhead.time_s = step_overhead_s_;
-  overhead.prefill_share = share(b.prefill_tokens(), b.decode_tokens());
+bool is_communication(Op op) { return op == Op::tp_allreduce || op == Op::ep_alltoall || op == Op::pp_send; }
 
+void add_totals(StepTime& st) {
+  st.total_s = st.prefill_s = 0.0;
   for (const OpCost& c : st.ops) {
     st.total_s += c.time_s;
     st.prefill_s += c.time_s * c.prefill_share;
   }
   st.decode_s = st.total_s - st.prefill_s;
+}
+
+// A batch cut in two micro-batches of about half the tokens each: decodes alternate, and every prefill chunk
+// is cut in two consecutive pieces (the second after the first's KV).
+std::pair<BatchShape, BatchShape> halves(const BatchShape& b) {
+  std::pair<BatchShape, BatchShape> h;
+  h.first.draft_tokens = h.second.draft_tokens = b.draft_tokens;
+  for (std::size_t i = 0; i < b.decode_contexts.size(); ++i) {
+    (i % 2 == 0 ? h.first : h.second).decode_contexts.push_back(b.decode_contexts[i]);
+  }
+  for (const PrefillChunk& c : b.prefill) {
+    const int first = (c.tokens + 1) / 2;
+    h.first.prefill.push_back({first, c.context_before, c.completes_prompt && first == c.tokens});
+    if (c.tokens > first) h.second.prefill.push_back({c.tokens - first, c.context_before + first, c.completes_prompt});
+  }
+  return h;
+}
+
+}  // namespace
+
+StepTime StepTimeModel::predict(const BatchShape& b) const {
+  const int dp = deployment_.replica.dp;
+  if (dp == 1) return predict_ranks(std::span<const BatchShape>(&b, 1));
+  const std::vector<BatchShape> ranks(static_cast<std::size_t>(dp), b);
+  return predict_ranks(ranks);
+}
+
+StepTime StepTimeModel::predict_ranks(std::span<const BatchShape> ranks) const {
+  const bool any = std::any_of(ranks.begin(), ranks.end(), [](const BatchShape& r) { return !r.empty(); });
+  if (!any) return {};
+  return deployment_.two_batch_overlap ? predict_overlapped(ranks) : predict_lockstep(ranks);
+}
+
+void StepTimeModel::cost_rank(const BatchShape& b, const MoeTokens& moe, const MoeTokens& draft_moe,
+                              StepTime& st) const {
+  cost_embedding(b, st);
+  cost_layers(b, backbone_, moe, st);
+  cost_pipeline(b, st);
+  cost_head(b, st);
+  cost_draft(b, draft_moe, st);
+}
+
+StepTime StepTimeModel::predict_lockstep(std::span<const BatchShape> ranks) const {
+  MoeTokens moe, draft_moe;
+  for (const BatchShape& r : ranks) {
+    moe.prefill += r.prefill_tokens();
+    moe.decode += r.decode_tokens();
+    draft_moe.decode += r.num_decode();
+  }
+  // Every MoE layer waits for all ranks: the step is the busiest rank's.
+  StepTime busiest;
+  double longest = -1.0;
+  for (const BatchShape& r : ranks) {
+    StepTime st;
+    cost_rank(r, moe, draft_moe, st);
+    add_totals(st);
+    if (st.total_s > longest) {
+      longest = st.total_s;
+      busiest = st;
+    }
+  }
+  OpCost& overhead = busiest.ops[static_cast<int>(Op::step_overhead)];
+  overhead.time_s = step_overhead_s_;
+  overhead.prefill_share = share(moe.prefill, moe.decode);
+  add_totals(busiest);
+  return busiest;
+}
+
+// Two micro-batches each run every layer; while one computes, the other's all-reduce or EP exchange is in
+// flight. Over L layers that hides all of the smaller of compute C and communication M but the first
+// micro-batch's first layer: T = max(C, M) + min(C, M) / (2 L). Both micro-batches read the weights and the
+// experts they touch, which is what overlap costs a small decode batch.
+StepTime StepTimeModel::predict_overlapped(std::span<const BatchShape> ranks) const {
+  std::vector<BatchShape> first, second;
+  for (const BatchShape& r : ranks) {
+    auto [a, b] = halves(r);
+    first.push_back(std::move(a));
+    second.push_back(std::move(b));
+  }
+  const bool split = std::any_of(second.begin(), second.end(), [](const BatchShape& r) { return !r.empty(); });
+  if (!split) return predict_lockstep(ranks);  // a single token cannot be cut in two
+  const StepTime a = predict_lockstep(first), b = predict_lockstep(second);
+  StepTime st;
+  double compute = 0.0, communication = 0.0;
+  for (int i = 0; i < kNumOps; ++i) {
+    const auto op = static_cast<Op>(i);
+    if (op == Op::step_overhead) continue;
+    const OpCost &x = a.ops[i], &y = b.ops[i];
+    OpCost& c = st.ops[i];
+    c.flops_prefill = x.flops_prefill + y.flops_prefill;
+    c.flops_decode = x.flops_decode + y.flops_decode;
+    c.bytes = x.bytes + y.bytes;
+    c.time_s = x.time_s + y.time_s;
+    c.prefill_share = c.time_s > 0.0 ? (x.time_s * x.prefill_share + y.time_s * y.prefill_share) / c.time_s : 0.0;
+    (is_communication(op) ? communication : compute) += c.time_s;
+  }
+  const double overlapped = std::max(compute, communication) + std::min(compute, communication) / (2.0 * backbone_.all);
+  OpCost& hidden = st.ops[static_cast<int>(Op::overlap)];
+  hidden.time_s = overlapped - (compute + communication);
+  hidden.prefill_share = share(a.prefill_s + b.prefill_s, a.decode_s + b.decode_s);
+  st.ops[static_cast<int>(Op::step_overhead)] = a.op(Op::step_overhead);
+  add_totals(st);
   return st;
 }
 
-void StepTimeModel::cost_layers(const BatchShape& b, const Layers& l, StepTime& st) const {
+void StepTimeModel::cost_layers(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const {
   cost_projections(b, l, st);
   cost_attention(b, l, st);
-  cost_ffn(b, l, st);
+  cost_ffn(b, l, moe, st);
   cost_allreduce(b, l, st);
+  cost_alltoall(b, l, moe, st);
 }
 
 void StepTimeModel::cost_projections(const BatchShape& b, const Layers& l, StepTime& st) const {

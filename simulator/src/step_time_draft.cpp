@@ -9,7 +9,7 @@ namespace fleetcast::simulator {
 // attention over its own KV and its own experts) and samples with the shared LM head. n drafts take n passes,
 // one after another, each over one token of every decoding sequence. Engines reuse one module for every pass
 // when the model has fewer MTP layers than drafts, so every pass costs one module.
-void StepTimeModel::cost_draft(const BatchShape& b, StepTime& st) const {
+void StepTimeModel::cost_draft(const BatchShape& b, const MoeTokens& draft_moe, StepTime& st) const {
   if (b.draft_tokens <= 0 || b.decode_contexts.empty()) return;
   OpCost& draft = st.ops[static_cast<int>(Op::mtp_draft)];
   const double abytes = specs::bytes_per_element(model_.precision.activations);
@@ -19,7 +19,7 @@ void StepTimeModel::cost_draft(const BatchShape& b, StepTime& st) const {
   pass.decode_contexts = b.decode_contexts;
   for (int k = 0; k < b.draft_tokens; ++k) {
     StepTime one;
-    cost_layers(pass, mtp_layer_, one);
+    cost_layers(pass, mtp_layer_, draft_moe, one);
     // eh_proj is a plain (replicated, 16-bit) linear layer in vLLM and SGLang: not split over TP ranks. Its
     // input is the hidden state and the embedding row, its output one hidden state.
     OpCost eh;

@@ -83,36 +83,42 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   }
 
   // Two separate kernels as engines run them: prefill attention (compute-bound) and decode attention
-  // (bound by reading the KV cache).
-  const int kernels_per_pass = static_cast<int>(l.all + (csa ? index_layers : 0.0));
-  OpCost pre, dec;
+  // (bound by reading the KV cache). The csa indexer is a kernel of its own on the layers that own one, and
+  // runs in FP8 (DeepSeek-V3.2's lightning indexer: FP8 queries and keys, ReLU-weighted head sum).
+  const int attention_kernels = static_cast<int>(l.all);
+  const int indexer_kernels = static_cast<int>(csa ? index_layers : 0.0);
+  OpCost pre, dec, pre_ix, dec_ix;
   pre.flops_prefill = 2.0 * heads * (pre_dims.qk_dim + pre_dims.v_dim) * pre_pairs;
   pre.bytes = kv_bytes * pre_read;
   dec.flops_decode = 2.0 * heads * (dec_dims.qk_dim + dec_dims.v_dim) * dec_pairs;
   dec.bytes = kv_bytes * dec_read;
   if (csa) {
     const double index_flops_per_pair = 2.0 * a.indexer_heads * a.indexer_head_dim / tp;
-    pre.flops_prefill += index_flops_per_pair * pre_index;
-    dec.flops_decode += index_flops_per_pair * dec_index;
-    pre.bytes += pre_index_read * a.indexer_head_dim;  // FP8 indexer keys, one byte per element
-    dec.bytes += dec_index_read * a.indexer_head_dim;
+    pre_ix.flops_prefill = index_flops_per_pair * pre_index;
+    dec_ix.flops_decode = index_flops_per_pair * dec_index;
+    pre_ix.bytes = pre_index_read * a.indexer_head_dim;  // FP8 indexer keys, one byte per element
+    dec_ix.bytes = dec_index_read * a.indexer_head_dim;
   }
+  const double ix_flops = rates_.matmul_flops(specs::Precision::fp8), hbm = rates_.hbm_bytes_per_s();
+  auto time = [&](const OpCost& c, double flops_per_s, int kernels, bool runs) {
+    return runs ? roofline_s(c, flops_per_s, hbm, kernels) : 0.0;
+  };
+  const bool has_pre = !b.prefill.empty(), has_dec = !b.decode_contexts.empty();
+  const double pre_s = time(pre, rates_.attention_flops(), attention_kernels, has_pre) +
+                       time(pre_ix, ix_flops, indexer_kernels, has_pre && csa);
+  const double dec_s = time(dec, rates_.attention_flops(), attention_kernels, has_dec) +
+                       time(dec_ix, ix_flops, indexer_kernels, has_dec && csa);
   OpCost& att = st.ops[static_cast<int>(Op::attention)];
-  att.flops_prefill = pre.flops_prefill;
-  att.flops_decode = dec.flops_decode;
-  att.bytes = pre.bytes + dec.bytes;
-  const double pre_s = b.prefill.empty() ? 0.0 : roofline_s(pre, rates_.attention_flops(), rates_.hbm_bytes_per_s(),
-                                                            kernels_per_pass);
-  const double dec_s = b.decode_contexts.empty()
-                           ? 0.0
-                           : roofline_s(dec, rates_.attention_flops(), rates_.hbm_bytes_per_s(), kernels_per_pass);
+  att.flops_prefill = pre.flops_prefill + pre_ix.flops_prefill;
+  att.flops_decode = dec.flops_decode + dec_ix.flops_decode;
+  att.bytes = pre.bytes + dec.bytes + pre_ix.bytes + dec_ix.bytes;
   att.time_s = pre_s + dec_s;
   att.prefill_share = att.time_s > 0.0 ? pre_s / att.time_s : 0.0;
 }
 
-void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, StepTime& st) const {
+void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeTokens& moe_tokens, StepTime& st) const {
   const int tp = deployment_.replica.tp;
-  const double pre = b.prefill_tokens(), dec = b.decode_tokens(), tokens = pre + dec;
+  const double pre = b.prefill_tokens(), dec = b.decode_tokens();
   const double h = model_.hidden_size;
   const double abytes = specs::bytes_per_element(model_.precision.activations);
 
@@ -136,6 +142,8 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, StepTime& st)
       roofline_s(gate, rates_.matmul_flops(specs::Precision::bf16), rates_.hbm_bytes_per_s(), 2 * moe_kernels);
   gate.prefill_share = share(pre, dec);
 
+  // The experts see every attention-DP rank's tokens (one rank's without attention DP).
+  const double tokens = moe_tokens.prefill + moe_tokens.decode;
   // With T tokens each picking top_k of E experts uniformly, E (1 - (1 - k/E)^T) distinct experts are touched
   // (REFERENCE.md section 8), E / ep of them on each GPU, each expert sliced moe_tp ways. With uneven traffic
   // every rank waits for the busiest: its copies are the ones read and its share of the assignments
@@ -145,13 +153,13 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, StepTime& st)
   const double assignments_per_gpu = tokens * moe.top_k * per_rank;
   OpCost& ex = st.ops[static_cast<int>(Op::moe_experts)];
   const double per_assignment_flops = 2.0 * params_.routed_expert / moe_tp;
-  ex.flops_prefill = per_assignment_flops * pre * moe.top_k * per_rank * moe_layers;
-  ex.flops_decode = per_assignment_flops * dec * moe.top_k * per_rank * moe_layers;
+  ex.flops_prefill = per_assignment_flops * moe_tokens.prefill * moe.top_k * per_rank * moe_layers;
+  ex.flops_decode = per_assignment_flops * moe_tokens.decode * moe.top_k * per_rank * moe_layers;
   ex.bytes = (touched * params_.routed_expert / moe_tp * specs::bytes_per_element(model_.precision.experts) +
               assignments_per_gpu * 2.0 * h * abytes) *
              moe_layers;
   ex.time_s = roofline_s(ex, rates_.matmul_flops(model_.precision.experts), rates_.hbm_bytes_per_s(), 4 * moe_kernels);
-  ex.prefill_share = share(pre, dec);
+  ex.prefill_share = share(moe_tokens.prefill, moe_tokens.decode);
 
   if (params_.shared_experts_per_moe_layer > 0.0) {
     cost_token_gemm(st.ops[static_cast<int>(Op::shared_expert)], params_.shared_experts_per_moe_layer / tp * moe_layers,
@@ -164,12 +172,44 @@ void StepTimeModel::cost_allreduce(const BatchShape& b, const Layers& l, StepTim
   if (layout.tp == 1) return;
   const double pre = b.prefill_tokens(), dec = b.decode_tokens();
   const double message = (pre + dec) * model_.hidden_size * specs::bytes_per_element(model_.precision.activations);
-  // Two all-reduces per layer (after attention, after the FFN or MoE), ring: 2 (n - 1) / n of the buffer.
+  // Two all-reduces per layer (after attention, after the FFN or MoE), ring: 2 (n - 1) / n of the buffer. With
+  // attention DP a MoE layer's output comes back by the EP combine instead, leaving the attention's (and a
+  // dense FFN's) inside the rank's tp GPUs.
+  const double calls_per_pass = layout.dp > 1 ? l.all + l.dense : 2.0 * l.all;
   OpCost& ar = st.ops[static_cast<int>(Op::tp_allreduce)];
-  const int calls = 2 * static_cast<int>(l.all);
+  const int calls = static_cast<int>(calls_per_pass);
   ar.bytes = calls * message * 2.0 * (layout.tp - 1) / layout.tp;
   ar.time_s = collective_s(ar.bytes, rates_.nvlink_bus_bytes_per_s(), calls);
   ar.prefill_share = share(pre, dec);
+}
+
+// Attention DP with EP (DeepEP-style dispatch and combine): each MoE layer sends every token of the rank to
+// the EP ranks that hold its top_k experts (once per destination rank) and gathers the weighted outputs back.
+// With E experts spread evenly over ep ranks a token reaches (ep - 1)(1 - (1 - 1/ep)^top_k) other ranks on
+// average. Dispatch moves FP8 activations (with one 4-byte scale per 128 values) when the weights are 8-bit or
+// narrower, as DeepSeek's engines do; combine moves activations in their precision. A GPU waits for the larger
+// of what it sends and what the busiest rank receives (load_factor / ep of all copies).
+void StepTimeModel::cost_alltoall(const BatchShape& b, const Layers& l, const MoeTokens& moe_tokens,
+                                  StepTime& st) const {
+  const auto& layout = deployment_.replica;
+  if (layout.dp == 1 || layout.ep == 1 || !model_.moe || l.moe == 0) return;
+  const double ep = layout.ep;
+  const double k = model_.moe->top_k;
+  const double h = model_.hidden_size;
+  const double abytes = specs::bytes_per_element(model_.precision.activations);
+  const bool fp8_dispatch = specs::bytes_per_element(model_.precision.weights) <= 1.0;
+  const double per_token = h * ((fp8_dispatch ? 1.0 + 4.0 / 128.0 : abytes) + abytes);
+  const double remote_ranks = (ep - 1.0) * (1.0 - std::pow(1.0 - 1.0 / ep, k));
+  const double sent = (b.prefill_tokens() + b.decode_tokens()) / layout.tp * remote_ranks * per_token;
+  const double all_copies = (moe_tokens.prefill + moe_tokens.decode) * remote_ranks;
+  const double received = all_copies * experts_.load_factor / layout.stage_gpus() * per_token;
+  OpCost& a2a = st.ops[static_cast<int>(Op::ep_alltoall)];
+  a2a.bytes = std::max(sent, received) * l.moe;
+  // Inside one scale-up domain the exchange runs over NVLink, otherwise over the NICs.
+  const bool nvlink = layout.stage_gpus() <= deployment_.hardware.scale_up_domain_gpus;
+  a2a.time_s = collective_s(a2a.bytes, nvlink ? rates_.nvlink_bus_bytes_per_s() : rates_.nic_bytes_per_s(),
+                            2 * static_cast<int>(l.moe));
+  a2a.prefill_share = share(b.prefill_tokens(), b.decode_tokens());
 }
 
 void StepTimeModel::cost_pipeline(const BatchShape& b, StepTime& st) const {

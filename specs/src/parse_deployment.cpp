@@ -11,22 +11,27 @@ using detail::JsonReader;
 
 namespace {
 
-constexpr const char* kRuntimes[] = {"vllm", "sglang", "trtllm"};
+constexpr const char* kRuntimes[] = {"vllm", "sglang", "trtllm", "deepinfer"};
 
-// The layout must tile the deployment's GPUs, ep must divide tp and tp must fit one scale-up domain.
+// The layout must tile the deployment's GPUs, ep must divide dp x tp and tp must fit one scale-up domain.
 ReplicaLayout parse_replica(JsonReader r, const DeploymentSpec& d) {
   ReplicaLayout l;
   l.tp = r.optional_at_least("tp", 1, 1);
   l.pp = r.optional_at_least("pp", 1, 1);
   l.ep = r.optional_at_least("ep", 1, 1);
+  l.dp = r.optional_at_least("dp", 1, 1);
   r.finish();
   const int total = d.total_gpus();
   const std::string gpus_text = "the deployment's " + std::to_string(total) + " GPUs (nodes " +
                                 std::to_string(d.nodes) + " x gpus_per_node " + std::to_string(d.gpus_per_node) + ")";
   if (total % l.tp != 0) r.fail("tp", "must divide " + gpus_text);
-  if (total % l.gpus() != 0)
-    r.fail("pp", "tp x pp = " + std::to_string(l.gpus()) + " GPUs per replica must divide " + gpus_text);
-  if (l.tp % l.ep != 0) r.fail("ep", "must divide tp (" + std::to_string(l.tp) + ")");
+  if (total % l.gpus() != 0) {
+    const std::string field = l.dp > 1 ? "dp" : "pp";
+    r.fail(field, "dp x tp x pp = " + std::to_string(l.gpus()) + " GPUs per replica must divide " + gpus_text);
+  }
+  if (l.stage_gpus() % l.ep != 0) {
+    r.fail("ep", "must divide dp x tp (" + std::to_string(l.stage_gpus()) + "): experts spread over those GPUs");
+  }
   if (l.tp > d.hardware.scale_up_domain_gpus)
     r.fail("tp", "must be <= the scale-up (NVLink) domain of hardware '" + d.hardware.name + "' (" +
                      std::to_string(d.hardware.scale_up_domain_gpus) + " GPUs)");
@@ -99,7 +104,7 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   d.runtime = r.optional<std::string>("runtime", "vllm");
   bool known_runtime = false;
   for (const char* name : kRuntimes) known_runtime = known_runtime || d.runtime == name;
-  r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm");
+  r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm, deepinfer");
   if (auto spec = r.optional_object("speculative")) {
     d.speculative = parse_speculative(*spec);
     // A decode verifies 1 + n tokens in one step: a budget smaller than that could never schedule one.
@@ -108,6 +113,7 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
                     std::to_string(d.scheduler.max_num_batched_tokens) + ")");
   }
   if (auto load = r.optional_object("moe_load")) d.moe_load = parse_moe_load(*load);
+  d.two_batch_overlap = r.optional<bool>("two_batch_overlap", false);
   r.finish();
   return d;
 }

@@ -43,6 +43,12 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
       a.indexer_layers = r.optional_at_least("indexer_layers", 0, 0);
       r.check(a.indexer_layers <= num_layers, "indexer_layers",
               "must be <= num_layers (" + std::to_string(num_layers) + "); 0 means every layer");
+      a.o_lora_rank = r.optional_at_least("o_lora_rank", 0, 0);
+      a.o_groups = r.optional_at_least("o_groups", a.o_lora_rank > 0 ? 1 : 0, 0);
+      r.check((a.o_lora_rank == 0) == (a.o_groups == 0), "o_groups",
+              "give o_lora_rank and o_groups together (both 0: a plain output projection)");
+      r.check(a.o_groups == 0 || a.num_query_heads % a.o_groups == 0, "o_groups",
+              "must divide num_query_heads (" + std::to_string(a.num_query_heads) + ")");
       break;
   }
   a.sliding_window_tokens = r.optional_at_least("sliding_window_tokens", 0, 0);

@@ -23,7 +23,9 @@ double attention_parameters(const AttentionSpec& a, double hidden) {
       a.q_lora_rank > 0 ? hidden * a.q_lora_rank + a.q_lora_rank * heads * qk_head : hidden * heads * qk_head;
   const double kv_down = hidden * (a.kv_lora_rank + a.qk_rope_head_dim);
   const double kv_up = a.kv_lora_rank * heads * (a.qk_nope_head_dim + a.v_head_dim);
-  const double out = heads * a.v_head_dim * hidden;
+  // Grouped low-rank output (DeepSeek-V4): heads x v x o_lora_rank + groups x o_lora_rank x hidden.
+  const double out = a.o_lora_rank > 0 ? heads * a.v_head_dim * a.o_lora_rank + a.o_groups * a.o_lora_rank * hidden
+                                       : heads * a.v_head_dim * hidden;
   double indexer = 0.0;
   if (a.type == AttentionType::csa) indexer = hidden * a.indexer_heads * (a.indexer_head_dim + 1.0);
   return q + kv_down + kv_up + out + indexer;

@@ -28,6 +28,8 @@ json attention_json(const AttentionSpec& a) {
     j["indexer_head_dim"] = a.indexer_head_dim;
     j["indexer_layers"] = a.indexer_layers;
     j["compression_ratio"] = a.compression_ratio;
+    j["o_lora_rank"] = a.o_lora_rank;
+    j["o_groups"] = a.o_groups;
   }
   j["sliding_window_tokens"] = a.sliding_window_tokens;
   j["sliding_window_layers"] = a.sliding_window_layers;
@@ -151,7 +153,7 @@ json to_json(const DeploymentSpec& d) {
           {"hardware", to_json(d.hardware)},
           {"nodes", d.nodes},
           {"gpus_per_node", d.gpus_per_node},
-          {"replica", {{"tp", d.replica.tp}, {"pp", d.replica.pp}, {"ep", d.replica.ep}}},
+          {"replica", {{"tp", d.replica.tp}, {"pp", d.replica.pp}, {"ep", d.replica.ep}, {"dp", d.replica.dp}}},
           {"scheduler",
            {{"max_num_seqs", s.max_num_seqs},
             {"max_num_batched_tokens", s.max_num_batched_tokens},
@@ -162,7 +164,8 @@ json to_json(const DeploymentSpec& d) {
           {"router", to_string(d.router)},
           {"runtime", d.runtime},
           {"speculative", speculative},
-          {"moe_load", moe_load_json(d.moe_load)}};
+          {"moe_load", moe_load_json(d.moe_load)},
+          {"two_batch_overlap", d.two_batch_overlap}};
 }
 
 namespace {

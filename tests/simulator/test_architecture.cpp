@@ -39,3 +39,13 @@ TEST_CASE("DeepSeek-V3 parameter counts match the published 671B total and 36.6B
   CHECK(without_mtp == Approx(671e9).epsilon(0.005));
   CHECK(c.active_per_token() == Approx(36.6e9).epsilon(0.01));  // REFERENCE.md section 5
 }
+
+TEST_CASE("DeepSeek-V4.1's attention parameters with its grouped output LoRA, by hand", "[architecture]") {
+  const auto v41 = specs::model_preset("deepseek-v4.1-flash");
+  // q: 5120 x 1280 + 1280 x 64 x 512; KV: 5120 x 512; output: 64 x 512 x 1024 (8 groups of 4096 -> 1024 each)
+  // + 8 x 1024 x 5120; indexer: 1280 x 32 x 128 (queries) + 5120 x 128 (keys) + 5120 x 32 (head weights).
+  const double q = 5120.0 * 1280 + 1280.0 * 64 * 512, kv = 5120.0 * 512;
+  const double out = 64.0 * 512 * 1024 + 8.0 * 1024 * 5120;
+  const double indexer = 1280.0 * 32 * 128 + 5120.0 * 128 + 5120.0 * 32;
+  CHECK(simulator::count_parameters(v41).attention_per_layer == q + kv + out + indexer);
+}

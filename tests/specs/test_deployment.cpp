@@ -100,11 +100,24 @@ TEST_CASE("deployment errors", "[specs][deployment][errors]") {
   }
   SECTION("tp x pp must divide the GPUs") {
     j["replica"] = {{"tp", 2}, {"pp", 3}};
-    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.pp", "3", "tp x pp = 6");
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.pp", "3", "dp x tp x pp = 6");
+  }
+  SECTION("dp x tp x pp must divide the GPUs, named on dp when dp is set") {
+    j["replica"] = {{"tp", 2}, {"dp", 3}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.dp", "3", "dp x tp x pp = 6");
+  }
+  SECTION("ep may span the DP ranks but must divide dp x tp") {
+    j["replica"] = {{"tp", 1}, {"dp", 8}, {"ep", 8}};
+    const auto d = parse_deployment(j, "d.json");
+    CHECK(d.replica.gpus() == 8);
+    CHECK(d.replica.moe_tp() == 1);
+    CHECK(d.num_replicas() == 1);
+    j["replica"] = {{"tp", 2}, {"dp", 2}, {"ep", 8}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.ep", "8", "divide dp x tp (4)");
   }
   SECTION("ep must divide tp") {
     j["replica"] = {{"tp", 4}, {"ep", 3}};
-    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.ep", "3", "divide tp (4)");
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.ep", "3", "divide dp x tp (4)");
   }
   SECTION("tp must fit one scale-up domain") {
     j["nodes"] = 2;
@@ -119,7 +132,7 @@ TEST_CASE("deployment errors", "[specs][deployment][errors]") {
   }
   SECTION("runtime must be known") {
     j["runtime"] = "tgi";
-    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "runtime", "\"tgi\"", "vllm, sglang, trtllm");
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "runtime", "\"tgi\"", "vllm, sglang, trtllm, deepinfer");
   }
   SECTION("router must be known") {
     j["router"] = "random";

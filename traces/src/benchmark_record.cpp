@@ -32,7 +32,7 @@ void read(const nlohmann::json& j, const char* key, T& out, const std::string& f
 }  // namespace
 
 #define FLEETCAST_RECORD_FIELDS(X)                                                                              \
-  X(source) X(checkpoint) X(runtime) X(gpu) X(gpu_count) X(interconnect) X(precision) X(tp) X(pp) X(ep)        \
+  X(source) X(checkpoint) X(runtime) X(gpu) X(gpu_count) X(interconnect) X(precision) X(tp) X(pp) X(ep) X(dp) \
   X(input_lengths) X(output_lengths) X(arrival) X(concurrency) X(warm) X(duration_s) X(success_rate)            \
   X(total_tokens_per_s) X(output_tokens_per_s) X(output_tokens_per_s_per_gpu) X(tokens_per_s_per_user)          \
   X(ttft_mean_ms) X(ttft_p50_ms) X(ttft_p95_ms) X(tpot_mean_ms) X(e2e_p50_ms) X(e2e_p95_ms)

@@ -1,5 +1,8 @@
 // One replica's engine loop: take new requests from the mailbox, form the next batch, spend the predicted
 // step time, then hand out tokens and report finished requests (with its KV figures) to the router.
+// With attention data parallelism the replica keeps one batcher (batch and KV cache) per DP rank and steps
+// them together, as SGLang's DP attention and DeepInfer do.
+#include <algorithm>
 #include <cmath>
 
 #include "context.hpp"
@@ -17,8 +20,8 @@ public:
   LoadReporter(int replica, bool reports) : replica_(replica), reports_(reports) {}
 
   void accepted() { ++accepted_; }
-  void completion(const Batcher& b, Request* r) { tell(Message::Kind::completion, r, figures(b)); }
-  void after_step(const Batcher& b) {
+  void completion(const std::vector<Batcher>& b, Request* r) { tell(Message::Kind::completion, r, figures(b)); }
+  void after_step(const std::vector<Batcher>& b) {
     if (!reports_) return;
     const KvLoadReport load = figures(b);
     if (std::abs(load.committed_bytes - last_bytes_) <= kLoadReportShare * load.capacity_bytes) return;
@@ -26,8 +29,14 @@ public:
   }
 
 private:
-  KvLoadReport figures(const Batcher& b) const {
-    return {b.kv_used_bytes() + b.kv_waiting_bytes(), b.kv_capacity_bytes(), accepted_};
+  // The replica's figures: its DP ranks' summed (one rank without attention DP).
+  KvLoadReport figures(const std::vector<Batcher>& ranks) const {
+    KvLoadReport load{0.0, 0.0, accepted_};
+    for (const Batcher& b : ranks) {
+      load.committed_bytes += b.kv_used_bytes() + b.kv_waiting_bytes();
+      load.capacity_bytes += b.kv_capacity_bytes();
+    }
+    return load;
   }
   void tell(Message::Kind kind, Request* r, const KvLoadReport& load) {
     last_bytes_ = load.committed_bytes;
@@ -40,16 +49,38 @@ private:
   double last_bytes_ = 0.0;  // the committed KV the router last heard of
 };
 
-void accept(Batcher& batcher, Message* msg, ReplicaGauge& gauge, LoadReporter& reporter) {
+// The replica's DP ranks and the gauges the sampler reads. Arrivals go to the ranks in turn, as SGLang's
+// DataParallelController does by default (load_balance_method round_robin, v0.4 data_parallel_controller.py).
+struct Ranks {
+  std::vector<Batcher> batchers;
+  std::size_t next = 0;
+
+  bool has_work() const {
+    return std::any_of(batchers.begin(), batchers.end(), [](const Batcher& b) { return b.has_work(); });
+  }
+  void update(ReplicaGauge& g) const {
+    g = ReplicaGauge{0, 0, 0.0, g.kv_capacity_bytes, 0};
+    for (const Batcher& b : batchers) {
+      g.waiting += static_cast<int>(b.waiting());
+      g.running += static_cast<int>(b.running());
+      g.kv_used_bytes += b.kv_used_bytes();
+      g.preemptions += b.preemptions();
+    }
+  }
+};
+
+void accept(Ranks& ranks, Message* msg, ReplicaGauge& gauge, LoadReporter& reporter) {
   std::unique_ptr<Message> owned(msg);
   Request* r = owned->request;
   reporter.accepted();
-  if (!batcher.add(r)) {
+  Batcher& rank = ranks.batchers[ranks.next];
+  ranks.next = (ranks.next + 1) % ranks.batchers.size();
+  if (!rank.add(r)) {
     // Longer than this replica can ever hold: it fails now, and the report counts it.
     r->finish_s = sg4::Engine::get_clock();
-    reporter.completion(batcher, r);
+    reporter.completion(ranks.batchers, r);
   }
-  gauge.waiting = static_cast<int>(batcher.waiting());
+  ranks.update(gauge);
 }
 
 }  // namespace
@@ -61,44 +92,57 @@ void replica_actor(Context* ctx, int replica) {
   kv.bytes_for_tokens = [model = &scenario.model, dep = &scenario.deployment](double tokens) {
     return kv_bytes_per_gpu(*model, *dep, tokens);
   };
-  std::optional<DraftAcceptance> drafts;
-  if (scenario.deployment.speculative) {
-    drafts.emplace(*scenario.deployment.speculative, scenario.seed, kDraftAcceptanceStreamBase + replica);
+  const int dp = scenario.deployment.replica.dp;
+  Ranks ranks;
+  ranks.batchers.reserve(static_cast<std::size_t>(dp));
+  for (int k = 0; k < dp; ++k) {
+    std::optional<DraftAcceptance> rank_drafts;
+    // One acceptance stream per DP rank: the replica's own stream for rank 0, so dp 1 draws as before.
+    if (scenario.deployment.speculative) {
+      rank_drafts.emplace(*scenario.deployment.speculative, scenario.seed,
+                          kDraftAcceptanceStreamBase + static_cast<std::uint64_t>(replica) +
+                              static_cast<std::uint64_t>(k) * kDraftRankStride);
+    }
+    ranks.batchers.emplace_back(scenario.deployment.scheduler, kv, std::move(rank_drafts));
   }
-  Batcher batcher(scenario.deployment.scheduler, std::move(kv), std::move(drafts));
   LoadReporter reporter(replica, scenario.deployment.router == specs::RouterPolicy::least_kv_load);
   ReplicaGauge& gauge = ctx->gauges[static_cast<std::size_t>(replica)];
-  gauge.kv_capacity_bytes = ctx->kv_capacity_bytes;
+  gauge.kv_capacity_bytes = ctx->kv_capacity_bytes * dp;
   sg4::Mailbox* inbox = replica_mailbox(replica);
   const StepTimeModel& model = *ctx->step_model;
+  std::vector<BatchShape> batches(static_cast<std::size_t>(dp));
+  const int gpus_per_rank = ctx->gpus_per_replica / dp;
 
   for (;;) {
-    if (!batcher.has_work()) accept(batcher, inbox->get<Message>(), gauge, reporter);
-    while (inbox->listen()) accept(batcher, inbox->get<Message>(), gauge, reporter);
-    if (!batcher.has_work()) continue;
+    if (!ranks.has_work()) accept(ranks, inbox->get<Message>(), gauge, reporter);
+    while (inbox->listen()) accept(ranks, inbox->get<Message>(), gauge, reporter);
+    if (!ranks.has_work()) continue;
 
     const double start = sg4::Engine::get_clock();
-    const BatchShape& batch = batcher.schedule(start);
-    gauge.waiting = static_cast<int>(batcher.waiting());
-    gauge.running = static_cast<int>(batcher.running());
-    gauge.kv_used_bytes = batcher.kv_used_bytes();
-    gauge.preemptions = batcher.preemptions();
-    if (batch.empty()) {
+    bool empty = true;
+    for (int k = 0; k < dp; ++k) {
+      batches[static_cast<std::size_t>(k)] = ranks.batchers[static_cast<std::size_t>(k)].schedule(start);
+      empty = empty && batches[static_cast<std::size_t>(k)].empty();
+    }
+    ranks.update(gauge);
+    if (empty) {
       // Nothing fits now (KV full of requests that cannot grow): wait for news rather than spin.
-      accept(batcher, inbox->get<Message>(), gauge, reporter);
+      accept(ranks, inbox->get<Message>(), gauge, reporter);
       continue;
     }
-    const StepTime st = model.predict(batch);
+    const StepTime st = model.predict_ranks(batches);
     sg4::this_actor::sleep_for(st.total_s);
 
     const double end = sg4::Engine::get_clock();
-    const StepOutcome out = batcher.complete(end);
     const double prefill_share = st.total_s > 0.0 ? st.prefill_s / st.total_s : 0.0;
-    ctx->recorder->record_step(start, end, ctx->gpus_per_replica, prefill_share, out);
-    for (Request* r : out.finished) reporter.completion(batcher, r);
-    reporter.after_step(batcher);
-    gauge.running = static_cast<int>(batcher.running());
-    gauge.kv_used_bytes = batcher.kv_used_bytes();
+    for (Batcher& b : ranks.batchers) {
+      const StepOutcome out = b.complete(end);
+      // Each rank's GPUs were busy for the whole step (the ranks wait for one another).
+      ctx->recorder->record_step(start, end, gpus_per_rank, prefill_share, out);
+      for (Request* r : out.finished) reporter.completion(ranks.batchers, r);
+    }
+    reporter.after_step(ranks.batchers);
+    ranks.update(gauge);
   }
 }
 

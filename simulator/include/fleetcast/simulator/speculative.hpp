@@ -17,6 +17,8 @@ double analytic_acceptance_length(const specs::SpeculativeSpec& spec);
 // Random streams of the replicas' acceptance draws: this base + the replica index, far from the request
 // generator's streams 1..3.
 constexpr std::uint64_t kDraftAcceptanceStreamBase = std::uint64_t{1} << 32;
+// Attention-DP rank k of a replica draws from stream base + replica + k x stride (rank 0: the replica's own).
+constexpr std::uint64_t kDraftRankStride = std::uint64_t{1} << 20;
 
 class DraftAcceptance {
 public:

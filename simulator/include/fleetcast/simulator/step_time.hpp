@@ -5,8 +5,14 @@
 // Collectives are timed as ring algorithms on the scale-up link. Pipeline stages run one after another for
 // a batch (no micro-batch overlap in this model). With speculative decoding each decoding sequence runs its
 // last token plus its drafts through the model, and the MTP layers' draft passes are costed as one op.
+// With attention data parallelism (layout dp > 1) every DP rank has its own batch; the ranks step in lockstep
+// because every MoE layer exchanges all ranks' tokens (EP dispatch and combine), so a step lasts as long as
+// the busiest rank's own work plus the experts' work on every rank's tokens plus the exchange.
+// Two-batch overlap runs a step as two micro-batches so that one's communication hides behind the other's
+// compute.
 
 #include <array>
+#include <span>
 #include <string_view>
 
 #include "fleetcast/calibration/profile.hpp"
@@ -29,10 +35,12 @@ enum class Op {
   dense_ffn,      // dense SwiGLU FFN
   elementwise,    // norms, residual adds, activations, RoPE
   tp_allreduce,
+  ep_alltoall,    // attention DP: MoE dispatch of every token to its experts' ranks and combine back
   pp_send,        // activations between pipeline stages
   lookup_memory,  // Engram-style table rows
   lm_head,
   mtp_draft,      // speculative decoding: the MTP layers' passes that propose the next step's drafts
+  overlap,        // two-batch overlap: communication time hidden behind compute (<= 0)
   step_overhead,
   count_
 };
@@ -68,10 +76,19 @@ public:
   StepTimeModel(const specs::ModelSpec& model, const specs::DeploymentSpec& deployment,
                 const calibration::Profile& profile);
 
+  // One step of a replica whose attention is not data parallel (dp 1), or whose DP ranks all run `batch`.
   StepTime predict(const BatchShape& batch) const;
+  // One step of a replica with one batch per attention-DP rank (ranks.size() == layout dp; an empty batch is
+  // an idle rank, which still takes part in every MoE exchange).
+  StepTime predict_ranks(std::span<const BatchShape> ranks) const;
   const specs::ModelSpec& model() const { return model_; }
 
 private:
+  // Tokens the MoE layers' experts see in one step: every DP rank's.
+  struct MoeTokens {
+    double prefill = 0.0;
+    double decode = 0.0;
+  };
   // Transformer layers one costing covers: the backbone's (every pp stage, run one after another) or the
   // single MTP layer of a draft pass.
   struct Layers {
@@ -81,15 +98,23 @@ private:
     double sliding = 0.0;  // of `all`, those with a sliding window (csa windows every layer by itself)
   };
   // One pass of `l` over the batch: projections, elementwise, attention, FFN or MoE and TP all-reduces.
-  void cost_layers(const BatchShape& b, const Layers& l, StepTime& st) const;
+  void cost_layers(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
   void cost_projections(const BatchShape& b, const Layers& l, StepTime& st) const;
   void cost_attention(const BatchShape& b, const Layers& l, StepTime& st) const;
-  void cost_ffn(const BatchShape& b, const Layers& l, StepTime& st) const;
+  void cost_ffn(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
   void cost_allreduce(const BatchShape& b, const Layers& l, StepTime& st) const;
+  void cost_alltoall(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
   void cost_embedding(const BatchShape& b, StepTime& st) const;  // and the lookup memory
   void cost_pipeline(const BatchShape& b, StepTime& st) const;
   void cost_head(const BatchShape& b, StepTime& st) const;
-  void cost_draft(const BatchShape& b, StepTime& st) const;
+  // `draft_moe`: every DP rank's decoding sequences, the tokens of one draft pass through the MTP layer's MoE.
+  void cost_draft(const BatchShape& b, const MoeTokens& draft_moe, StepTime& st) const;
+  // Everything one rank's batch costs except the step overhead and the overlap.
+  void cost_rank(const BatchShape& b, const MoeTokens& moe, const MoeTokens& draft_moe, StepTime& st) const;
+  // The busiest rank's step: its ops, the overhead and totals (no overlap).
+  StepTime predict_lockstep(std::span<const BatchShape> ranks) const;
+  // Two-batch overlap: the step as two micro-batches, communication hidden behind compute.
+  StepTime predict_overlapped(std::span<const BatchShape> ranks) const;
   double roofline_s(const OpCost& c, double peak_flops, double bytes_per_s, int kernels) const;
   // A GEMM every token of the step runs through: 2 x tokens x params FLOPs, the weights read once, and
   // `activation_bytes` of inputs and outputs per token.

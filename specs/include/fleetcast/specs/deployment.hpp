@@ -10,14 +10,19 @@
 
 namespace fleetcast::specs {
 
-// The GPUs of one replica: tp x pp GPUs. Attention and dense layers are split tp ways within each of the
-// pp stages; the MoE layers' experts are split ep ways and each expert tp/ep ways (moe tensor parallel).
+// The GPUs of one replica: dp x tp x pp GPUs. Attention runs data parallel over dp ranks (each with its own
+// batch and KV cache, as SGLang's --enable-dp-attention and DeepSeek's DeepInfer lay it out) and is split tp
+// ways inside a rank; dense layers, shared experts and the LM head run inside each rank the same way. The MoE
+// layers' experts are split ep ways over all dp x tp GPUs of a stage, each expert dp x tp / ep ways (moe
+// tensor parallel). dp 1 is plain tensor parallelism.
 struct ReplicaLayout {
   int tp = 1;
   int pp = 1;
   int ep = 1;
-  int gpus() const { return tp * pp; }
-  int moe_tp() const { return tp / ep; }
+  int dp = 1;
+  int gpus() const { return dp * tp * pp; }
+  int stage_gpus() const { return dp * tp; }  // the GPUs one MoE layer's experts are spread over
+  int moe_tp() const { return dp * tp / ep; }
   bool operator==(const ReplicaLayout&) const = default;
 };
 
@@ -76,6 +81,9 @@ struct DeploymentSpec {
   std::string runtime = "vllm";  // which serving engine's behaviour and profile to use
   std::optional<SpeculativeSpec> speculative;  // absent: no speculative decoding
   MoeLoadSpec moe_load;                        // ignored for dense models
+  // Two-batch overlap (SGLang --enable-two-batch-overlap, DeepSeek's dual micro-batch): a step runs as two
+  // micro-batches so that one's communication hides behind the other's compute.
+  bool two_batch_overlap = false;
 
   int total_gpus() const { return nodes * gpus_per_node; }
   int num_replicas() const { return total_gpus() / replica.gpus(); }

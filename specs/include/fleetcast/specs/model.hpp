@@ -39,6 +39,10 @@ struct AttentionSpec {
   int indexer_head_dim = 0;
   int compression_ratio = 1;  // context tokens per compressed KV entry that the indexer scans
   int indexer_layers = 0;     // layers that run the indexer (the rest reuse a source layer's top-k); 0: all
+  // csa: grouped low-rank output projection (DeepSeek-V4): the heads' outputs in o_groups groups, each group
+  // projected to o_lora_rank, then the concatenation to hidden. 0: a plain heads x v_head_dim x hidden one.
+  int o_lora_rank = 0;
+  int o_groups = 0;
   bool operator==(const AttentionSpec&) const = default;
 };
 

@@ -17,7 +17,7 @@ struct BenchmarkRecord {
   int gpu_count = 0;
   std::string interconnect;
   std::string precision;     // weights / experts / KV cache
-  int tp = 1, pp = 1, ep = 1;
+  int tp = 1, pp = 1, ep = 1, dp = 1;  // dp: attention data-parallel ranks per replica
   std::string input_lengths;   // distribution, in words and parameters
   std::string output_lengths;
   std::string arrival;         // "poisson 10.5 req/s", "closed loop, 64 clients"
