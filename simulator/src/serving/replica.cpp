@@ -65,7 +65,8 @@ void replica_actor(Context* ctx, int replica) {
   if (scenario.deployment.speculative) {
     drafts.emplace(*scenario.deployment.speculative, scenario.seed, kDraftAcceptanceStreamBase + replica);
   }
-  Batcher batcher(scenario.deployment.scheduler, std::move(kv), std::move(drafts));
+  Batcher batcher(scenario.deployment.scheduler, std::move(kv), std::move(drafts),
+                  scenario.workload.prefix_block_tokens);
   LoadReporter reporter(replica, scenario.deployment.router == specs::RouterPolicy::least_kv_load);
   ReplicaGauge& gauge = ctx->gauges[static_cast<std::size_t>(replica)];
   gauge.kv_capacity_bytes = ctx->kv_capacity_bytes;
@@ -83,6 +84,7 @@ void replica_actor(Context* ctx, int replica) {
     gauge.running = static_cast<int>(batcher.running());
     gauge.kv_used_bytes = batcher.kv_used_bytes();
     gauge.preemptions = batcher.preemptions();
+    if (const PrefixCache* cache = batcher.prefix_cache()) gauge.prefix_evicted_blocks = cache->evicted_blocks();
     if (batch.empty()) {
       // Nothing fits now (KV full of requests that cannot grow): wait for news rather than spin.
       accept(batcher, inbox->get<Message>(), gauge, reporter);
