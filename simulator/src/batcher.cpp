@@ -1,15 +1,25 @@
 #include "fleetcast/simulator/batcher.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace fleetcast::simulator {
 
-Batcher::Batcher(const specs::SchedulerSpec& spec, KvBudget kv, std::optional<DraftAcceptance> drafts)
+Batcher::Batcher(const specs::SchedulerSpec& spec, KvBudget kv, std::optional<DraftAcceptance> drafts,
+                 int prefix_block_tokens)
     : spec_(spec),
       kv_(std::move(kv)),
       drafts_(std::move(drafts)),
       draft_tokens_(drafts_ ? drafts_->num_draft_tokens() : 0),
-      block_tokens_(std::max(1, spec.kv_block_tokens)) {}
+      block_tokens_(std::max(1, spec.kv_block_tokens)),
+      prefix_tokens_(prefix_block_tokens) {
+  if (!spec.prefix_caching) return;
+  if (prefix_tokens_ < 1 || prefix_tokens_ % block_tokens_ != 0)
+    throw std::invalid_argument("prefix_block_tokens " + std::to_string(prefix_tokens_) +
+                                " is not a multiple of kv_block_tokens " + std::to_string(block_tokens_));
+  prefix_cache_.emplace();
+}
 
 bool Batcher::add(Request* r) {
   r->prompt_target = r->input_tokens;
@@ -39,14 +49,17 @@ bool Batcher::reserve(Request* r, int new_kv_tokens) {
   if (blocks <= r->kv_blocks) return true;
   const double now_bytes = r->kv_blocks > 0 ? kv_.bytes_for_tokens(r->kv_blocks * block_tokens_) : 0.0;
   const double new_bytes = kv_.bytes_for_tokens(blocks * block_tokens_);
+  // Cached blocks no request references are free memory: counted out here, evicted if the room is needed.
   if (kv_used_bytes_ + (new_bytes - now_bytes) > kv_.capacity_bytes) return false;
+  make_room(new_bytes - now_bytes);
   kv_used_bytes_ += new_bytes - now_bytes;
   r->kv_blocks = blocks;
   return true;
 }
 
 void Batcher::release(Request* r) {
-  if (r->kv_blocks > 0) kv_used_bytes_ -= kv_.bytes_for_tokens(r->kv_blocks * block_tokens_);
+  const double cached = release_prefix(r);  // its cached prefix blocks stay in the cache
+  if (r->kv_blocks > 0) kv_used_bytes_ -= kv_.bytes_for_tokens(r->kv_blocks * block_tokens_) - cached;
   if (kv_used_bytes_ < 1e-6) kv_used_bytes_ = 0.0;  // no drift from adding and removing doubles
   r->kv_blocks = 0;
 }
@@ -94,10 +107,12 @@ const BatchShape& Batcher::schedule(double now) {
   // 2. Waiting requests, first come first served, while sequences, budget and KV allow.
   while (!waiting_.empty() && budget > 0 && static_cast<int>(running_.size()) < spec_.max_num_seqs) {
     Request* r = waiting_.front();
-    const int remaining = r->prompt_target - r->kv_tokens;
+    const int hit = prefix_hit_blocks(r);  // a waiting request holds no KV: it starts after its cached blocks
+    const int start = hit * prefix_tokens_;
+    const int remaining = r->prompt_target - start;
     if (!spec_.chunked_prefill && remaining > budget) break;
     const int tokens = std::min(remaining, budget);
-    if (!reserve(r, r->kv_tokens + tokens)) break;
+    if (!admit(r, hit, start + tokens)) break;
     waiting_.pop_front();
     kv_waiting_bytes_ = waiting_.empty() ? 0.0 : kv_waiting_bytes_ - prompt_bytes(r);  // no drift when empty
     running_.push_back(r);
@@ -135,6 +150,7 @@ StepOutcome Batcher::complete(double now) {
     } else {
       r->kv_tokens += it.tokens;
       out.prefill_tokens += it.tokens;
+      cache_computed_blocks(r);
       if (!r->prefill_done()) continue;  // a prompt chunk that did not finish the prompt samples nothing
     }
     const bool first = r->generated == 0;

@@ -160,6 +160,11 @@ nlohmann::json build_report(const ReportInputs& in) {
 
   // Throughput: tokens of the steps that ended inside the window, per second of the window.
   const double input_tps = w.input_tokens / window_s;
+  // Of those input tokens, the ones read from the prefix cache rather than computed (what a cache-read price
+  // applies to), by the same rule: requests whose first token came inside the window.
+  double cached_input_tokens = 0.0;
+  for (const Request& r : rec.requests())
+    if (r.first_token_s >= 0.0 && rec.in_window(r.first_token_s)) cached_input_tokens += r.prefix_hit_tokens;
   const double output_tps = w.output_tokens / window_s;
 
   // Little's law inputs from the sampler, not from request timestamps.
@@ -184,6 +189,7 @@ nlohmann::json build_report(const ReportInputs& in) {
       {"throughput",
        {{"requests_per_s", m.finished_in_window / window_s},
         {"input_tokens_per_s", input_tps},
+        {"cached_input_tokens_per_s", cached_input_tokens / window_s},
         {"output_tokens_per_s", output_tps},
         {"total_tokens_per_s", input_tps + output_tps},
         {"prefill_tokens_computed_per_s", w.prefill_tokens / window_s},
@@ -200,6 +206,9 @@ nlohmann::json build_report(const ReportInputs& in) {
       {"by_replica", detail::by_replica_json(in)},
   });
   if (d.speculative) metrics["speculative"] = speculative_json(*d.speculative, w);
+  metrics["prefix_cache"] = detail::prefix_cache_json(m);
+  metrics["prefix_cache"]["enabled"] = d.scheduler.prefix_caching;
+  metrics["prefix_cache"]["evicted_blocks"] = in.prefix_evicted_blocks;
 
   const cost_model::RentalPrice price{s.cost.usd_per_gpu_hour, s.cost.pricing == specs::PricingKind::reserved,
                                       s.cost.reserved_discount};

@@ -18,6 +18,10 @@ void add_request(RequestMetrics& m, const Request& r, bool good, int window) {
   m.met_slo += good ? 1 : 0;
   if (r.preemptions > 0) ++m.preempted;
   m.ttft_s.push_back(r.first_token_s - r.arrival_s);
+  m.prompt_tokens += r.input_tokens;
+  m.hit_tokens += r.prefix_hit_tokens;
+  m.requests_hit += r.prefix_hit_tokens > 0 ? 1 : 0;
+  (r.prefix_hit_tokens > 0 ? m.ttft_hit_s : m.ttft_miss_s).push_back(r.first_token_s - r.arrival_s);
   m.e2e_s.push_back(r.finish_s - r.arrival_s);
   const double queue = r.scheduled_s - r.arrival_s;
   m.queue_s.push_back(queue);
@@ -81,6 +85,15 @@ nlohmann::json request_figures_json(const RequestMetrics& m, double window_s) {
           {"goodput_requests_per_s", m.good_in_window / window_s}};
 }
 
+nlohmann::json prefix_cache_json(const RequestMetrics& m) {
+  return {{"prompt_tokens", m.prompt_tokens},
+          {"hit_tokens", m.hit_tokens},
+          {"hit_rate", stats::number_or_null(ratio(m.hit_tokens, m.prompt_tokens))},
+          {"requests_with_hit", m.requests_hit},
+          {"ttft_ms_cache_hit", stats::to_json(stats::summarize(m.ttft_hit_s), 1e3)},
+          {"ttft_ms_cache_miss", stats::to_json(stats::summarize(m.ttft_miss_s), 1e3)}};
+}
+
 nlohmann::json by_class_json(const ReportInputs& in, const std::vector<RequestMetrics>& per_class, double window_s) {
   nlohmann::json out = nlohmann::json::object();
   const auto& classes = in.scenario->workload.classes;
@@ -92,6 +105,7 @@ nlohmann::json by_class_json(const ReportInputs& in, const std::vector<RequestMe
     j["slo"] = {{"ttft_ms", slo.ttft_ms > 0.0 ? nlohmann::json(slo.ttft_ms) : nlohmann::json(nullptr)},
                 {"tpot_ms", slo.tpot_ms > 0.0 ? nlohmann::json(slo.tpot_ms) : nlohmann::json(nullptr)}};
     j["arrival_rate_per_s"] = m.measured / window_s;
+    j["prefix_cache"] = prefix_cache_json(m);
     j["throughput"] = {{"requests_per_s", m.finished_in_window / window_s},
                        {"input_tokens_per_s", tokens.input_tokens / window_s},
                        {"output_tokens_per_s", tokens.output_tokens / window_s},

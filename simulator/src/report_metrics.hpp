@@ -21,6 +21,10 @@ struct RequestMetrics {
   std::int64_t good_in_window = 0;      // of those, the ones within their SLOs (goodput)
   std::vector<double> queue_by_window_sum = std::vector<double>(kQueueWindows, 0.0);
   std::vector<double> queue_by_window_count = std::vector<double>(kQueueWindows, 0.0);
+  // Prefix cache, over the successful measured requests: prompt tokens, those found cached when first
+  // admitted, and TTFT split by whether any were.
+  std::int64_t prompt_tokens = 0, hit_tokens = 0, requests_hit = 0;
+  std::vector<double> ttft_hit_s, ttft_miss_s;
 };
 
 // A request meets its class's SLOs when it succeeded, its TTFT <= ttft_ms and its TPOT <= tpot_ms; an
@@ -32,6 +36,9 @@ std::vector<RequestMetrics> collect_request_metrics(const ReportInputs& in);
 
 // The figures overall and per-class metrics share: counts, success, latencies, per-user speed, SLOs, goodput.
 nlohmann::json request_figures_json(const RequestMetrics& m, double window_s);
+
+// The prefix cache's request figures: prompt and hit tokens, hit rate, requests with a hit, TTFT with and without.
+nlohmann::json prefix_cache_json(const RequestMetrics& m);
 
 // metrics.by_class: the shared figures plus the class's SLO, arrival rate and token throughput.
 nlohmann::json by_class_json(const ReportInputs& in, const std::vector<RequestMetrics>& per_class, double window_s);

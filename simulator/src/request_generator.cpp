@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "fleetcast/simulator/random.hpp"
 
@@ -23,12 +26,63 @@ int draw_length(const specs::LengthDistribution& d, Random& rng, int max_context
   return 1;
 }
 
+// Prefix block ids, unique by construction: bit 63 tells a request's own block from a shared one, then 12 bits
+// of class, 31 bits of group (shared) or request (own) and 20 bits of block position.
+constexpr int kClassBits = 12, kOwnerBits = 31, kPositionBits = 20;
+
+std::uint64_t block_id(bool own, int class_index, std::int64_t owner, std::size_t position) {
+  if (class_index >= (1 << kClassBits) || owner >= (std::int64_t{1} << kOwnerBits) ||
+      position >= (std::size_t{1} << kPositionBits))
+    throw std::invalid_argument("prefix block id out of range: class " + std::to_string(class_index) + ", " +
+                                (own ? "request " : "group ") + std::to_string(owner) + ", block " +
+                                std::to_string(position));
+  return (static_cast<std::uint64_t>(own) << 63) |
+         (static_cast<std::uint64_t>(class_index) << (kOwnerBits + kPositionBits)) |
+         (static_cast<std::uint64_t>(owner) << kPositionBits) | position;
+}
+
+// Draws prefix groups: uniformly, or group g (0-based) with weight (g + 1)^-s.
+class GroupDraw {
+public:
+  GroupDraw(const specs::PrefixSpec& p, Random& rng) : rng_(rng) {
+    if (p.popularity == specs::PrefixPopularity::uniform) return;
+    double total = 0.0;
+    for (int g = 0; g < p.groups; ++g) cumulative_.push_back(total += std::pow(g + 1.0, -p.zipf_s));
+  }
+  std::int64_t draw(int groups) {
+    if (cumulative_.empty()) return static_cast<std::int64_t>(rng_.below(static_cast<std::uint64_t>(groups)));
+    const double u = rng_.uniform() * cumulative_.back();
+    const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
+    return std::min<std::int64_t>(it - cumulative_.begin(), groups - 1);
+  }
+
+private:
+  Random& rng_;
+  std::vector<double> cumulative_;
+};
+
+// The prompt's full blocks: those inside the group's prefix are the group's, the rest the request's own (a
+// block holding the prefix's last tokens and the request's first is the request's own).
+std::vector<std::uint64_t> prefix_blocks(int class_index, std::int64_t request, std::int64_t group, int prefix_tokens,
+                                         int input_tokens, int block_tokens) {
+  const auto full = static_cast<std::size_t>(input_tokens / block_tokens);
+  const auto shared = group >= 0 ? static_cast<std::size_t>(prefix_tokens / block_tokens) : std::size_t{0};
+  std::vector<std::uint64_t> ids(full);
+  for (std::size_t j = 0; j < full; ++j)
+    ids[j] = j < shared ? block_id(false, class_index, group, j) : block_id(true, class_index, request, j);
+  return ids;
+}
+
 }  // namespace
 
 std::vector<Request> generate_class_requests(const specs::RequestClass& c, int class_index, std::int64_t count,
-                                             double rate_per_s, std::uint64_t seed, int max_context) {
+                                             double rate_per_s, std::uint64_t seed, int max_context,
+                                             int prefix_block_tokens) {
   const auto stream = 3 * static_cast<std::uint64_t>(class_index);
   Random arrivals(seed, stream + 1), inputs(seed, stream + 2), outputs(seed, stream + 3);
+  Random groups(seed, kPrefixGroupStreamBase + static_cast<std::uint64_t>(class_index));
+  std::optional<GroupDraw> group_draw;
+  if (c.prefix) group_draw.emplace(*c.prefix, groups);
   std::vector<Request> requests(static_cast<std::size_t>(count));
   double t = 0.0;
   const auto& a = c.arrival;
@@ -40,6 +94,15 @@ std::vector<Request> generate_class_requests(const specs::RequestClass& c, int c
     r.class_index = class_index;
     r.input_tokens = draw_length(c.input_tokens, inputs, max_context);
     r.output_tokens = draw_length(c.output_tokens, outputs, max_context);
+    // Only the prompt's full blocks carry ids (as Mooncake's hash_ids); with a shared prefix the input counts
+    // it and keeps a token of its own.
+    std::int64_t group = -1;
+    if (c.prefix) {
+      r.input_tokens = std::max(r.input_tokens, c.prefix->tokens + 1);
+      group = group_draw->draw(c.prefix->groups);
+    }
+    const int prefix_tokens = c.prefix ? c.prefix->tokens : 0;
+    r.prefix_blocks = prefix_blocks(class_index, i, group, prefix_tokens, r.input_tokens, prefix_block_tokens);
     switch (a.kind) {
       case specs::ArrivalKind::poisson: t += arrivals.exponential(1.0 / rate_per_s); break;
       case specs::ArrivalKind::gamma: t += arrivals.gamma(shape, 1.0 / (rate_per_s * shape)); break;
@@ -55,7 +118,8 @@ std::vector<Request> generate_requests(const specs::WorkloadSpec& w, const std::
   std::vector<Request> open, closed;
   for (std::size_t k = 0; k < w.classes.size(); ++k) {
     const specs::RequestClass& c = w.classes[k];
-    auto part = generate_class_requests(c, static_cast<int>(k), counts[k], rates_per_s[k], seed, max_context);
+    auto part = generate_class_requests(c, static_cast<int>(k), counts[k], rates_per_s[k], seed, max_context,
+                                        w.prefix_block_tokens);
     auto& into = c.arrival.kind == specs::ArrivalKind::closed_loop ? closed : open;
     into.insert(into.end(), part.begin(), part.end());
   }

@@ -1,6 +1,32 @@
 #include "fleetcast/simulator/router_policy.hpp"
 
+#include <algorithm>
+
 namespace fleetcast::simulator {
+
+int PrefixRecord::match(std::span<const Id> ids) const {
+  int n = 0;
+  for (Id id : ids) {
+    if (!where_.contains(id)) break;
+    ++n;
+  }
+  return n;
+}
+
+void PrefixRecord::record(std::span<const Id> ids) {
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    const auto found = where_.find(*it);
+    if (found != where_.end()) {
+      order_.splice(order_.end(), order_, found->second);
+    } else {
+      where_.emplace(*it, order_.insert(order_.end(), *it));
+    }
+  }
+  while (order_.size() > capacity_) {
+    where_.erase(order_.front());
+    order_.pop_front();
+  }
+}
 
 Placement::Placement(specs::RouterPolicy policy, int replicas, std::uint64_t seed, double kv_capacity_bytes)
     : policy_(policy),
@@ -25,7 +51,41 @@ int Placement::pick_power_of_two() {
   return outstanding(b) < outstanding(a) ? b : a;
 }
 
-int Placement::pick() {
+void Placement::track_prefixes(int block_tokens, std::size_t blocks_per_replica) {
+  prefix_block_tokens_ = block_tokens;
+  records_.assign(outstanding_.size(), PrefixRecord(blocks_per_replica));
+}
+
+int Placement::least_outstanding() const {
+  int chosen = 0;
+  for (int r = 1; r < static_cast<int>(outstanding_.size()); ++r)
+    if (outstanding(r) < outstanding(chosen)) chosen = r;
+  return chosen;
+}
+
+int Placement::pick_prefix_aware(std::span<const std::uint64_t> prefix_blocks, int prompt_tokens) const {
+  const auto [fewest, most] = std::minmax_element(outstanding_.begin(), outstanding_.end());
+  if (*most - *fewest > kBalanceAbsThreshold && *most > kBalanceRelThreshold * *fewest) return least_outstanding();
+  const int n = static_cast<int>(outstanding_.size());
+  int best = 0, best_match = -1;
+  for (int r = 0; r < n; ++r) {
+    const int m = records_.empty() ? 0 : prefix_record(r).match(prefix_blocks);
+    if (m > best_match || (m == best_match && outstanding(r) < outstanding(best))) {
+      best = r;
+      best_match = m;
+    }
+  }
+  const double rate = prompt_tokens > 0 ? static_cast<double>(best_match) * prefix_block_tokens_ / prompt_tokens : 0.0;
+  if (rate > kCacheThreshold) return best;
+  int roomiest = 0;  // the smallest record
+  for (int r = 1; r < n && !records_.empty(); ++r) {
+    const std::size_t size = prefix_record(r).size(), least = prefix_record(roomiest).size();
+    if (size < least || (size == least && outstanding(r) < outstanding(roomiest))) roomiest = r;
+  }
+  return records_.empty() ? least_outstanding() : roomiest;
+}
+
+int Placement::pick(std::span<const std::uint64_t> prefix_blocks, int prompt_tokens) {
   const int n = static_cast<int>(outstanding_.size());
   int chosen = 0;
   switch (policy_) {
@@ -34,8 +94,7 @@ int Placement::pick() {
       next_ = (next_ + 1) % n;
       break;
     case specs::RouterPolicy::least_outstanding:
-      for (int r = 1; r < n; ++r)
-        if (outstanding(r) < outstanding(chosen)) chosen = r;
+      chosen = least_outstanding();
       break;
     case specs::RouterPolicy::least_kv_load:
       for (int r = 1; r < n; ++r)
@@ -44,12 +103,16 @@ int Placement::pick() {
     case specs::RouterPolicy::power_of_two:
       chosen = pick_power_of_two();
       break;
+    case specs::RouterPolicy::prefix_aware:
+      chosen = pick_prefix_aware(prefix_blocks, prompt_tokens);
+      if (!records_.empty()) records_[static_cast<std::size_t>(chosen)].record(prefix_blocks);
+      break;
   }
   return chosen;
 }
 
-int Placement::place(double prompt_kv_bytes) {
-  const int chosen = pick();
+int Placement::place(double prompt_kv_bytes, std::span<const std::uint64_t> prefix_blocks, int prompt_tokens) {
+  const int chosen = pick(prefix_blocks, prompt_tokens);
   ++outstanding_[static_cast<std::size_t>(chosen)];
   KvView& v = kv_[static_cast<std::size_t>(chosen)];
   v.unreported.push_back(prompt_kv_bytes);

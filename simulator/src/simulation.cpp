@@ -106,8 +106,11 @@ nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options)
     engine->run();
   }
 
-  long long preemptions = 0;
-  for (const auto& g : ctx.gauges) preemptions += g.preemptions;
+  long long preemptions = 0, evicted = 0;
+  for (const auto& g : ctx.gauges) {
+    preemptions += g.preemptions;
+    evicted += g.prefix_evicted_blocks;
+  }
   ReportInputs in{&s,
                   &profile,
                   &memory,
@@ -116,6 +119,7 @@ nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options)
                   ctx.warmup_requests,
                   ctx.cooldown_requests,
                   preemptions,
+                  evicted,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count()};
   return build_report(in);
 }

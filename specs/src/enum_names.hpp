@@ -33,10 +33,13 @@ inline constexpr EnumNames<LengthKind, 4> kLengthKindNames{{{LengthKind::fixed, 
                                                             {LengthKind::empirical, "empirical"}}};
 inline constexpr EnumNames<ArrivalKind, 3> kArrivalKindNames{
     {{ArrivalKind::poisson, "poisson"}, {ArrivalKind::gamma, "gamma"}, {ArrivalKind::closed_loop, "closed_loop"}}};
-inline constexpr EnumNames<RouterPolicy, 4> kRouterNames{{{RouterPolicy::round_robin, "round_robin"},
-                                                           {RouterPolicy::least_outstanding, "least_outstanding"},
-                                                           {RouterPolicy::least_kv_load, "least_kv_load"},
-                                                           {RouterPolicy::power_of_two, "power_of_two"}}};
+inline constexpr EnumNames<PrefixPopularity, 2> kPrefixPopularityNames{
+    {{PrefixPopularity::uniform, "uniform"}, {PrefixPopularity::zipf, "zipf"}}};
+inline constexpr EnumNames<RouterPolicy, 5> kRouterNames{{{RouterPolicy::round_robin, "round_robin"},
+                                                          {RouterPolicy::least_outstanding, "least_outstanding"},
+                                                          {RouterPolicy::least_kv_load, "least_kv_load"},
+                                                          {RouterPolicy::power_of_two, "power_of_two"},
+                                                          {RouterPolicy::prefix_aware, "prefix_aware"}}};
 inline constexpr EnumNames<SpeculativeMethod, 1> kSpeculativeMethodNames{{{SpeculativeMethod::mtp, "mtp"}}};
 inline constexpr EnumNames<ExpertDistribution, 3> kExpertDistributionNames{
     {{ExpertDistribution::balanced, "balanced"},

@@ -47,6 +47,7 @@ SchedulerSpec parse_scheduler(JsonReader r) {
   r.check(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1, "gpu_memory_utilization", "must be in (0, 1]");
   s.kv_block_tokens = r.optional_at_least("kv_block_tokens", s.kv_block_tokens, 1);
   s.step_overhead_s = r.optional<double>("step_overhead_s", s.step_overhead_s);
+  s.prefix_caching = r.optional<bool>("prefix_caching", s.prefix_caching);
   r.finish();
   return s;
 }

@@ -1,6 +1,7 @@
 // JSON -> ScenarioSpec: resolves presets and files, applies defaults, cross-checks the parts and records
 // the resolved scenario.
 
+#include <algorithm>
 #include <optional>
 
 #include "fleetcast/specs/load.hpp"
@@ -63,7 +64,8 @@ void check_context(const ScenarioSpec& s, const detail::SpecRef& workload) {
     const auto in = max_length(c.input_tokens);
     const auto out = max_length(c.output_tokens);
     if (!in && !out) continue;
-    const std::int64_t in_tokens = in.value_or(c.input_tokens.min);
+    std::int64_t in_tokens = in.value_or(c.input_tokens.min);
+    if (c.prefix) in_tokens = std::max<std::int64_t>(in_tokens, c.prefix->tokens + 1);  // shorter inputs are raised
     const std::int64_t out_tokens = out.value_or(c.output_tokens.min);
     if (in_tokens + out_tokens <= s.model.max_context_tokens) continue;
     const std::string in_text =
@@ -112,6 +114,23 @@ void check_speculative(const ScenarioSpec& s, const detail::SpecRef& deployment)
                        "with a model whose mtp_layers >= 1 (or remove speculative)");
 }
 
+// The prefix cache keeps whole prefix blocks in whole KV blocks: with prefix caching on, a prefix block must be a
+// number of KV blocks. Named where the odd one was written: the workload's block when it sets one, else the
+// deployment's.
+void check_prefix_blocks(const ScenarioSpec& s, const detail::SpecRef& workload, const detail::SpecRef& deployment) {
+  const int prefix = s.workload.prefix_block_tokens;
+  const int kv = s.deployment.scheduler.kv_block_tokens;
+  if (!s.deployment.scheduler.prefix_caching || prefix % kv == 0) return;
+  const std::string problem = "workload.prefix_block_tokens (" + std::to_string(prefix) +
+                              ") must be a multiple of deployment.scheduler.kv_block_tokens (" + std::to_string(kv) +
+                              ") for prefix caching; change one, or set scheduler.prefix_caching false";
+  if (prefix != kDefaultPrefixBlockTokens)
+    throw InputError(workload.file, detail::join_path(workload.prefix, "prefix_block_tokens"), std::to_string(prefix),
+                     problem);
+  throw InputError(deployment.file, detail::join_path(deployment.prefix, "scheduler.kv_block_tokens"),
+                   std::to_string(kv), problem);
+}
+
 }  // namespace
 
 ScenarioSpec parse_scenario(const nlohmann::json& j, const std::string& file, const std::filesystem::path& base_dir) {
@@ -137,6 +156,7 @@ ScenarioSpec parse_scenario(const nlohmann::json& j, const std::string& file, co
   check_context(s, workload);
   check_speculative(s, deployment);
   check_moe_load(s, deployment);
+  check_prefix_blocks(s, workload, deployment);
   s.resolved = to_json(s);
   return s;
 }

@@ -1,5 +1,5 @@
 // JSON -> WorkloadSpec: one class (top-level arrival and lengths) or a mix of named classes, each with its
-// arrival process, input and output length distributions and optional SLOs.
+// arrival process, input and output length distributions, optional SLOs and optional shared prompt prefix.
 
 #include <set>
 
@@ -77,20 +77,41 @@ SloSpec parse_slo(JsonReader r) {
   return slo;
 }
 
+// A prefix shorter than one block is never cached (a cache hits whole blocks), so it must span one at least.
+PrefixSpec parse_prefix(JsonReader r, int block_tokens) {
+  PrefixSpec p;
+  p.groups = r.require_at_least("groups", 1);
+  p.tokens = r.require_at_least("tokens", 1);
+  r.check(p.tokens >= block_tokens, "tokens",
+          "must be >= prefix_block_tokens (" + std::to_string(block_tokens) +
+              "): a cache hits whole blocks, so a shorter prefix is never shared");
+  p.popularity = r.optional_enum("popularity", PrefixPopularity::uniform, detail::kPrefixPopularityNames);
+  if (p.popularity == PrefixPopularity::zipf) {
+    p.zipf_s = r.optional_positive("zipf_s", p.zipf_s);
+  } else if (r.has("zipf_s")) {
+    r.fail("zipf_s", "applies only to popularity \"zipf\"");
+  }
+  r.finish();
+  return p;
+}
+
 // The keys a class shares with the single-class form; `r` is the class object or the workload itself.
-void parse_class_body(JsonReader& r, RequestClass& c) {
+void parse_class_body(JsonReader& r, RequestClass& c, int prefix_block_tokens) {
   c.arrival = parse_arrival(r.object("arrival"));
   c.input_tokens = parse_length(r.object("input_tokens"));
   c.output_tokens = parse_length(r.object("output_tokens"));
   if (auto slo = r.optional_object("slo")) c.slo = parse_slo(std::move(*slo));
+  if (auto prefix = r.optional_object("prefix")) c.prefix = parse_prefix(std::move(*prefix), prefix_block_tokens);
 }
 
-constexpr const char* kSingleClassKeys[] = {"arrival", "input_tokens", "output_tokens", "slo"};
+constexpr const char* kSingleClassKeys[] = {"arrival", "input_tokens", "output_tokens", "slo", "prefix"};
 
-std::vector<RequestClass> parse_classes(JsonReader& r) {
+std::vector<RequestClass> parse_classes(JsonReader& r, int prefix_block_tokens) {
   for (const char* key : kSingleClassKeys) {
-    if (r.has(key)) r.fail(key, "give either classes or the single-class keys (arrival, input_tokens, output_tokens, "
-                                "slo), not both: put them inside each class");
+    if (r.has(key))
+      r.fail(key,
+             "give either classes or the single-class keys (arrival, input_tokens, output_tokens, "
+             "slo, prefix), not both: put them inside each class");
   }
   std::vector<RequestClass> classes;
   std::set<std::string> names;
@@ -99,7 +120,7 @@ std::vector<RequestClass> parse_classes(JsonReader& r) {
     rc.name = c.require<std::string>("name");
     c.check(!rc.name.empty(), "name", "must not be empty");
     c.check(names.insert(rc.name).second, "name", "duplicate class name; class names must be unique");
-    parse_class_body(c, rc);
+    parse_class_body(c, rc, prefix_block_tokens);
     c.finish();
     classes.push_back(std::move(rc));
   }
@@ -112,15 +133,16 @@ WorkloadSpec parse_workload(const nlohmann::json& j, const std::string& file, co
   JsonReader r(j, file, prefix);
   WorkloadSpec w;
   w.name = r.optional<std::string>("name", "");
+  w.prefix_block_tokens = r.optional_at_least("prefix_block_tokens", kDefaultPrefixBlockTokens, 1);
   if (r.has("classes")) {
-    w.classes = parse_classes(r);
+    w.classes = parse_classes(r, w.prefix_block_tokens);
   } else {
     if (!r.has("arrival"))
       throw InputError(file, r.path("arrival"), "",
                        "missing: give arrival, input_tokens and output_tokens, or classes (a list of them)");
     RequestClass c;
     c.name = single_class_name(w.name);
-    parse_class_body(r, c);
+    parse_class_body(r, c, w.prefix_block_tokens);
     w.classes.push_back(std::move(c));
   }
   r.finish();

@@ -31,6 +31,10 @@ bool WorkloadSpec::has_closed_loop() const {
                      [](const RequestClass& c) { return c.arrival.kind == ArrivalKind::closed_loop; });
 }
 
+bool WorkloadSpec::has_prefixes() const {
+  return std::any_of(classes.begin(), classes.end(), [](const RequestClass& c) { return c.prefix.has_value(); });
+}
+
 bool WorkloadSpec::is_single_class_form() const {
   return classes.size() == 1 && classes[0].name == single_class_name(name);
 }

@@ -160,7 +160,8 @@ json to_json(const DeploymentSpec& d) {
             {"chunked_prefill", s.chunked_prefill},
             {"gpu_memory_utilization", s.gpu_memory_utilization},
             {"kv_block_tokens", s.kv_block_tokens},
-            {"step_overhead_s", s.step_overhead_s}}},
+            {"step_overhead_s", s.step_overhead_s},
+            {"prefix_caching", s.prefix_caching}}},
           {"router", to_string(d.router)},
           {"runtime", d.runtime},
           {"speculative", speculative},
@@ -175,6 +176,11 @@ void write_class_body(const RequestClass& c, json& j) {
   j["arrival"] = arrival_json(c.arrival);
   j["input_tokens"] = to_json(c.input_tokens);
   j["output_tokens"] = to_json(c.output_tokens);
+  if (c.prefix) {
+    j["prefix"] = {
+        {"groups", c.prefix->groups}, {"tokens", c.prefix->tokens}, {"popularity", to_string(c.prefix->popularity)}};
+    if (c.prefix->popularity == PrefixPopularity::zipf) j["prefix"]["zipf_s"] = c.prefix->zipf_s;
+  }
   if (!c.slo.any()) return;
   json slo = json::object();
   if (c.slo.ttft_ms > 0.0) slo["ttft_ms"] = c.slo.ttft_ms;
@@ -184,9 +190,12 @@ void write_class_body(const RequestClass& c, json& j) {
 
 }  // namespace
 
-// The single-class form when it says everything, so single-class files echo as they were written.
+// The single-class form when it says everything, so single-class files echo as they were written; the prefix
+// block size only when it matters (a class shares a prefix) or differs from the default.
 json to_json(const WorkloadSpec& w) {
   json j = {{"name", w.name}};
+  if (w.has_prefixes() || w.prefix_block_tokens != kDefaultPrefixBlockTokens)
+    j["prefix_block_tokens"] = w.prefix_block_tokens;
   if (w.is_single_class_form()) {
     write_class_body(w.classes[0], j);
     return j;

@@ -60,7 +60,8 @@ TEST_CASE("every router policy parses and round-trips", "[specs][deployment][rou
   const std::pair<const char*, RouterPolicy> policies[] = {{"round_robin", RouterPolicy::round_robin},
                                                            {"least_outstanding", RouterPolicy::least_outstanding},
                                                            {"least_kv_load", RouterPolicy::least_kv_load},
-                                                           {"power_of_two", RouterPolicy::power_of_two}};
+                                                           {"power_of_two", RouterPolicy::power_of_two},
+                                                           {"prefix_aware", RouterPolicy::prefix_aware}};
   for (const auto& [name, policy] : policies) {
     json j = deployment_json();
     j["router"] = name;

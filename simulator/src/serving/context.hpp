@@ -41,6 +41,7 @@ struct ReplicaGauge {
   double kv_used_bytes = 0.0;
   double kv_capacity_bytes = 0.0;
   long long preemptions = 0;
+  long long prefix_evicted_blocks = 0;
 };
 
 struct Context {

@@ -59,12 +59,13 @@ struct Ranks {
     return std::any_of(batchers.begin(), batchers.end(), [](const Batcher& b) { return b.has_work(); });
   }
   void update(ReplicaGauge& g) const {
-    g = ReplicaGauge{0, 0, 0.0, g.kv_capacity_bytes, 0};
+    g = ReplicaGauge{0, 0, 0.0, g.kv_capacity_bytes, 0, 0};
     for (const Batcher& b : batchers) {
       g.waiting += static_cast<int>(b.waiting());
       g.running += static_cast<int>(b.running());
       g.kv_used_bytes += b.kv_used_bytes();
       g.preemptions += b.preemptions();
+      if (const PrefixCache* cache = b.prefix_cache()) g.prefix_evicted_blocks += cache->evicted_blocks();
     }
   }
 };
@@ -103,7 +104,8 @@ void replica_actor(Context* ctx, int replica) {
                           kDraftAcceptanceStreamBase + static_cast<std::uint64_t>(replica) +
                               static_cast<std::uint64_t>(k) * kDraftRankStride);
     }
-    ranks.batchers.emplace_back(scenario.deployment.scheduler, kv, std::move(rank_drafts));
+    ranks.batchers.emplace_back(scenario.deployment.scheduler, kv, std::move(rank_drafts),
+                                scenario.workload.prefix_block_tokens);
   }
   LoadReporter reporter(replica, scenario.deployment.router == specs::RouterPolicy::least_kv_load);
   ReplicaGauge& gauge = ctx->gauges[static_cast<std::size_t>(replica)];

@@ -1,6 +1,7 @@
 // The router: places each arriving request on a replica by policy (router_policy.hpp), learns the replicas'
 // load from their messages, counts completions, opens and closes the measurement window, and ends the
 // simulation once every request is done.
+#include <algorithm>
 #include <cstdio>
 
 #include "context.hpp"
@@ -20,6 +21,12 @@ void router_actor(Context* ctx, int replicas) {
   const auto& s = *ctx->scenario;
   const bool kv_policy = s.deployment.router == specs::RouterPolicy::least_kv_load;
   Placement placement(s.deployment.router, replicas, s.seed, ctx->kv_capacity_bytes);
+  if (s.deployment.router == specs::RouterPolicy::prefix_aware) {
+    // The record of a replica holds as many prefix blocks as its KV cache does: beyond that it has evicted some.
+    const int block = s.workload.prefix_block_tokens;
+    const double block_bytes = kv_bytes_per_gpu(s.model, s.deployment, block);
+    placement.track_prefixes(block, static_cast<std::size_t>(std::max(1.0, ctx->kv_capacity_bytes / block_bytes)));
+  }
   sg4::Mailbox* inbox = router_mailbox();
   const std::int64_t total = ctx->total_requests();
   const std::int64_t progress_every = std::max<std::int64_t>(1, total / 100);
@@ -39,7 +46,7 @@ void router_actor(Context* ctx, int replicas) {
       ++ctx->in_system;
       // Only least_kv_load reads the prompt's KV; the others skip the memory model.
       const double prompt_bytes = kv_policy ? kv_bytes_per_gpu(s.model, s.deployment, r->input_tokens) : 0.0;
-      r->replica = placement.place(prompt_bytes);
+      r->replica = placement.place(prompt_bytes, r->prefix_blocks, r->input_tokens);
       send(replica_mailbox(r->replica), Message::Kind::arrival, r);
       continue;
     }

@@ -5,6 +5,16 @@
 // running request cannot get KV blocks, the latest admitted one is preempted by recompute.
 // With speculative decoding a decode verifies its last token plus n drafts (1 + n tokens of budget and KV)
 // and keeps 1 + the drafts accepted, drawn per sequence per step.
+// With prefix caching (vLLM v1's automatic prefix caching, prefix_cache.hpp) a request admitted from the queue
+// starts with the longest run of its leading prefix blocks found cached, short of its last prompt token (vLLM
+// always computes that one), and prefills only the rest; each prefix block it computes joins the cache.
+// Memory: the replica's KV budget holds the requests' own KV, the cached blocks they reference (once, however
+// many share them) and the cached blocks no one references. The last are free memory, evicted least recently
+// freed first when a request needs room. A request's KV is counted as a whole sequence of kv_blocks KV blocks
+// (kv_block_tokens each); its first prefix_blocks_held prefix blocks (prefix_block_tokens each, a multiple of
+// kv_block_tokens) are the cache's, so its own share is bytes_for_tokens(its KV tokens) minus
+// bytes_for_tokens(held x prefix_block_tokens), and cached block i weighs bytes_for_tokens((i + 1) x prefix)
+// - bytes_for_tokens(i x prefix): the sums agree however a sequence is split.
 // Pure bookkeeping, no SimGrid: a replica actor drives it.
 
 #include <deque>
@@ -13,9 +23,11 @@
 #include <vector>
 
 #include "fleetcast/simulator/batch.hpp"
+#include "fleetcast/simulator/prefix_cache.hpp"
 #include "fleetcast/simulator/request.hpp"
 #include "fleetcast/simulator/speculative.hpp"
 #include "fleetcast/specs/deployment.hpp"
+#include "fleetcast/specs/workload.hpp"
 
 namespace fleetcast::simulator {
 
@@ -43,8 +55,10 @@ struct StepOutcome {
 
 class Batcher {
 public:
-  // `drafts`: speculative decoding's acceptance draws; none: one token per decode.
-  Batcher(const specs::SchedulerSpec& spec, KvBudget kv, std::optional<DraftAcceptance> drafts = std::nullopt);
+  // `drafts`: speculative decoding's acceptance draws; none: one token per decode. `prefix_block_tokens`: the
+  // size of the blocks of Request::prefix_blocks, a multiple of spec.kv_block_tokens when spec.prefix_caching.
+  Batcher(const specs::SchedulerSpec& spec, KvBudget kv, std::optional<DraftAcceptance> drafts = std::nullopt,
+          int prefix_block_tokens = specs::kDefaultPrefixBlockTokens);
 
   // Queues a request; one that could never fit the KV cache (or the token budget without chunked
   // prefill) is marked failed and returned as false.
@@ -61,6 +75,8 @@ public:
   double kv_waiting_bytes() const { return kv_waiting_bytes_; }
   double kv_capacity_bytes() const { return kv_.capacity_bytes; }
   long long preemptions() const { return preemptions_; }
+  // The prefix cache; null when prefix caching is off.
+  const PrefixCache* prefix_cache() const { return prefix_cache_ ? &*prefix_cache_ : nullptr; }
 
 private:
   struct Item {
@@ -70,6 +86,13 @@ private:
   };
   bool reserve(Request* r, int new_kv_tokens);  // grows r's blocks to hold new_kv_tokens, if memory allows
   void release(Request* r);
+  // Prefix caching (batcher_prefix.cpp); each does nothing when it is off.
+  int prefix_hit_blocks(const Request* r) const;      // cached leading blocks an admission would use
+  bool admit(Request* r, int hit_blocks, int new_kv_tokens);  // pins the hit blocks and reserves the rest
+  void make_room(double grow_bytes);                  // evicts unreferenced cached blocks for grow_bytes
+  void cache_computed_blocks(Request* r);             // its newly computed full prefix blocks join the cache
+  double release_prefix(Request* r);                  // unpins its blocks; returns the bytes they weigh
+  double prefix_bytes(int blocks) const { return blocks > 0 ? kv_.bytes_for_tokens(blocks * prefix_tokens_) : 0.0; }
   void preempt(Request* r);
   void enqueue(Request* r, bool front);
   double prompt_bytes(const Request* r) const {
@@ -89,6 +112,8 @@ private:
   double kv_used_bytes_ = 0.0;
   double kv_waiting_bytes_ = 0.0;
   long long preemptions_ = 0;
+  std::optional<PrefixCache> prefix_cache_;
+  int prefix_tokens_;
 };
 
 }  // namespace fleetcast::simulator

@@ -24,6 +24,7 @@ struct ReportInputs {
   std::int64_t warmup_requests;
   std::int64_t cooldown_requests;
   long long preemptions;
+  long long prefix_evicted_blocks;  // blocks the replicas' prefix caches evicted over the run
   double wall_s;  // not written into the report (it would break byte-identical output): progress only
 };
 

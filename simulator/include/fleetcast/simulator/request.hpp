@@ -3,6 +3,7 @@
 // actors pass pointers in their messages.
 
 #include <cstdint>
+#include <vector>
 
 namespace fleetcast::simulator {
 
@@ -14,6 +15,9 @@ struct Request {
   int client = -1;          // closed loop: the client that sent it (numbered across all closed-loop classes)
   double arrival_s = -1.0;  // open loop: drawn up front; closed loop: set when the client sends it
   std::int64_t arrival_rank = -1;  // order of arrival at the router (decides warm-up and cool-down)
+  // One id per full prefix block of the prompt (the workload's prefix_block_tokens each), in order. Ids are
+  // chained as Mooncake traces' hash_ids are: the same id means the same tokens after the same preceding blocks.
+  std::vector<std::uint64_t> prefix_blocks;
 
   // Progress inside a replica.
   int replica = -1;
@@ -22,6 +26,8 @@ struct Request {
   int kv_tokens = 0;      // tokens whose KV is computed (the prefilled part of the prompt, then one per decode)
   int kv_blocks = 0;      // KV blocks held
   int preemptions = 0;
+  int prefix_blocks_held = 0;  // its leading prefix blocks it references in the replica's prefix cache
+  int prefix_hit_tokens = 0;   // prompt tokens found in the prefix cache when first admitted (not computed)
   bool failed = false;  // could never be served (longer than the replica's whole KV cache)
 
   double scheduled_s = -1.0;    // first time a step included it (end of queueing)

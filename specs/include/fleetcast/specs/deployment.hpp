@@ -33,13 +33,14 @@ struct SchedulerSpec {
   double gpu_memory_utilization = 0.9; // share of HBM for weights, activations and KV cache (vLLM's flag)
   int kv_block_tokens = 16;            // paged KV block size
   double step_overhead_s = -1.0;       // per-step host overhead; < 0: the profile's value
+  bool prefix_caching = true;          // automatic prefix caching (vLLM v1: on by default)
   bool operator==(const SchedulerSpec&) const = default;
 };
 
 // How the router places a request (simulator/router_policy.hpp): in turn; on the replica with the fewest
 // requests in flight; on the one whose KV cache is least used (as its load reports say); on the less busy of
-// two replicas drawn at random.
-enum class RouterPolicy { round_robin, least_outstanding, least_kv_load, power_of_two };
+// two replicas drawn at random; on the one that holds the longest part of its prompt's prefix (cache aware).
+enum class RouterPolicy { round_robin, least_outstanding, least_kv_load, power_of_two, prefix_aware };
 
 // Who proposes the draft tokens. Only the model's own multi-token-prediction layers for now; a separate draft
 // model would need its own model spec and memory.

@@ -1,6 +1,7 @@
 #pragma once
 // The traffic: how requests arrive and how long their prompts and answers are.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,20 @@ struct SloSpec {
   bool operator==(const SloSpec&) const = default;
 };
 
+// How a class's prompts share leading tokens (system prompts, few-shot templates, documents): each request
+// starts with the `tokens`-token prefix of one of `groups` groups, drawn uniformly or by a Zipf law
+// (group g, 0-based, with weight (g + 1)^-zipf_s). The input length counts the prefix; a drawn input
+// shorter than tokens + 1 is raised to tokens + 1, so that every request has a token of its own.
+enum class PrefixPopularity { uniform, zipf };
+
+struct PrefixSpec {
+  int groups = 1;
+  int tokens = 0;
+  PrefixPopularity popularity = PrefixPopularity::uniform;
+  double zipf_s = 1.0;  // zipf only
+  bool operator==(const PrefixSpec&) const = default;
+};
+
 // One kind of traffic in the mix: its own arrival process (own clients when closed loop), lengths and SLOs.
 struct RequestClass {
   std::string name;  // non-empty, unique in the workload: the key of the report's per-class figures
@@ -53,19 +68,26 @@ struct RequestClass {
   LengthDistribution input_tokens;
   LengthDistribution output_tokens;
   SloSpec slo;
+  std::optional<PrefixSpec> prefix;  // absent: no prompt shares tokens with another
   bool operator==(const RequestClass&) const = default;
 };
+
+inline constexpr int kDefaultPrefixBlockTokens = 512;
 
 // A mix of request classes. The single-class file form (top-level arrival and lengths) is one class named
 // after the workload ("default" when the workload has no name).
 struct WorkloadSpec {
   std::string name;
   std::vector<RequestClass> classes;
+  // Tokens per prefix block: a request's prompt is identified block by block (Mooncake traces' hash_ids are
+  // 512-token blocks), and a prefix cache hits whole blocks only.
+  int prefix_block_tokens = kDefaultPrefixBlockTokens;
 
   bool has_open_loop() const;
   bool has_closed_loop() const;
   // True when the single-class form says it all: what to_json writes then, so old files echo unchanged.
   bool is_single_class_form() const;
+  bool has_prefixes() const;  // some class declares a shared prefix
   bool operator==(const WorkloadSpec&) const = default;
 };
 
@@ -74,5 +96,6 @@ std::string single_class_name(const std::string& workload_name);
 
 std::string_view to_string(LengthKind k);
 std::string_view to_string(ArrivalKind k);
+std::string_view to_string(PrefixPopularity p);
 
 }  // namespace fleetcast::specs
