@@ -95,6 +95,7 @@ void replica_actor(Context* ctx, int replica) {
     const StepOutcome out = batcher.complete(end);
     const double prefill_share = st.total_s > 0.0 ? st.prefill_s / st.total_s : 0.0;
     ctx->recorder->record_step(start, end, ctx->gpus_per_replica, prefill_share, out);
+    if (ctx->recorder->keeps_step_log()) ctx->recorder->log_step(replica, start, end, batch, st, out, batcher);
     for (Request* r : out.finished) reporter.completion(batcher, r);
     reporter.after_step(batcher);
     gauge.running = static_cast<int>(batcher.running());
