@@ -15,10 +15,14 @@ Forecast what an LLM inference fleet delivers for a traffic mix: TTFT, TPOT, per
 GPU and cost per million tokens, from a discrete-event simulation of the serving engine on SimGrid.
 
 commands:
-  simulate SCENARIO [-o REPORT.json] [--progress json] [--quiet]
+  simulate SCENARIO [-o REPORT.json] [--timeline] [--chrome-trace TRACE.json [--trace-window START_S:END_S]]
+           [--progress json] [--quiet]
         Simulate a scenario (a JSON file, or the name of a shipped scenario preset) and print a summary;
-        -o writes the full JSON report (atomically). --progress json prints one JSON object per line on
-        stderr with done, total and phase. --quiet prints no summary.
+        -o writes the full JSON report (atomically). --timeline adds the sampled time series (queue, batch,
+        KV use, tokens/s) to the report. --chrome-trace writes every step of every replica in the
+        measurement window (or START_S:END_S of simulated time; at most 100,000 steps) as a Chrome trace for
+        ui.perfetto.dev or chrome://tracing. --progress json prints one JSON object per line on stderr with
+        done, total and phase. --quiet prints no summary.
   step SCENARIO [--decode N --context C] [--prefill T [--prefill-context P | --prompt L]] [--json]
         One engine iteration of the scenario's replica, operator by operator (time, FLOPs, bytes per GPU),
         and its memory plan: the step-time model laid open. Counts are per attention-DP rank. A decode-only
@@ -39,6 +43,7 @@ commands:
 examples:
   fleetcast simulate default
   fleetcast simulate my-scenario.json -o report.json
+  fleetcast simulate default -o report.json --timeline --chrome-trace steps.json --trace-window 100:101
   fleetcast step default --decode 64 --context 4096
   fleetcast presets models
 

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -9,39 +10,82 @@
 #include "scenario_arg.hpp"
 
 namespace fleetcast::cli {
+namespace {
+
+const char* const kUsage =
+    "usage: fleetcast simulate SCENARIO [-o REPORT.json] [--timeline] [--chrome-trace TRACE.json "
+    "[--trace-window START_S:END_S]] [--progress json] [--quiet]";
+
+// "START_S:END_S" in simulated seconds, 0 <= START_S < END_S.
+simulator::TraceWindow parse_trace_window(const std::string& text) {
+  const auto fail = [&]() -> simulator::TraceWindow {
+    throw InputError("", "--trace-window", text, "expected START_S:END_S in simulated seconds, 0 <= START_S < END_S");
+  };
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) return fail();
+  simulator::TraceWindow w;
+  try {
+    std::size_t used_start = 0, used_end = 0;
+    const std::string start = text.substr(0, colon), end = text.substr(colon + 1);
+    w.start_s = std::stod(start, &used_start);
+    w.end_s = std::stod(end, &used_end);
+    if (used_start != start.size() || used_end != end.size()) return fail();
+  } catch (const std::exception&) {
+    return fail();
+  }
+  if (!std::isfinite(w.start_s) || !std::isfinite(w.end_s) || w.start_s < 0.0 || w.start_s >= w.end_s) return fail();
+  return w;
+}
+
+void require_folder(const std::string& path, const std::string& flag) {
+  const auto dir = std::filesystem::absolute(path).parent_path();
+  if (!std::filesystem::is_directory(dir)) throw InputError(path, flag, path, "its folder does not exist");
+}
+
+}  // namespace
 
 int run_simulate(const Args& args) {
-  std::string scenario_arg, output;
+  std::string scenario_arg, output, trace_output;
   bool progress = false, quiet = false;
+  simulator::RunOptions options;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if ((a == "-o" || a == "--output") && i + 1 < args.size()) {
+    const bool has_value = i + 1 < args.size();
+    if ((a == "-o" || a == "--output") && has_value) {
       output = args[++i];
-    } else if (a == "--progress" && i + 1 < args.size()) {
+    } else if (a == "--progress" && has_value) {
       if (args[++i] != "json") throw InputError("", "--progress", args[i], "valid: json");
       progress = true;
     } else if (a == "--quiet") {
       quiet = true;
+    } else if (a == "--timeline") {
+      options.timeline = true;
+    } else if (a == "--chrome-trace" && has_value) {
+      trace_output = args[++i];
+    } else if (a == "--trace-window" && has_value) {
+      options.trace_window = parse_trace_window(args[++i]);
     } else if (!a.empty() && a[0] != '-' && scenario_arg.empty()) {
       scenario_arg = a;
     } else {
-      throw InputError("", "simulate", a, "unexpected argument; usage: fleetcast simulate SCENARIO [-o REPORT.json]");
+      throw InputError("", "simulate", a, std::string("unexpected argument; ") + kUsage);
     }
   }
   if (scenario_arg.empty()) throw InputError("", "simulate", "", "a scenario file or preset name is required");
-  if (!output.empty()) {
-    const auto dir = std::filesystem::absolute(output).parent_path();
-    if (!std::filesystem::is_directory(dir)) throw InputError(output, "-o", output, "its folder does not exist");
+  if (options.trace_window && trace_output.empty()) {
+    throw InputError("", "--trace-window", "", "only goes with --chrome-trace TRACE.json");
   }
+  if (!output.empty()) require_folder(output, "-o");
+  if (!trace_output.empty()) require_folder(trace_output, "--chrome-trace");
 
   const specs::ScenarioSpec scenario = load_scenario_arg(scenario_arg);
-  simulator::RunOptions options;
   options.progress_json = progress;
   options.file = scenario_arg;
-  const nlohmann::json report = simulator::simulate(scenario, options);
+  options.chrome_trace = !trace_output.empty();
+  const simulator::SimulationResult result = simulator::run_simulation(scenario, options);
 
-  if (!output.empty()) write_file_atomically(output, report.dump(2) + "\n");
-  if (!quiet) std::fputs(simulator::format_summary(report).c_str(), stdout);
+  if (!output.empty()) write_file_atomically(output, result.report.dump(2) + "\n");
+  if (!trace_output.empty()) write_file_atomically(trace_output, result.chrome_trace);
+  if (!quiet) std::fputs(simulator::format_summary(result.report).c_str(), stdout);
   return 0;
 }
 

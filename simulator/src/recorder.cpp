@@ -6,6 +6,9 @@ namespace fleetcast::simulator {
 
 void Recorder::record_step(double start_s, double end_s, int gpus, double prefill_share, const StepOutcome& out) {
   ++total_steps_;
+  run_tokens_.input_tokens += out.first_token_input_tokens;
+  run_tokens_.output_tokens += out.output_tokens;
+  run_tokens_.prefill_tokens += out.prefill_tokens;
   const double clipped = std::min(end_s, window_end_s_) - std::max(start_s, window_start_s_);
   if (clipped > 0.0) {
     const double busy = clipped * gpus;
@@ -28,6 +31,31 @@ void Recorder::record_step(double start_s, double end_s, int gpus, double prefil
   for (const auto& [r, produced] : out.tokens_by_request) {
     class_tokens_[static_cast<std::size_t>(r->class_index)].output_tokens += produced;
   }
+}
+
+void Recorder::record_sample(const Sample& s) {
+  // A second sample at the same instant (the one taken when the run ends) replaces the first: it saw every step
+  // of that instant.
+  if (!samples_.empty() && samples_.back().t_s == s.t_s) {
+    samples_.pop_back();
+    sample_tokens_.pop_back();
+  }
+  samples_.push_back(s);
+  sample_tokens_.push_back(run_tokens_);
+}
+
+void Recorder::log_step(StepRecord rec, const StepTime& st) {
+  const StepLogSpec& spec = *step_log_spec_;
+  // Steps are logged when they end, so the measurement window is known from its start on: before it opens
+  // window_start_s_ is 1e300 and nothing matches; until it closes window_end_s_ is 1e300.
+  const double from = spec.measurement_window ? window_start_s_ : spec.start_s;
+  const double to = spec.measurement_window ? window_end_s_ : spec.end_s;
+  if (rec.end_s <= from || rec.start_s >= to) return;
+  ++step_log_matching_;
+  if (step_log_.size() >= spec.max_steps) return;
+  for (int i = 0; i < kNumOps; ++i)
+    rec.op_time_s[static_cast<std::size_t>(i)] = st.ops[static_cast<std::size_t>(i)].time_s;
+  step_log_.push_back(rec);
 }
 
 }  // namespace fleetcast::simulator

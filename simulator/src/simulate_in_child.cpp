@@ -38,7 +38,7 @@ std::string read_all(int fd) {
 
 }  // namespace
 
-nlohmann::json simulate_in_child(const specs::ScenarioSpec& scenario, const RunOptions& options) {
+SimulationResult run_simulation_in_child(const specs::ScenarioSpec& scenario, const RunOptions& options) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t pid = ::fork();
@@ -47,7 +47,8 @@ nlohmann::json simulate_in_child(const specs::ScenarioSpec& scenario, const RunO
     ::close(fds[0]);
     nlohmann::json reply;
     try {
-      reply = {{"report", simulate(scenario, options)}};
+      SimulationResult result = run_simulation(scenario, options);
+      reply = {{"report", std::move(result.report)}, {"chrome_trace", std::move(result.chrome_trace)}};
     } catch (const InputError& e) {
       reply = {{"input_error", {e.file(), e.field(), e.value(), e.problem()}}};
     } catch (const std::exception& e) {
@@ -73,7 +74,7 @@ nlohmann::json simulate_in_child(const specs::ScenarioSpec& scenario, const RunO
                      e[3].get<std::string>());
   }
   if (reply.contains("error")) throw std::runtime_error(reply["error"].get<std::string>());
-  return reply["report"];
+  return {reply["report"], reply["chrome_trace"].get<std::string>()};
 }
 
 }  // namespace fleetcast::simulator

@@ -8,12 +8,14 @@
 
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/simulator/capacity.hpp"
+#include "fleetcast/simulator/chrome_trace.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/platform.hpp"
 #include "fleetcast/simulator/report.hpp"
 #include "fleetcast/simulator/request_generator.hpp"
 #include "fleetcast/simulator/workload_plan.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "report_timeline.hpp"
 #include "serving/context.hpp"
 
 namespace fleetcast::simulator {
@@ -51,9 +53,37 @@ void place_closed_loop(const specs::WorkloadSpec& w, const WorkloadPlan& plan, s
   }
 }
 
+// The state when the run ends, as the sampler would see it (serving/replica.cpp, sampler_actor): the timeline's
+// last entry, so that its tokens per second cover every step. It lies past the measurement window, so the
+// report's figures do not see it.
+Sample final_sample(const serving::Context& ctx) {
+  Sample s{sg4::Engine::get_clock(), ctx.in_system, 0, 0, 0.0, {}};
+  double used = 0.0, capacity = 0.0;
+  for (const serving::ReplicaGauge& g : ctx.gauges) {
+    s.waiting += g.waiting;
+    s.running += g.running;
+    used += g.kv_used_bytes;
+    capacity += g.kv_capacity_bytes;
+    s.replica_kv_used_share.push_back(g.kv_capacity_bytes > 0.0 ? g.kv_used_bytes / g.kv_capacity_bytes : 0.0);
+  }
+  s.kv_used_share = capacity > 0.0 ? used / capacity : 0.0;
+  return s;
+}
+
+StepLogSpec step_log_spec(const RunOptions& options) {
+  StepLogSpec spec;
+  spec.measurement_window = !options.trace_window.has_value();
+  if (options.trace_window) {
+    spec.start_s = options.trace_window->start_s;
+    spec.end_s = options.trace_window->end_s;
+  }
+  spec.max_steps = options.trace_max_steps;
+  return spec;
+}
+
 }  // namespace
 
-nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options) {
+SimulationResult run_simulation(const specs::ScenarioSpec& s, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const calibration::Profile profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime);
   const MemoryPlan memory = plan_memory(s.model, s.deployment);
@@ -80,6 +110,7 @@ nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options)
   ctx.kv_capacity_bytes = memory.kv_bytes;
   ctx.progress_json = options.progress_json;
   place_closed_loop(s.workload, plan, ctx);
+  if (options.chrome_trace) recorder.keep_step_log(step_log_spec(options));
 
   {
     auto engine = make_engine();
@@ -104,6 +135,7 @@ nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options)
                        s.measurement.sample_interval_s)
         ->daemonize();
     engine->run();
+    recorder.record_sample(final_sample(ctx));
   }
 
   long long preemptions = 0, evicted = 0;
@@ -121,7 +153,23 @@ nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options)
                   preemptions,
                   evicted,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count()};
-  return build_report(in);
+  SimulationResult result{build_report(in), {}};
+  if (options.timeline) {
+    result.report["timeline"] =
+        detail::timeline_json(recorder, s.deployment.num_replicas(), s.measurement.sample_interval_s);
+  }
+  if (options.chrome_trace) {
+    ChromeTraceInfo info;
+    info.scenario = s.name;
+    info.simulator = version_string();
+    info.replicas = s.deployment.num_replicas();
+    info.measurement_window = !options.trace_window.has_value();
+    info.window_start_s = options.trace_window ? options.trace_window->start_s : recorder.window_start_s();
+    info.window_end_s = options.trace_window ? options.trace_window->end_s : recorder.window_end_s();
+    info.max_steps = options.trace_max_steps;
+    result.chrome_trace = chrome_trace_json(recorder, info);
+  }
+  return result;
 }
 
 }  // namespace fleetcast::simulator

@@ -83,5 +83,45 @@ done
 cmp -s "$work/mix.json" "$work/mix2.json" && ok || bad "a mix, same seed, different report bytes"
 grep -q "class chat" "$work/summary" && bad "a single-class summary has class lines" || ok
 
+# Timeline and Chrome trace: only when asked; the trace is written atomically, the same bytes for the same seed.
+grep -q '"timeline"' "$work/a.json" && bad "a report without --timeline has a timeline" || ok
+"$bin" simulate "$fixtures/good.json" -o "$work/tl.json" --timeline --chrome-trace "$work/trace.json" --quiet ||
+  bad "--timeline --chrome-trace failed"
+for key in '"timeline"' '"t_s"' '"in_system"' '"waiting"' '"running"' '"kv_used_share_by_replica"' \
+  '"output_tokens_per_s"'; do
+  grep -q "$key" "$work/tl.json" && ok || bad "--timeline report lacks $key"
+done
+for key in '"traceEvents"' '"ph":"X"' '"ph":"C"' '"ph":"M"' '"name":"step"' '"time_us_by_op"'; do
+  grep -q "$key" "$work/trace.json" && ok || bad "the Chrome trace lacks $key"
+done
+if command -v python3 >/dev/null; then
+  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/trace.json" && ok || bad "the trace is not JSON"
+fi
+"$bin" simulate "$fixtures/good.json" --chrome-trace "$work/trace2.json" --quiet || bad "second trace run failed"
+cmp -s "$work/trace.json" "$work/trace2.json" && ok || bad "same seed, different trace bytes"
+"$bin" simulate "$fixtures/good.json" --chrome-trace "$work/w.json" --trace-window 10:20 --quiet ||
+  bad "--trace-window 10:20 failed"
+grep -q '"window":"--trace-window"' "$work/w.json" && ok || bad "the trace does not name its window"
+
+# Bad trace flags: exit 2, the flag named, nothing written.
+expect_bad_flags() {
+  local field=$1
+  shift
+  rm -f "$work/t.json"
+  "$bin" simulate "$fixtures/good.json" "$@" >"$work/out" 2>"$work/err"
+  local rc=$?
+  [ "$rc" -eq 2 ] || { bad "$*: exit $rc, expected 2"; return; }
+  grep -q -- "$field" "$work/err" || { bad "$*: message does not name '$field': $(cat "$work/err")"; return; }
+  [ ! -e "$work/t.json" ] || { bad "$*: a trace was written"; return; }
+  ok
+}
+expect_bad_flags "--trace-window" --trace-window 1:2
+expect_bad_flags "--trace-window" --chrome-trace "$work/t.json" --trace-window 5:1
+expect_bad_flags "--trace-window" --chrome-trace "$work/t.json" --trace-window 1-2
+expect_bad_flags "--trace-window" --chrome-trace "$work/t.json" --trace-window -1:2
+expect_bad_flags "--trace-window" --chrome-trace "$work/t.json" --trace-window 1:2s
+expect_bad_flags "--chrome-trace" --chrome-trace "$work/no/such/dir/t.json"
+expect_bad_flags "--chrome-trace" --chrome-trace
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

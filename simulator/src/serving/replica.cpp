@@ -137,14 +137,26 @@ void replica_actor(Context* ctx, int replica) {
 
     const double end = sg4::Engine::get_clock();
     const double prefill_share = st.total_s > 0.0 ? st.prefill_s / st.total_s : 0.0;
-    for (Batcher& b : ranks.batchers) {
+    StepRecord log{replica, start, end};
+    for (std::size_t k = 0; k < ranks.batchers.size(); ++k) {
+      Batcher& b = ranks.batchers[k];
       const StepOutcome out = b.complete(end);
       // Each rank's GPUs were busy for the whole step (the ranks wait for one another).
       ctx->recorder->record_step(start, end, gpus_per_rank, prefill_share, out);
+      log.decode_sequences += out.decode_sequences;
+      log.prefill_chunks += static_cast<int>(batches[k].prefill.size());
+      log.prefill_tokens += out.prefill_tokens;
+      log.decode_tokens += out.decode_tokens;
+      log.output_tokens += out.output_tokens;
       for (Request* r : out.finished) reporter.completion(ranks.batchers, r);
     }
     reporter.after_step(ranks.batchers);
     ranks.update(gauge);
+    if (ctx->recorder->keeps_step_log()) {
+      log.waiting = gauge.waiting;
+      log.kv_used_share = gauge.kv_capacity_bytes > 0.0 ? gauge.kv_used_bytes / gauge.kv_capacity_bytes : 0.0;
+      ctx->recorder->log_step(log, st);
+    }
   }
 }
 

@@ -3,11 +3,14 @@
 // measurement window, inter-token gaps, and periodic samples of the system's state. Actors write to it;
 // it makes no decisions.
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "fleetcast/simulator/batcher.hpp"
 #include "fleetcast/simulator/request.hpp"
+#include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/stats/weighted.hpp"
 
 namespace fleetcast::simulator {
@@ -19,6 +22,38 @@ struct Sample {
   int running;    // in a replica's running batch
   double kv_used_share;  // KV bytes used / capacity, over all replicas
   std::vector<double> replica_kv_used_share;  // the same, replica by replica
+};
+
+// Tokens of every step that ended so far: the recorder keeps them running and notes them with each sample, so
+// differences between samples give the timeline's tokens per second.
+struct TokenTotals {
+  double input_tokens = 0.0;    // inputs of requests whose first token came (the report's input tokens)
+  double output_tokens = 0.0;   // first tokens included
+  double prefill_tokens = 0.0;  // prompt tokens computed, recomputation included
+};
+
+// One engine iteration of one replica, kept for a Chrome trace (chrome_trace.hpp).
+struct StepRecord {
+  int replica = 0;
+  double start_s = 0.0;
+  double end_s = 0.0;
+  int decode_sequences = 0;
+  int prefill_chunks = 0;
+  int prefill_tokens = 0;
+  int decode_tokens = 0;  // drafts included
+  int output_tokens = 0;
+  int waiting = 0;                          // the replica's queue after the step
+  double kv_used_share = 0.0;               // the replica's KV used / capacity after the step
+  std::array<double, kNumOps> op_time_s{};  // StepTime.ops
+};
+
+// Which steps a step log keeps: those overlapping [start_s, end_s), or the measurement window's when
+// `measurement_window`, at most `max_steps` of them (the first ones; the rest are only counted).
+struct StepLogSpec {
+  bool measurement_window = true;
+  double start_s = 0.0;
+  double end_s = 0.0;
+  std::size_t max_steps = 100000;
 };
 
 // A class's tokens of the steps that ended inside the window (the same rule as WindowTotals).
@@ -56,12 +91,23 @@ public:
 
   // Tokens, work, gaps and decodes of one step (decodes give speculative decoding's acceptance length).
   void record_step(double start_s, double end_s, int gpus, double prefill_share, const StepOutcome& out);
-  void record_sample(const Sample& s) { samples_.push_back(s); }
+  void record_sample(const Sample& s);
+
+  // The step log is off unless asked for (a Chrome trace): a 1M-request run takes millions of steps.
+  void keep_step_log(const StepLogSpec& spec) { step_log_spec_ = spec; }
+  bool keeps_step_log() const { return step_log_spec_.has_value(); }
+  // `rec`: the step's work and the replica's state after it (all its attention-DP ranks together); the op
+  // times are taken from `st`.
+  void log_step(StepRecord rec, const StepTime& st);
+  const std::vector<StepRecord>& step_log() const { return step_log_; }
+  std::int64_t step_log_matching() const { return step_log_matching_; }  // kept or not (max_steps)
 
   const WindowTotals& window() const { return window_; }
   const std::vector<ClassTokens>& class_tokens() const { return class_tokens_; }
   const stats::WeightedSamples& token_gaps() const { return token_gaps_; }
   const std::vector<Sample>& samples() const { return samples_; }
+  const std::vector<TokenTotals>& sample_tokens() const { return sample_tokens_; }  // one per sample
+  const TokenTotals& run_tokens() const { return run_tokens_; }
   std::int64_t total_steps() const { return total_steps_; }
 
 private:
@@ -73,6 +119,11 @@ private:
   stats::WeightedSamples token_gaps_;
   std::vector<Sample> samples_;
   std::int64_t total_steps_ = 0;
+  std::vector<TokenTotals> sample_tokens_;
+  TokenTotals run_tokens_;
+  std::optional<StepLogSpec> step_log_spec_;
+  std::vector<StepRecord> step_log_;
+  std::int64_t step_log_matching_ = 0;
 };
 
 }  // namespace fleetcast::simulator
