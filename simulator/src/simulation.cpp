@@ -8,6 +8,7 @@
 
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/simulator/capacity.hpp"
+#include "fleetcast/simulator/hardware_rates.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/platform.hpp"
 #include "fleetcast/simulator/report.hpp"
@@ -78,6 +79,7 @@ nlohmann::json simulate(const specs::ScenarioSpec& s, const RunOptions& options)
   ctx.cooldown_requests = static_cast<std::int64_t>(std::floor(s.measurement.cooldown_fraction * s.num_requests));
   ctx.gpus_per_replica = s.deployment.replica.gpus();
   ctx.kv_capacity_bytes = memory.kv_bytes;
+  ctx.host_link_bytes_per_s = RateTable(s.deployment.hardware, profile).host_link_bytes_per_s();
   ctx.progress_json = options.progress_json;
   place_closed_loop(s.workload, plan, ctx);
 

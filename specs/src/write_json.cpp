@@ -147,7 +147,7 @@ json to_json(const DeploymentSpec& d) {
                    {"num_draft_tokens", d.speculative->num_draft_tokens},
                    {"acceptance_rates", d.speculative->acceptance_rates}};
   }
-  return {{"name", d.name},
+  json out = {{"name", d.name},
           {"hardware", to_json(d.hardware)},
           {"nodes", d.nodes},
           {"gpus_per_node", d.gpus_per_node},
@@ -158,11 +158,19 @@ json to_json(const DeploymentSpec& d) {
             {"chunked_prefill", s.chunked_prefill},
             {"gpu_memory_utilization", s.gpu_memory_utilization},
             {"kv_block_tokens", s.kv_block_tokens},
-            {"step_overhead_s", s.step_overhead_s}}},
+            {"step_overhead_s", s.step_overhead_s},
+            {"policy", to_string(s.policy)},
+            {"chunk_tokens", s.chunk_tokens},
+            {"preemption", to_string(s.preemption)},
+            {"swap_space_gib", s.swap_space_gib},
+            {"decode_overhead_factor", s.decode_overhead_factor}}},
           {"router", to_string(d.router)},
           {"runtime", d.runtime},
           {"speculative", speculative},
           {"moe_load", moe_load_json(d.moe_load)}};
+  // Only trtllm reads it (any other policy rejects it).
+  if (s.policy == SchedulerPolicy::trtllm) out["scheduler"]["capacity_policy"] = to_string(s.capacity);
+  return out;
 }
 
 namespace {

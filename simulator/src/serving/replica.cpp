@@ -83,13 +83,16 @@ void replica_actor(Context* ctx, int replica) {
     gauge.running = static_cast<int>(batcher.running());
     gauge.kv_used_bytes = batcher.kv_used_bytes();
     gauge.preemptions = batcher.preemptions();
+    // KV swapped out or in by this step crosses the host link before the step can end (preemption by swap).
+    const double swap_s = batcher.step_swap_bytes() > 0.0 ? batcher.step_swap_bytes() / ctx->host_link_bytes_per_s : 0.0;
     if (batch.empty()) {
       // Nothing fits now (KV full of requests that cannot grow): wait for news rather than spin.
+      if (swap_s > 0.0) sg4::this_actor::sleep_for(swap_s);
       accept(batcher, inbox->get<Message>(), gauge, reporter);
       continue;
     }
     const StepTime st = model.predict(batch);
-    sg4::this_actor::sleep_for(st.total_s);
+    sg4::this_actor::sleep_for(st.total_s + swap_s);
 
     const double end = sg4::Engine::get_clock();
     const StepOutcome out = batcher.complete(end);

@@ -22,6 +22,12 @@ struct Request {
   int kv_tokens = 0;      // tokens whose KV is computed (the prefilled part of the prompt, then one per decode)
   int kv_blocks = 0;      // KV blocks held
   int preemptions = 0;
+  // How its preemptions went: KV dropped and recomputed, or moved to host memory and back (bytes per GPU).
+  int recomputes = 0;
+  int swaps_out = 0;
+  int swaps_in = 0;
+  double swapped_out_bytes = 0.0;
+  double swapped_kv_bytes = 0.0;  // in host memory now (0: none)
   bool failed = false;  // could never be served (longer than the replica's whole KV cache)
 
   double scheduled_s = -1.0;    // first time a step included it (end of queueing)
