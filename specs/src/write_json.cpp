@@ -147,7 +147,7 @@ json to_json(const DeploymentSpec& d) {
                    {"num_draft_tokens", d.speculative->num_draft_tokens},
                    {"acceptance_rates", d.speculative->acceptance_rates}};
   }
-  json out = {{"name", d.name},
+  return {{"name", d.name},
           {"hardware", to_json(d.hardware)},
           {"nodes", d.nodes},
           {"gpus_per_node", d.gpus_per_node},
@@ -163,14 +163,13 @@ json to_json(const DeploymentSpec& d) {
             {"chunk_tokens", s.chunk_tokens},
             {"preemption", to_string(s.preemption)},
             {"swap_space_gib", s.swap_space_gib},
-            {"decode_overhead_factor", s.decode_overhead_factor}}},
+            {"decode_overhead_factor", s.decode_overhead_factor},
+            // Only trtllm reads it (any other policy rejects it).
+            {"capacity_policy", s.policy == SchedulerPolicy::trtllm ? json(to_string(s.capacity)) : json(nullptr)}}},
           {"router", to_string(d.router)},
           {"runtime", d.runtime},
           {"speculative", speculative},
           {"moe_load", moe_load_json(d.moe_load)}};
-  // Only trtllm reads it (any other policy rejects it).
-  if (s.policy == SchedulerPolicy::trtllm) out["scheduler"]["capacity_policy"] = to_string(s.capacity);
-  return out;
 }
 
 namespace {

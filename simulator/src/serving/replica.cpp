@@ -84,7 +84,8 @@ void replica_actor(Context* ctx, int replica) {
     gauge.kv_used_bytes = batcher.kv_used_bytes();
     gauge.preemptions = batcher.preemptions();
     // KV swapped out or in by this step crosses the host link before the step can end (preemption by swap).
-    const double swap_s = batcher.step_swap_bytes() > 0.0 ? batcher.step_swap_bytes() / ctx->host_link_bytes_per_s : 0.0;
+    const double swap_s =
+        batcher.step_swap_bytes() > 0.0 ? batcher.step_swap_bytes() / ctx->host_link_bytes_per_s : 0.0;
     if (batch.empty()) {
       // Nothing fits now (KV full of requests that cannot grow): wait for news rather than spin.
       if (swap_s > 0.0) sg4::this_actor::sleep_for(swap_s);

@@ -94,7 +94,9 @@ private:
   bool sglang_prefill(double now);  // forms a prefill step if one is due; false: a decode step follows
   void sglang_decode();
   void admit(Request* r, double now);  // the first waiting request joins the running batch
-  double kv_bytes(int tokens) const { return tokens > 0 ? kv_.bytes_for_tokens(blocks_for(tokens) * block_tokens_) : 0.0; }
+  double kv_bytes(int tokens) const {
+    return tokens > 0 ? kv_.bytes_for_tokens(blocks_for(tokens) * block_tokens_) : 0.0;
+  }
   const BatchShape& shape_batch();  // items_ -> batch_
   double prompt_bytes(const Request* r) const {
     return kv_.bytes_for_tokens(blocks_for(r->prompt_target) * block_tokens_);

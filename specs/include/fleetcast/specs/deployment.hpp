@@ -40,9 +40,9 @@ struct SchedulerSpec {
   int kv_block_tokens = 16;            // paged KV block size
   double step_overhead_s = -1.0;       // per-step host (scheduler) overhead; < 0: the profile's value
   SchedulerPolicy policy = SchedulerPolicy::vllm;
-  int chunk_tokens = 0;                // most prompt tokens of one request in a step; 0: max_num_batched_tokens
+  int chunk_tokens = 0;  // most prompt tokens of one request in a step; 0: max_num_batched_tokens
   PreemptionMode preemption = PreemptionMode::recompute;
-  double swap_space_gib = 4.0;         // host memory per GPU for swapped-out KV (vLLM's --swap-space)
+  double swap_space_gib = 4.0;  // host memory per GPU for swapped-out KV (vLLM's --swap-space)
   CapacityPolicy capacity = CapacityPolicy::guaranteed_no_evict;  // trtllm only
   double decode_overhead_factor = -1.0;  // step overhead share of a decode-only step; < 0: the policy's
   bool operator==(const SchedulerSpec&) const = default;
