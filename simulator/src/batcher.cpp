@@ -14,7 +14,9 @@ Batcher::Batcher(const specs::SchedulerSpec& spec, KvBudget kv, std::optional<Dr
       draft_tokens_(drafts_ ? drafts_->num_draft_tokens() : 0),
       block_tokens_(std::max(1, spec.kv_block_tokens)),
       prefix_tokens_(prefix_block_tokens) {
-  if (!spec.prefix_caching) return;
+  // Prefix caching follows vLLM v1's allocator; the sglang and trtllm policies do not use it yet (SGLang's
+  // radix cache and TensorRT-LLM's block reuse are not modelled).
+  if (!spec.prefix_caching || spec.policy != specs::SchedulerPolicy::vllm) return;
   if (prefix_tokens_ < 1 || prefix_tokens_ % block_tokens_ != 0)
     throw std::invalid_argument("prefix_block_tokens " + std::to_string(prefix_tokens_) +
                                 " is not a multiple of kv_block_tokens " + std::to_string(block_tokens_));
@@ -64,22 +66,32 @@ void Batcher::release(Request* r) {
   r->kv_blocks = 0;
 }
 
-// Recompute: drop the KV and queue the request first in line; it prefills input plus output so far again.
-void Batcher::preempt(Request* r) {
-  release(r);
-  r->kv_tokens = 0;
-  r->prompt_target = r->input_tokens + r->generated;
+// Swap when allowed (batcher_swap.cpp), else recompute: drop the KV and queue the request again; it
+// prefills input plus output so far again.
+void Batcher::preempt(Request* r, bool requeue_front) {
   ++r->preemptions;
   ++preemptions_;
   running_.erase(std::find(running_.begin(), running_.end(), r));
-  enqueue(r, true);
+  if (swap_out(r)) return;
+  release(r);
+  r->kv_tokens = 0;
+  r->prompt_target = r->input_tokens + r->generated;
+  ++r->recomputes;
+  enqueue(r, requeue_front);
 }
 
 const BatchShape& Batcher::schedule(double now) {
+  step_swap_bytes_ = 0.0;
+  if (spec_.policy == specs::SchedulerPolicy::sglang) {
+    schedule_sglang(now);
+    return shape_batch();
+  }
+  if (spec_.policy == specs::SchedulerPolicy::trtllm) {
+    schedule_trtllm(now);
+    return shape_batch();
+  }
   items_.clear();
-  batch_.decode_contexts.clear();
-  batch_.prefill.clear();
-  batch_.draft_tokens = draft_tokens_;
+  const long long preemptions_before = preemptions_;
   int budget = spec_.max_num_batched_tokens;
   const int verify = 1 + draft_tokens_;  // a decode's tokens: its last sampled token and its drafts
 
@@ -90,7 +102,7 @@ const BatchShape& Batcher::schedule(double now) {
     // Every decode of a step verifies the same number of drafts (BatchShape has one draft count), so one that
     // the rest of the budget cannot hold waits for the next step rather than verify fewer (vLLM would trim).
     if (decode && verify > budget) continue;
-    const int tokens = decode ? verify : std::min(r->prompt_target - r->kv_tokens, budget);
+    const int tokens = decode ? verify : std::min({r->prompt_target - r->kv_tokens, budget, spec_.chunk_limit()});
     bool ok = reserve(r, r->kv_tokens + tokens);
     while (!ok && running_.back() != r) {
       preempt(running_.back());
@@ -104,23 +116,36 @@ const BatchShape& Batcher::schedule(double now) {
     budget -= tokens;
   }
 
-  // 2. Waiting requests, first come first served, while sequences, budget and KV allow.
-  while (!waiting_.empty() && budget > 0 && static_cast<int>(running_.size()) < spec_.max_num_seqs) {
+  // 2. Swapped-out requests (preemption by swap only), then waiting requests, first come first served, while
+  // sequences, budget and KV allow. A chunk is capped at chunk_tokens (vLLM's long_prefill_token_threshold).
+  resume_swapped(budget, preemptions_before);
+  while (swapped_.empty() && !waiting_.empty() && budget > 0 &&
+         static_cast<int>(running_.size()) < spec_.max_num_seqs) {
     Request* r = waiting_.front();
     const int hit = prefix_hit_blocks(r);  // a waiting request holds no KV: it starts after its cached blocks
     const int start = hit * prefix_tokens_;
     const int remaining = r->prompt_target - start;
     if (!spec_.chunked_prefill && remaining > budget) break;
-    const int tokens = std::min(remaining, budget);
+    const int tokens = std::min({remaining, budget, spec_.chunk_limit()});
     if (!admit(r, hit, start + tokens)) break;
-    waiting_.pop_front();
-    kv_waiting_bytes_ = waiting_.empty() ? 0.0 : kv_waiting_bytes_ - prompt_bytes(r);  // no drift when empty
-    running_.push_back(r);
-    if (r->scheduled_s < 0.0) r->scheduled_s = now;
+    start_running(r, now);
     items_.push_back({r, tokens, false});
     budget -= tokens;
   }
+  return shape_batch();
+}
 
+void Batcher::start_running(Request* r, double now) {
+  waiting_.pop_front();
+  kv_waiting_bytes_ = waiting_.empty() ? 0.0 : kv_waiting_bytes_ - prompt_bytes(r);  // no drift when empty
+  running_.push_back(r);
+  if (r->scheduled_s < 0.0) r->scheduled_s = now;
+}
+
+const BatchShape& Batcher::shape_batch() {
+  batch_.decode_contexts.clear();
+  batch_.prefill.clear();
+  batch_.draft_tokens = draft_tokens_;
   for (const Item& it : items_) {
     if (it.decode) {
       batch_.decode_contexts.push_back(it.req->kv_tokens);

@@ -201,6 +201,7 @@ nlohmann::json build_report(const ReportInputs& in) {
       {"kv_cache_used_share", stats::to_json(stats::summarize(kv_share))},
       {"gpu_busy_share", w.busy_gpu_s / (gpus * window_s)},
       {"preemptions", in.preemptions},
+      {"kv_cache", detail::kv_cache_json(in)},
       {"steps_in_window", w.steps},
       {"by_class", detail::by_class_json(in, per_class, window_s)},
       {"by_replica", detail::by_replica_json(in)},

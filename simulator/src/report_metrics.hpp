@@ -47,4 +47,8 @@ nlohmann::json by_class_json(const ReportInputs& in, const std::vector<RequestMe
 // the replica's mean KV use in the window.
 nlohmann::json by_replica_json(const ReportInputs& in);
 
+// metrics.kv_cache: preemptions, recomputes, swaps and swapped bytes over the whole run, and class by class
+// (report_kv_cache.cpp).
+nlohmann::json kv_cache_json(const ReportInputs& in);
+
 }  // namespace fleetcast::simulator::detail

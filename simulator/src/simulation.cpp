@@ -9,6 +9,7 @@
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/simulator/capacity.hpp"
 #include "fleetcast/simulator/chrome_trace.hpp"
+#include "fleetcast/simulator/hardware_rates.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/platform.hpp"
 #include "fleetcast/simulator/report.hpp"
@@ -108,6 +109,7 @@ SimulationResult run_simulation(const specs::ScenarioSpec& s, const RunOptions& 
   ctx.cooldown_requests = static_cast<std::int64_t>(std::floor(s.measurement.cooldown_fraction * s.num_requests));
   ctx.gpus_per_replica = s.deployment.replica.gpus();
   ctx.kv_capacity_bytes = memory.kv_bytes;
+  ctx.host_link_bytes_per_s = RateTable(s.deployment.hardware, profile).host_link_bytes_per_s();
   ctx.progress_json = options.progress_json;
   place_closed_loop(s.workload, plan, ctx);
   if (options.chrome_trace) recorder.keep_step_log(step_log_spec(options));

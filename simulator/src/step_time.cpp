@@ -45,6 +45,7 @@ StepTimeModel::StepTimeModel(const specs::ModelSpec& model, const specs::Deploym
   if (model.moe) experts_ = place_experts(*model.moe, deployment.moe_load, deployment.replica.ep);
   step_overhead_s_ =
       deployment.scheduler.step_overhead_s >= 0.0 ? deployment.scheduler.step_overhead_s : profile.step_overhead_s;
+  decode_overhead_share_ = deployment.scheduler.decode_overhead_share();
   backbone_ = {static_cast<double>(model.num_layers), static_cast<double>(model.moe_layers()),
                static_cast<double>(model.dense_layers),
                model.attention.type == specs::AttentionType::csa ? 0.0 : model.attention.sliding_window_layers};
@@ -148,7 +149,8 @@ StepTime StepTimeModel::predict_lockstep(std::span<const BatchShape> ranks) cons
     }
   }
   OpCost& overhead = busiest.ops[static_cast<int>(Op::step_overhead)];
-  overhead.time_s = step_overhead_s_;
+  // A decode-only step may pay less host overhead (TensorRT-LLM's CUDA-graph decode: SchedulerSpec).
+  overhead.time_s = moe.prefill == 0.0 ? step_overhead_s_ * decode_overhead_share_ : step_overhead_s_;
   overhead.prefill_share = share(moe.prefill, moe.decode);
   add_totals(busiest);
   return busiest;

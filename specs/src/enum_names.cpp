@@ -5,6 +5,9 @@
 namespace fleetcast::specs {
 
 std::string_view to_string(RouterPolicy p) { return detail::name_of(detail::kRouterNames, p); }
+std::string_view to_string(SchedulerPolicy p) { return detail::name_of(detail::kSchedulerPolicyNames, p); }
+std::string_view to_string(PreemptionMode m) { return detail::name_of(detail::kPreemptionNames, m); }
+std::string_view to_string(CapacityPolicy p) { return detail::name_of(detail::kCapacityPolicyNames, p); }
 std::string_view to_string(SpeculativeMethod m) { return detail::name_of(detail::kSpeculativeMethodNames, m); }
 std::string_view to_string(ExpertDistribution d) { return detail::name_of(detail::kExpertDistributionNames, d); }
 std::string_view to_string(LengthKind k) { return detail::name_of(detail::kLengthKindNames, k); }

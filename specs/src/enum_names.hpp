@@ -40,6 +40,13 @@ inline constexpr EnumNames<RouterPolicy, 5> kRouterNames{{{RouterPolicy::round_r
                                                           {RouterPolicy::least_kv_load, "least_kv_load"},
                                                           {RouterPolicy::power_of_two, "power_of_two"},
                                                           {RouterPolicy::prefix_aware, "prefix_aware"}}};
+inline constexpr EnumNames<SchedulerPolicy, 3> kSchedulerPolicyNames{
+    {{SchedulerPolicy::vllm, "vllm"}, {SchedulerPolicy::sglang, "sglang"}, {SchedulerPolicy::trtllm, "trtllm"}}};
+inline constexpr EnumNames<PreemptionMode, 2> kPreemptionNames{
+    {{PreemptionMode::recompute, "recompute"}, {PreemptionMode::swap, "swap"}}};
+inline constexpr EnumNames<CapacityPolicy, 2> kCapacityPolicyNames{
+    {{CapacityPolicy::guaranteed_no_evict, "guaranteed_no_evict"},
+     {CapacityPolicy::max_utilization, "max_utilization"}}};
 inline constexpr EnumNames<SpeculativeMethod, 1> kSpeculativeMethodNames{{{SpeculativeMethod::mtp, "mtp"}}};
 inline constexpr EnumNames<ExpertDistribution, 3> kExpertDistributionNames{
     {{ExpertDistribution::balanced, "balanced"},

@@ -38,6 +38,34 @@ ReplicaLayout parse_replica(JsonReader r, const DeploymentSpec& d) {
   return l;
 }
 
+// The engine whose scheduler forms the steps, its chunk size, preemption mode and decode overhead.
+void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
+  s.policy = r.optional_enum("policy", s.policy, detail::kSchedulerPolicyNames);
+  s.chunk_tokens = r.optional_at_least("chunk_tokens", s.chunk_tokens, 0);
+  r.check(s.chunk_tokens <= s.max_num_batched_tokens, "chunk_tokens",
+          "must be <= max_num_batched_tokens (" + std::to_string(s.max_num_batched_tokens) +
+              "); 0: max_num_batched_tokens");
+  r.check(s.chunk_tokens == 0 || s.chunked_prefill, "chunk_tokens",
+          "needs chunked_prefill: without it a prompt is prefilled whole");
+  s.preemption = r.optional_enum("preemption", s.preemption, detail::kPreemptionNames);
+  s.swap_space_gib = r.optional<double>("swap_space_gib", s.swap_space_gib);
+  r.check(s.swap_space_gib >= 0.0 && s.swap_space_gib <= 1e6, "swap_space_gib", "must be in [0, 1e6] GiB");
+  if (r.has("capacity_policy")) {
+    r.check(s.policy == SchedulerPolicy::trtllm, "capacity_policy", "applies only to policy trtllm");
+    s.capacity = r.require_enum("capacity_policy", detail::kCapacityPolicyNames);
+  }
+  // TensorRT-LLM chunks a context in whole KV blocks (its chunk unit): a chunk limit below one block could never
+  // schedule a non-final chunk.
+  if (s.policy == SchedulerPolicy::trtllm && s.chunked_prefill) {
+    r.check(s.chunk_limit() >= s.kv_block_tokens, s.chunk_tokens > 0 ? "chunk_tokens" : "max_num_batched_tokens",
+            "must be >= kv_block_tokens (" + std::to_string(s.kv_block_tokens) +
+                ") with policy trtllm: its context chunks are whole KV blocks");
+  }
+  s.decode_overhead_factor = r.optional<double>("decode_overhead_factor", s.decode_overhead_factor);
+  r.check(s.decode_overhead_factor <= 1.0, "decode_overhead_factor",
+          "must be in [0, 1] (or < 0: the policy's default)");
+}
+
 SchedulerSpec parse_scheduler(JsonReader r) {
   SchedulerSpec s;
   s.max_num_seqs = r.optional_at_least("max_num_seqs", s.max_num_seqs, 1);
@@ -48,6 +76,7 @@ SchedulerSpec parse_scheduler(JsonReader r) {
   s.kv_block_tokens = r.optional_at_least("kv_block_tokens", s.kv_block_tokens, 1);
   s.step_overhead_s = r.optional<double>("step_overhead_s", s.step_overhead_s);
   s.prefix_caching = r.optional<bool>("prefix_caching", s.prefix_caching);
+  parse_scheduler_policy(r, s);
   r.finish();
   return s;
 }

@@ -57,6 +57,7 @@ struct Context {
   std::vector<ClosedLoopClass> closed_loop;
   int gpus_per_replica = 1;
   double kv_capacity_bytes = 0.0;      // per GPU
+  double host_link_bytes_per_s = 0.0;  // per GPU, one direction: KV swapped to host memory and back
   bool progress_json = false;
 
   std::int64_t total_requests() const { return static_cast<std::int64_t>(recorder->requests().size()); }

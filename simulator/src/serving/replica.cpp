@@ -122,18 +122,24 @@ void replica_actor(Context* ctx, int replica) {
 
     const double start = sg4::Engine::get_clock();
     bool empty = true;
+    double swap_bytes = 0.0;  // the rank that moves the most: ranks swap over their own GPUs' host links at once
     for (int k = 0; k < dp; ++k) {
-      batches[static_cast<std::size_t>(k)] = ranks.batchers[static_cast<std::size_t>(k)].schedule(start);
+      Batcher& b = ranks.batchers[static_cast<std::size_t>(k)];
+      batches[static_cast<std::size_t>(k)] = b.schedule(start);
       empty = empty && batches[static_cast<std::size_t>(k)].empty();
+      swap_bytes = std::max(swap_bytes, b.step_swap_bytes());
     }
     ranks.update(gauge);
+    // KV swapped out or in by this step crosses the host link before the step can end (preemption by swap).
+    const double swap_s = swap_bytes > 0.0 ? swap_bytes / ctx->host_link_bytes_per_s : 0.0;
     if (empty) {
       // Nothing fits now (KV full of requests that cannot grow): wait for news rather than spin.
+      if (swap_s > 0.0) sg4::this_actor::sleep_for(swap_s);
       accept(ranks, inbox->get<Message>(), gauge, reporter);
       continue;
     }
     const StepTime st = model.predict_ranks(batches);
-    sg4::this_actor::sleep_for(st.total_s);
+    sg4::this_actor::sleep_for(st.total_s + swap_s);
 
     const double end = sg4::Engine::get_clock();
     const double prefill_share = st.total_s > 0.0 ? st.prefill_s / st.total_s : 0.0;

@@ -3,6 +3,10 @@
 // order (one token for a decode, a chunk for an unfinished prompt) and then admits waiting requests first
 // come first served, within a token budget and a sequence cap, with paged KV admission control. When a
 // running request cannot get KV blocks, the latest admitted one is preempted by recompute.
+// SchedulerSpec::policy picks another engine's way of forming a step (schedule_sglang.cpp,
+// schedule_trtllm.cpp); the KV bookkeeping, preemption and completion are shared. With preemption by swap a
+// victim's KV moves to host memory and back (batcher_swap.cpp): step_swap_bytes() tells the replica what the
+// step moved over the host link.
 // With speculative decoding a decode verifies its last token plus n drafts (1 + n tokens of budget and KV)
 // and keeps 1 + the drafts accepted, drawn per sequence per step.
 // With prefix caching (vLLM v1's automatic prefix caching, prefix_cache.hpp) a request admitted from the queue
@@ -63,16 +67,21 @@ public:
   // Queues a request; one that could never fit the KV cache (or the token budget without chunked
   // prefill) is marked failed and returned as false.
   bool add(Request* r);
-  bool has_work() const { return !waiting_.empty() || !running_.empty(); }
+  bool has_work() const { return !waiting_.empty() || !running_.empty() || !swapped_.empty(); }
   const BatchShape& schedule(double now);
   StepOutcome complete(double now);
 
-  std::size_t waiting() const { return waiting_.size(); }
+  // Bytes per GPU the step schedule() formed moves over the host link: its victims' KV swapped out and the
+  // KV of the requests it resumed swapped in.
+  double step_swap_bytes() const { return step_swap_bytes_; }
+  double swap_used_bytes() const { return swap_used_bytes_; }  // host memory holding swapped-out KV, per GPU
+
+  std::size_t waiting() const { return waiting_.size() + swapped_.size(); }
   std::size_t running() const { return running_.size(); }
   double kv_used_bytes() const { return kv_used_bytes_; }
   // KV the waiting requests' prompts will take once admitted: what a replica has committed to beyond what it
   // holds (a router balancing KV counts both).
-  double kv_waiting_bytes() const { return kv_waiting_bytes_; }
+  double kv_waiting_bytes() const { return kv_waiting_bytes_ + swap_used_bytes_; }
   double kv_capacity_bytes() const { return kv_.capacity_bytes; }
   long long preemptions() const { return preemptions_; }
   // The prefix cache; null when prefix caching is off.
@@ -93,8 +102,25 @@ private:
   void cache_computed_blocks(Request* r);             // its newly computed full prefix blocks join the cache
   double release_prefix(Request* r);                  // unpins its blocks; returns the bytes they weigh
   double prefix_bytes(int blocks) const { return blocks > 0 ? kv_.bytes_for_tokens(blocks * prefix_tokens_) : 0.0; }
-  void preempt(Request* r);
+  // Takes r out of the running batch: swapped out when the mode and the swap space allow, else its KV is
+  // dropped and it waits to prefill again, first in line or (SGLang) last.
+  void preempt(Request* r, bool requeue_front = true);
   void enqueue(Request* r, bool front);
+  bool swap_out(Request* r);
+  // Swapped requests come back first come first served, before any new prompt, while KV, the budget and
+  // max_num_seqs allow and no request was preempted in this step (vLLM v0.6 vllm/core/scheduler.py
+  // _schedule_swapped). Each resumed request's KV moves back to the GPU.
+  void resume_swapped(int& budget, long long preemptions_before);
+  // The steps of the other engines (SchedulerSpec::policy); the vLLM step is schedule() itself.
+  void schedule_sglang(double now);
+  void schedule_trtllm(double now);
+  bool sglang_prefill(double now);  // forms a prefill step if one is due; false: a decode step follows
+  void sglang_decode();
+  void start_running(Request* r, double now);  // the first waiting request joins the running batch
+  double kv_bytes(int tokens) const {
+    return tokens > 0 ? kv_.bytes_for_tokens(blocks_for(tokens) * block_tokens_) : 0.0;
+  }
+  const BatchShape& shape_batch();  // items_ -> batch_
   double prompt_bytes(const Request* r) const {
     return kv_.bytes_for_tokens(blocks_for(r->prompt_target) * block_tokens_);
   }
@@ -114,6 +140,16 @@ private:
   long long preemptions_ = 0;
   std::optional<PrefixCache> prefix_cache_;
   int prefix_tokens_;
+
+  std::deque<Request*> swapped_;  // preempted by swap: KV in host memory, resumed before new prompts
+  double swap_used_bytes_ = 0.0;
+  double step_swap_bytes_ = 0.0;
+
+  // SGLang: the one request whose prompt is being prefilled in chunks, and the share of its remaining output
+  // the admission reserves for each running request (schedule_sglang.cpp).
+  static constexpr double kSglangInitNewTokenRatio = 0.7;
+  Request* sglang_chunked_ = nullptr;
+  double new_token_ratio_ = kSglangInitNewTokenRatio;
 };
 
 }  // namespace fleetcast::simulator

@@ -28,6 +28,12 @@ struct Request {
   int preemptions = 0;
   int prefix_blocks_held = 0;  // its leading prefix blocks it references in the replica's prefix cache
   int prefix_hit_tokens = 0;   // prompt tokens found in the prefix cache when first admitted (not computed)
+  // How its preemptions went: KV dropped and recomputed, or moved to host memory and back (bytes per GPU).
+  int recomputes = 0;
+  int swaps_out = 0;
+  int swaps_in = 0;
+  double swapped_out_bytes = 0.0;
+  double swapped_kv_bytes = 0.0;  // in host memory now (0: none)
   bool failed = false;  // could never be served (longer than the replica's whole KV cache)
 
   double scheduled_s = -1.0;    // first time a step included it (end of queueing)

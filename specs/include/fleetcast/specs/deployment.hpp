@@ -26,6 +26,17 @@ struct ReplicaLayout {
   bool operator==(const ReplicaLayout&) const = default;
 };
 
+// Which engine's scheduler forms a replica's steps (simulator/batcher.hpp): vLLM v1 (mixed steps, decodes
+// first), SGLang (a step is either a prefill or a decode batch, prefill first) or TensorRT-LLM (in-flight
+// batching behind a capacity scheduler).
+enum class SchedulerPolicy { vllm, sglang, trtllm };
+// What a preempted request loses: its KV (recompute: it prefills again) or only its place (swap: its KV
+// waits in host memory).
+enum class PreemptionMode { recompute, swap };
+// TensorRT-LLM's CapacitySchedulerPolicy: reserve a request's whole max length at admission and never
+// pause, or reserve step by step and pause the latest started request when KV runs out.
+enum class CapacityPolicy { guaranteed_no_evict, max_utilization };
+
 struct SchedulerSpec {
   int max_num_seqs = 256;              // running sequences per replica
   int max_num_batched_tokens = 8192;   // token budget per step (prefill chunks + decodes)
@@ -34,7 +45,22 @@ struct SchedulerSpec {
   int kv_block_tokens = 16;            // paged KV block size
   double step_overhead_s = -1.0;       // per-step host overhead; < 0: the profile's value
   bool prefix_caching = true;          // automatic prefix caching (vLLM v1: on by default)
+  SchedulerPolicy policy = SchedulerPolicy::vllm;
+  int chunk_tokens = 0;  // most prompt tokens of one request in a step; 0: max_num_batched_tokens
+  PreemptionMode preemption = PreemptionMode::recompute;
+  double swap_space_gib = 4.0;  // host memory per GPU for swapped-out KV (vLLM's --swap-space)
+  CapacityPolicy capacity = CapacityPolicy::guaranteed_no_evict;  // trtllm only
+  double decode_overhead_factor = -1.0;  // step overhead share of a decode-only step; < 0: the policy's
   bool operator==(const SchedulerSpec&) const = default;
+
+  int chunk_limit() const { return chunk_tokens > 0 ? chunk_tokens : max_num_batched_tokens; }
+  double swap_space_bytes() const { return swap_space_gib * 1073741824.0; }
+  // TensorRT-LLM runs decode-only steps as CUDA graphs with its C++ batch manager: assumed half the host
+  // overhead of the profile (measured for vLLM v1), not measured. The other policies keep the profile's.
+  double decode_overhead_share() const {
+    if (decode_overhead_factor >= 0.0) return decode_overhead_factor;
+    return policy == SchedulerPolicy::trtllm ? 0.5 : 1.0;
+  }
 };
 
 // How the router places a request (simulator/router_policy.hpp): in turn; on the replica with the fewest
@@ -92,6 +118,9 @@ struct DeploymentSpec {
 };
 
 std::string_view to_string(RouterPolicy p);
+std::string_view to_string(SchedulerPolicy p);
+std::string_view to_string(PreemptionMode m);
+std::string_view to_string(CapacityPolicy p);
 std::string_view to_string(SpeculativeMethod m);
 std::string_view to_string(ExpertDistribution d);
 

@@ -1,0 +1,128 @@
+// SGLang's step, as its scheduler forms it (SGLang v0.4.6: python/sglang/srt/managers/scheduler.py
+// get_next_batch_to_run, get_new_batch_prefill and update_running_batch; schedule_policy.py PrefillAdder;
+// schedule_batch.py retract_decode; global_config.py for the token ratios), without the radix prefix cache
+// (prefix reuse is modelled apart) and without --enable-mixed-chunk (off by default):
+// - a step is either a prefill (extend) batch or a decode batch, never both. A prefill batch is formed
+//   whenever a chunked prompt is unfinished or a waiting request can be admitted: new requests go first
+//   and the running requests' decodes wait for that step.
+// - the prefill batch continues the one chunked request, then admits waiting requests first come first
+//   served while max_num_seqs (max_running_requests), max_num_batched_tokens (max_prefill_tokens) and
+//   chunk_tokens (chunked_prefill_size) allow; a prompt longer than what is left of the chunk is cut there
+//   and becomes the chunked request, which ends the batch.
+// - admission is conservative: a request needs its prompt + min(output, 4096) tokens of KV to be free after
+//   every running request's remaining output (capped at 4096) x new_token_ratio is set aside. The ratio
+//   starts at 0.7, decays by (0.7 - 0.098) / 600 per decode step to 0.098 and is reset when the engine idles.
+// - a decode batch runs every running request one token (1 + drafts) with no token budget. When the KV cache
+//   cannot hold the step, requests are retracted (preempted: recompute, or swap when set) one at a time,
+//   the one with the fewest output tokens first and the longest prompt among equals; retracted requests
+//   wait at the back of the queue, and new_token_ratio becomes min(1, (output so far + 20 x requests) /
+//   max output) over the requests kept.
+
+#include <algorithm>
+#include <climits>
+
+#include "fleetcast/simulator/batcher.hpp"
+
+namespace fleetcast::simulator {
+namespace {
+
+constexpr int kClipMaxNewTokens = 4096;             // CLIP_MAX_NEW_TOKENS_ESTIMATION
+constexpr double kMinNewTokenRatioFactor = 0.14;    // default_min_new_token_ratio_factor
+constexpr double kNewTokenRatioDecaySteps = 600.0;  // default_new_token_ratio_decay_steps
+constexpr int kRetractDecodeSteps = 20;             // retract_decode_steps
+
+int clipped_new_tokens(const Request* r) { return std::min(r->output_tokens - r->generated, kClipMaxNewTokens); }
+
+}  // namespace
+
+void Batcher::schedule_sglang(double now) {
+  items_.clear();
+  if (running_.empty()) new_token_ratio_ = kSglangInitNewTokenRatio;
+  if (sglang_prefill(now)) return;
+  sglang_decode();
+}
+
+bool Batcher::sglang_prefill(double now) {
+  const auto full = [&] { return static_cast<int>(running_.size()) >= spec_.max_num_seqs; };
+  if (sglang_chunked_ == nullptr && (waiting_.empty() || full())) return false;
+
+  // KV left once each running request keeps room for new_token_ratio of its remaining output.
+  double rem_total = kv_.capacity_bytes - kv_used_bytes_;
+  for (const Request* r : running_) {
+    if (r == sglang_chunked_) continue;
+    rem_total -= kv_.bytes_for_tokens(r->kv_tokens + clipped_new_tokens(r) * new_token_ratio_) -
+                 kv_.bytes_for_tokens(r->kv_tokens);
+  }
+  int rem_input = spec_.max_num_batched_tokens;
+  int rem_chunk = spec_.chunked_prefill ? spec_.chunk_limit() : INT_MAX;
+
+  if (Request* r = sglang_chunked_) {
+    const int tokens = std::min(r->prompt_target - r->kv_tokens, rem_chunk);
+    if (reserve(r, r->kv_tokens + tokens)) {
+      const bool last = r->kv_tokens + tokens >= r->prompt_target;
+      items_.push_back({r, tokens, false});
+      rem_total -= kv_.bytes_for_tokens(tokens + (last ? clipped_new_tokens(r) : 0));
+      rem_input -= tokens;
+      rem_chunk -= tokens;
+      if (last) sglang_chunked_ = nullptr;
+    }
+  }
+
+  while (sglang_chunked_ == nullptr && !waiting_.empty() && !full() && rem_input > 0 && rem_chunk > 0 &&
+         rem_total > 0.0) {
+    Request* r = waiting_.front();
+    const int input = r->prompt_target - r->kv_tokens;
+    // NO_TOKEN; an idle engine still starts the head request, which fits the cache alone (add()).
+    const bool idle = running_.empty() && items_.empty();
+    if (!idle && kv_.bytes_for_tokens(input + clipped_new_tokens(r)) >= rem_total) break;
+    if (input > rem_input && !items_.empty()) break;
+    const bool cut = input > rem_chunk;
+    const int tokens = cut ? rem_chunk : input;
+    if (!reserve(r, r->kv_tokens + tokens)) break;
+    start_running(r, now);
+    items_.push_back({r, tokens, false});
+    rem_total -= kv_.bytes_for_tokens(tokens + (cut ? 0 : clipped_new_tokens(r)));
+    rem_input -= tokens;
+    rem_chunk -= tokens;
+    if (cut) sglang_chunked_ = r;
+  }
+  return !items_.empty();
+}
+
+void Batcher::sglang_decode() {
+  const int verify = 1 + draft_tokens_;
+  const long long preemptions_before = preemptions_;
+  std::vector<Request*> decodes;
+  for (Request* r : running_)
+    if (r->prefill_done()) decodes.push_back(r);
+  const auto step_bytes = [&] {
+    double bytes = 0.0;
+    for (const Request* r : decodes) bytes += kv_bytes(r->kv_tokens + verify) - kv_bytes(r->kv_blocks * block_tokens_);
+    return bytes;
+  };
+  while (decodes.size() > 1 && step_bytes() > kv_.capacity_bytes - kv_used_bytes_) {
+    const auto victim = std::min_element(decodes.begin(), decodes.end(), [](const Request* a, const Request* b) {
+      return a->generated != b->generated ? a->generated < b->generated : a->input_tokens > b->input_tokens;
+    });
+    preempt(*victim, false);
+    decodes.erase(victim);
+  }
+  if (preemptions_ != preemptions_before) {
+    double decoded = 0.0, wanted = 0.0;
+    for (const Request* r : decodes) {
+      decoded += r->generated;
+      wanted += r->output_tokens;
+    }
+    new_token_ratio_ = std::min(1.0, (decoded + kRetractDecodeSteps * static_cast<double>(decodes.size())) / wanted);
+  } else {
+    const double min_ratio = kSglangInitNewTokenRatio * kMinNewTokenRatioFactor;
+    new_token_ratio_ =
+        std::max(new_token_ratio_ - (kSglangInitNewTokenRatio - min_ratio) / kNewTokenRatioDecaySteps, min_ratio);
+  }
+  for (Request* r : decodes)
+    if (reserve(r, r->kv_tokens + verify)) items_.push_back({r, verify, true});
+  int budget = INT_MAX;  // a decode batch has no token budget: max_num_seqs bounds it
+  resume_swapped(budget, preemptions_before);
+}
+
+}  // namespace fleetcast::simulator

@@ -1,0 +1,82 @@
+// TensorRT-LLM's in-flight batching step (TensorRT-LLM v0.20: cpp/tensorrt_llm/batch_manager/
+// capacityScheduler.cpp and microBatchScheduler.cpp; the "Useful Runtime Options" guide for the capacity
+// policies), at this simulator's level:
+// - capacity scheduler. GUARANTEED_NO_EVICT (TensorRT-LLM's default) counts for every started request the KV
+//   blocks it holds at completion (prompt + whole output) and admits a new request, first come first served,
+//   only when its own completion fits in what is left: nothing is ever paused, and a request that does not
+//   fit stops admission. MAX_UTILIZATION reserves only the blocks of the next step and pauses the latest
+//   started request when a running one cannot grow (its KV is freed: recompute, or swap when set).
+// - micro-batch scheduler: generation requests (one token, plus drafts) first, oldest first, then context
+//   chunks first come first served (started contexts, then new ones) in the tokens max_num_batched_tokens
+//   (max_num_tokens) leaves, up to max_num_seqs (max_batch_size) requests. A context chunk that does not end
+//   the prompt is a whole number of KV blocks (the chunk unit is tokens_per_block) and at most chunk_tokens.
+// The CUDA-graph decode (a decode-only step's smaller host overhead) is in the step time
+// (SchedulerSpec::decode_overhead_share).
+
+#include <algorithm>
+
+#include "fleetcast/simulator/batcher.hpp"
+
+namespace fleetcast::simulator {
+
+void Batcher::schedule_trtllm(double now) {
+  items_.clear();
+  const bool no_evict = spec_.capacity == specs::CapacityPolicy::guaranteed_no_evict;
+  const long long preemptions_before = preemptions_;
+  const int verify = 1 + draft_tokens_;
+  int budget = spec_.max_num_batched_tokens;
+  // The prompt tokens r computes in this step: 0 when none fit.
+  const auto context_chunk = [&](const Request* r) {
+    const int remaining = r->prompt_target - r->kv_tokens;
+    if (!spec_.chunked_prefill) return remaining <= budget ? remaining : 0;
+    const int limit = std::min(budget, spec_.chunk_limit());
+    return remaining <= limit ? remaining : limit / block_tokens_ * block_tokens_;
+  };
+
+  // 1. Generation requests, oldest first. Under MAX_UTILIZATION one that cannot grow pauses the newest.
+  for (std::size_t i = 0; i < running_.size() && budget >= verify; ++i) {
+    Request* r = running_[i];
+    if (!r->prefill_done()) continue;
+    bool ok = reserve(r, r->kv_tokens + verify);
+    while (!ok && !no_evict && running_.back() != r) {
+      preempt(running_.back());
+      ok = reserve(r, r->kv_tokens + verify);
+    }
+    if (!ok) {
+      if (no_evict) continue;  // cannot happen: its completion was reserved at admission
+      preempt(r);
+      break;
+    }
+    items_.push_back({r, verify, true});
+    budget -= verify;
+  }
+
+  // 2. Started contexts, oldest first; a chunk that finds no free blocks waits for the next step.
+  for (Request* r : running_) {
+    if (r->prefill_done() || budget <= 0) continue;
+    const int tokens = context_chunk(r);
+    if (tokens <= 0 || !reserve(r, r->kv_tokens + tokens)) continue;
+    items_.push_back({r, tokens, false});
+    budget -= tokens;
+  }
+
+  // 3. Paused requests whose KV is in host memory, then new requests.
+  resume_swapped(budget, preemptions_before);
+  double committed = 0.0;  // GUARANTEED_NO_EVICT: KV the started requests hold at completion
+  if (no_evict)
+    for (const Request* r : running_) committed += kv_bytes(r->input_tokens + r->output_tokens + draft_tokens_);
+  while (swapped_.empty() && !waiting_.empty() && budget > 0 &&
+         static_cast<int>(running_.size()) < spec_.max_num_seqs) {
+    Request* r = waiting_.front();
+    const double completion = no_evict ? kv_bytes(r->input_tokens + r->output_tokens + draft_tokens_) : 0.0;
+    if (committed + completion > kv_.capacity_bytes) break;
+    const int tokens = context_chunk(r);
+    if (tokens <= 0 || !reserve(r, r->kv_tokens + tokens)) break;
+    start_running(r, now);
+    items_.push_back({r, tokens, false});
+    budget -= tokens;
+    committed += completion;
+  }
+}
+
+}  // namespace fleetcast::simulator

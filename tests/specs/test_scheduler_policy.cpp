@@ -1,0 +1,79 @@
+// deployment.scheduler: the policy, chunk size, preemption mode, swap space, TensorRT-LLM capacity policy and
+// decode overhead share: defaults, round trips and bad input.
+
+#include "fleetcast/specs/load.hpp"
+#include "test_support.hpp"
+
+using namespace fleetcast::specs;
+using namespace fleetcast::specs::test;
+
+namespace {
+
+json with_scheduler(const json& scheduler) {
+  json j = deployment_json();
+  j["scheduler"] = scheduler;
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("scheduler policy defaults: vLLM, whole budget chunks, recompute, 4 GiB swap", "[specs][scheduler]") {
+  const SchedulerSpec s = parse_deployment(deployment_json(), "d.json").scheduler;
+  CHECK(s.policy == SchedulerPolicy::vllm);
+  CHECK(s.chunk_tokens == 0);
+  CHECK(s.chunk_limit() == 8192);
+  CHECK(s.preemption == PreemptionMode::recompute);
+  CHECK(s.swap_space_gib == 4.0);
+  CHECK(s.swap_space_bytes() == 4.0 * 1024 * 1024 * 1024);
+  CHECK(s.capacity == CapacityPolicy::guaranteed_no_evict);
+  CHECK(s.decode_overhead_share() == 1.0);
+  // TensorRT-LLM's CUDA-graph decode: half the host overhead unless given.
+  CHECK(parse_deployment(with_scheduler({{"policy", "trtllm"}}), "d.json").scheduler.decode_overhead_share() == 0.5);
+  CHECK(parse_deployment(with_scheduler({{"policy", "trtllm"}, {"decode_overhead_factor", 0.8}}), "d.json")
+            .scheduler.decode_overhead_share() == 0.8);
+}
+
+TEST_CASE("every scheduler policy field round-trips", "[specs][scheduler][roundtrip]") {
+  const json variants[] = {
+      {{"policy", "sglang"}, {"chunk_tokens", 2048}, {"preemption", "swap"}, {"swap_space_gib", 16}},
+      {{"policy", "trtllm"}, {"capacity_policy", "max_utilization"}, {"decode_overhead_factor", 0.25}},
+      {{"policy", "trtllm"}},
+      {{"policy", "vllm"}, {"preemption", "swap"}, {"swap_space_gib", 0}},
+  };
+  for (const json& v : variants) {
+    const DeploymentSpec d = parse_deployment(with_scheduler(v), "d.json");
+    const json out = to_json(d);
+    for (const auto& [key, value] : v.items()) CHECK(out["scheduler"][key] == value);
+    CHECK(parse_deployment(out, "echo") == d);
+  }
+  const SchedulerSpec s = parse_deployment(with_scheduler(variants[0]), "d.json").scheduler;
+  CHECK(s.policy == SchedulerPolicy::sglang);
+  CHECK(s.chunk_limit() == 2048);
+  CHECK(s.preemption == PreemptionMode::swap);
+  CHECK(to_json(parse_deployment(deployment_json(), "d.json"))["scheduler"]["capacity_policy"].is_null());
+}
+
+TEST_CASE("bad scheduler policy input names the field", "[specs][scheduler]") {
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "orca"}}), "d.json", "deployment"),
+                    "deployment.scheduler.policy", "orca", "valid: vllm, sglang, trtllm");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"chunk_tokens", 9000}}), "d.json"), "scheduler.chunk_tokens",
+                    "9000", "<= max_num_batched_tokens (8192)");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"chunk_tokens", -1}}), "d.json"), "scheduler.chunk_tokens", "-1",
+                    ">= 0");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"chunked_prefill", false}, {"chunk_tokens", 512}}), "d.json"),
+                    "scheduler.chunk_tokens", "512", "needs chunked_prefill");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"preemption", "evict"}}), "d.json"), "scheduler.preemption",
+                    "evict", "valid: recompute, swap");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"swap_space_gib", -2}}), "d.json"), "scheduler.swap_space_gib",
+                    "-2", "[0, 1e6]");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"capacity_policy", "max_utilization"}}), "d.json"),
+                    "scheduler.capacity_policy", "max_utilization", "only to policy trtllm");
+  CHECK_INPUT_ERROR(
+      parse_deployment(with_scheduler({{"policy", "trtllm"}, {"capacity_policy", "static_batch"}}), "d.json"),
+      "scheduler.capacity_policy", "static_batch", "valid: guaranteed_no_evict, max_utilization");
+  CHECK_INPUT_ERROR(
+      parse_deployment(with_scheduler({{"policy", "trtllm"}, {"chunk_tokens", 8}, {"kv_block_tokens", 16}}), "d.json"),
+      "scheduler.chunk_tokens", "8", ">= kv_block_tokens (16)");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"decode_overhead_factor", 1.5}}), "d.json"),
+                    "scheduler.decode_overhead_factor", "1.5", "[0, 1]");
+}
