@@ -1,7 +1,11 @@
 // The router: places each arriving request on a replica by policy (router_policy.hpp), learns the replicas'
 // load from their messages, counts completions, opens and closes the measurement window, and ends the
 // simulation once every request is done.
+// With prefill/decode disaggregation it picks both replicas of a request on arrival, each pool by the policy
+// over its own replicas, as vLLM's disaggregated proxy (v0.11 examples/online_serving/disaggregated_serving/
+// disagg_proxy_demo.py) and SGLang's mini load balancer (v0.4 python/sglang/srt/disaggregation/mini_lb.py) do.
 #include <cstdio>
+#include <optional>
 
 #include "context.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
@@ -19,15 +23,31 @@ void print_progress(std::int64_t done, std::int64_t total) {
 void router_actor(Context* ctx, int replicas) {
   const auto& s = *ctx->scenario;
   const bool kv_policy = s.deployment.router == specs::RouterPolicy::least_kv_load;
-  Placement placement(s.deployment.router, replicas, s.seed, ctx->kv_capacity_bytes);
+  const PoolContext& first = ctx->pools.front();
+  Placement placement(s.deployment.router, first.replicas, s.seed, first.kv_capacity_bytes);
+  // The decode pool draws from its own random stream (power_of_two), seeded apart from the prefill pool's.
+  const PoolContext* decode = ctx->disaggregated() ? &ctx->pools[1] : nullptr;
+  std::optional<Placement> decode_placement;
+  if (decode) decode_placement.emplace(s.deployment.router, decode->replicas, s.seed + 1, decode->kv_capacity_bytes);
+  (void)replicas;
   sg4::Mailbox* inbox = router_mailbox();
   const std::int64_t total = ctx->total_requests();
   const std::int64_t progress_every = std::max<std::int64_t>(1, total / 100);
   std::int64_t completed = 0;
   while (completed < total) {
     std::unique_ptr<Message> msg(inbox->get<Message>());
+    const bool from_decode = decode && msg->replica >= decode->first_replica;
     if (msg->kind == Message::Kind::load_report) {
+      if (from_decode) {
+        decode_placement->report(msg->replica - decode->first_replica, msg->load);
+      } else {
+        placement.report(msg->replica, msg->load);
+      }
+      continue;
+    }
+    if (msg->kind == Message::Kind::prefilled) {
       placement.report(msg->replica, msg->load);
+      placement.done(msg->replica);
       continue;
     }
     Request* r = msg->request;
@@ -38,13 +58,24 @@ void router_actor(Context* ctx, int replicas) {
       if (r->arrival_rank == total - ctx->cooldown_requests) ctx->recorder->close_window(now);
       ++ctx->in_system;
       // Only least_kv_load reads the prompt's KV; the others skip the memory model.
-      const double prompt_bytes = kv_policy ? kv_bytes_per_gpu(s.model, s.deployment, r->input_tokens) : 0.0;
+      const double prompt_bytes = kv_policy ? kv_bytes_per_gpu(s.model, *first.deployment, r->input_tokens) : 0.0;
       r->replica = placement.place(prompt_bytes);
+      if (decode) {
+        const double decode_bytes = kv_policy ? kv_bytes_per_gpu(s.model, *decode->deployment, r->input_tokens) : 0.0;
+        r->decode_replica = decode->first_replica + decode_placement->place(decode_bytes);
+      }
       send(replica_mailbox(r->replica), Message::Kind::arrival, r);
       continue;
     }
-    placement.report(r->replica, msg->load);
-    placement.done(r->replica);
+    if (from_decode) {
+      decode_placement->report(msg->replica - decode->first_replica, msg->load);
+      decode_placement->done(r->decode_replica - decode->first_replica);
+    } else {
+      placement.report(r->replica, msg->load);
+      placement.done(r->replica);
+      // Failed at prefill (too long for it): the decode replica picked for it will never see it.
+      if (decode) decode_placement->done(r->decode_replica - decode->first_replica);
+    }
     --ctx->in_system;
     ++completed;
     if (r->client >= 0) send(client_mailbox(r->client), Message::Kind::completion, r);

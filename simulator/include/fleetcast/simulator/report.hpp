@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/simulator/disaggregation.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/recorder.hpp"
 #include "fleetcast/simulator/workload_plan.hpp"
@@ -25,6 +26,7 @@ struct ReportInputs {
   std::int64_t cooldown_requests;
   long long preemptions;
   double wall_s;  // not written into the report (it would break byte-identical output): progress only
+  const DisaggregatedPlan* pools = nullptr;  // disaggregation: the pools (`memory` is then the decode pool's)
 };
 
 nlohmann::json build_report(const ReportInputs& in);
