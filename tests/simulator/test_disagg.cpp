@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/simulator/batcher.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/simulation.hpp"
 #include "fleetcast/simulator/step_time.hpp"
@@ -156,4 +157,33 @@ TEST_CASE("the decode pool never prefills and the prefill pool never decodes", "
   CHECK(m["pools"]["prefill"]["decode_busy_share"].get<double>() == 0.0);
   CHECK(report["derived"]["replicas"] == 2);
   CHECK(report["derived"]["pools"]["decode"]["gpus"] == 1);
+}
+
+TEST_CASE("a prefilled request is admitted with its prompt's blocks and only decodes", "[disagg][batcher]") {
+  specs::SchedulerSpec spec;
+  spec.max_num_seqs = 1;
+  spec.kv_block_tokens = 16;
+  // 1 byte per token of KV, room for 1,000 tokens.
+  simulator::Batcher b(spec, {1000.0, [](double tokens) { return tokens; }});
+  simulator::Request r;
+  r.input_tokens = 100;
+  r.output_tokens = 5;
+  r.kv_tokens = 100;  // the prompt's KV came from the prefill replica, with the first token
+  r.generated = 1;
+  REQUIRE(b.add_prefilled(&r) == simulator::Batcher::Prefilled::admitted);
+  CHECK(b.kv_used_bytes() == 112.0);  // 7 blocks of 16
+  simulator::Request other = r;
+  CHECK(b.add_prefilled(&other) == simulator::Batcher::Prefilled::no_room);  // max_num_seqs 1
+  for (int step = 0; step < 4; ++step) {
+    const auto& batch = b.schedule(0.0);
+    CHECK(batch.prefill.empty());
+    CHECK(batch.decode_contexts == std::vector<int>{100 + step});
+    b.complete(1.0 + step);
+  }
+  CHECK(r.generated == 5);
+  CHECK_FALSE(b.has_work());
+  simulator::Request huge = r;
+  huge.input_tokens = 990;  // 990 + 5 output tokens need 63 blocks = 1,008 bytes > 1,000
+  CHECK(b.add_prefilled(&huge) == simulator::Batcher::Prefilled::never_fits);
+  CHECK(huge.failed);
 }
