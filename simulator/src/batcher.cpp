@@ -37,6 +37,18 @@ bool Batcher::add(Request* r) {
   return true;
 }
 
+Batcher::Prefilled Batcher::add_prefilled(Request* r) {
+  r->prompt_target = r->input_tokens;
+  const int longest = r->input_tokens + r->output_tokens + draft_tokens_;
+  if (kv_.bytes_for_tokens(blocks_for(longest) * block_tokens_) > kv_.capacity_bytes) {
+    r->failed = true;
+    return Prefilled::never_fits;
+  }
+  if (static_cast<int>(running_.size()) >= spec_.max_num_seqs || !reserve(r, r->kv_tokens)) return Prefilled::no_room;
+  running_.push_back(r);
+  return Prefilled::admitted;
+}
+
 void Batcher::enqueue(Request* r, bool front) {
   kv_waiting_bytes_ += prompt_bytes(r);
   if (front) {

@@ -40,7 +40,9 @@ Platform build_platform(const specs::DeploymentSpec& d, const calibration::Profi
       if (a / domain == b / domain) {
         zone->add_route(p.gpus[a]->get_netpoint(), p.gpus[b]->get_netpoint(), nullptr, nullptr,
                         {{nvlink[a], Dir::UP}, {nvlink[b], Dir::DOWN}}, true);
-      } else if (a % gpus_per_node == b % gpus_per_node) {
+      } else {
+        // Across domains every pair goes NIC, fabric, NIC: a rail-optimised fabric joins the rails at its spine,
+        // so a disaggregated KV transfer between GPUs on different rails still has a route.
         zone->add_route(p.gpus[a]->get_netpoint(), p.gpus[b]->get_netpoint(), nullptr, nullptr,
                         {{nic[a], Dir::UP}, sg4::LinkInRoute(fabric), {nic[b], Dir::DOWN}}, true);
       }

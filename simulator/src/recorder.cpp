@@ -4,12 +4,25 @@
 
 namespace fleetcast::simulator {
 
-void Recorder::record_step(double start_s, double end_s, int gpus, double prefill_share, const StepOutcome& out) {
+void Recorder::record_step(double start_s, double end_s, int gpus, double prefill_share, const StepOutcome& out,
+                           int pool) {
   ++total_steps_;
   run_tokens_.input_tokens += out.first_token_input_tokens;
   run_tokens_.output_tokens += out.output_tokens;
   run_tokens_.prefill_tokens += out.prefill_tokens;
   const double clipped = std::min(end_s, window_end_s_) - std::max(start_s, window_start_s_);
+  if (pool >= 0) {
+    if (pools_.size() <= static_cast<std::size_t>(pool)) pools_.resize(static_cast<std::size_t>(pool) + 1);
+    PoolTotals& p = pools_[static_cast<std::size_t>(pool)];
+    ++p.steps;
+    p.prefill_tokens += out.prefill_tokens;
+    p.decode_tokens += out.decode_tokens;
+    if (clipped > 0.0) {
+      p.busy_gpu_s += clipped * gpus;
+      p.prefill_busy_gpu_s += clipped * gpus * prefill_share;
+      p.decode_busy_gpu_s += clipped * gpus * (1.0 - prefill_share);
+    }
+  }
   if (clipped > 0.0) {
     const double busy = clipped * gpus;
     window_.busy_gpu_s += busy;

@@ -12,6 +12,7 @@
 #include "fleetcast/stats/summary.hpp"
 #include "fleetcast/traces/benchmark_record.hpp"
 #include "fleetcast_version.hpp"
+#include "report_disagg.hpp"
 #include "report_metrics.hpp"
 
 namespace fleetcast::simulator {
@@ -125,10 +126,12 @@ traces::BenchmarkRecord benchmark_record(const ReportInputs& in, const nlohmann:
   b.precision = std::string(specs::to_string(s.model.precision.weights)) + " weights, " +
                 std::string(specs::to_string(s.model.precision.experts)) + " experts, " +
                 std::string(specs::to_string(s.model.precision.kv_cache)) + " KV cache";
-  b.tp = d.replica.tp;
-  b.pp = d.replica.pp;
-  b.ep = d.replica.ep;
-  b.dp = d.replica.dp;
+  // Disaggregated: the decode pool's layout (the pools' own are in derived.pools).
+  const specs::ReplicaLayout& layout = in.pools ? in.pools->decode.deployment.replica : d.replica;
+  b.tp = layout.tp;
+  b.pp = layout.pp;
+  b.ep = layout.ep;
+  b.dp = layout.dp;
   describe_traffic(s.workload, *in.plan, b);
   b.warm = true;
   b.duration_s = window_s;
@@ -210,6 +213,10 @@ nlohmann::json build_report(const ReportInputs& in) {
   metrics["prefix_cache"] = detail::prefix_cache_json(m);
   metrics["prefix_cache"]["enabled"] = d.scheduler.prefix_caching;
   metrics["prefix_cache"]["evicted_blocks"] = in.prefix_evicted_blocks;
+  if (in.pools) {
+    metrics["pools"] = detail::pools_metrics_json(in, window_s);
+    metrics["kv_transfer"] = detail::kv_transfer_json(in);
+  }
 
   const cost_model::RentalPrice price{s.cost.usd_per_gpu_hour, s.cost.pricing == specs::PricingKind::reserved,
                                       s.cost.reserved_discount};
@@ -229,7 +236,7 @@ nlohmann::json build_report(const ReportInputs& in) {
       {"simulator", version_string()},
       {"scenario", s.resolved},
       {"derived",
-       {{"replicas", d.num_replicas()},
+       {{"replicas", specs::serving_replicas(d)},
         {"gpus", gpus},
         {"arrival_rate_per_s", in.plan->open_rate_per_s},
         {"capacity_estimate", capacity_json(in.plan->mix)},
@@ -257,6 +264,7 @@ nlohmann::json build_report(const ReportInputs& in) {
       {"cost", cost_model::to_json(cost)},
       {"benchmark_record", traces::to_json(b)},
   };
+  if (in.pools) report["derived"]["pools"] = detail::pools_derived_json(*in.pools);
   return report;
 }
 

@@ -117,7 +117,7 @@ nlohmann::json by_class_json(const ReportInputs& in, const std::vector<RequestMe
 
 nlohmann::json by_replica_json(const ReportInputs& in) {
   const Recorder& rec = *in.recorder;
-  const auto replicas = static_cast<std::size_t>(in.scenario->deployment.num_replicas());
+  const auto replicas = static_cast<std::size_t>(specs::serving_replicas(in.scenario->deployment));
   std::vector<std::int64_t> requests(replicas, 0), input(replicas, 0), output(replicas, 0);
   std::vector<double> kv_sum(replicas, 0.0);
   for (const Request& r : rec.requests()) {

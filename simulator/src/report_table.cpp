@@ -44,16 +44,26 @@ std::string format_summary(const nlohmann::json& r) {
   const auto& m = r["metrics"];
   const auto& t = m["throughput"];
   const auto& c = r["cost"];
-  const auto& rep = sc["deployment"]["replica"];
+  const auto layout = [](const nlohmann::json& rep) {
+    return "tp " + std::to_string(rep["tp"].get<int>()) + " pp " + std::to_string(rep["pp"].get<int>()) + " ep " +
+           std::to_string(rep["ep"].get<int>()) +
+           (rep.value("dp", 1) > 1 ? " dp " + std::to_string(rep["dp"].get<int>()) : "");
+  };
+  std::string replicas;
+  if (d.contains("pools")) {  // disaggregated: each pool's replicas and layout
+    for (const char* pool : {"prefill", "decode"}) {
+      const auto& p = d["pools"][pool];
+      replicas += (replicas.empty() ? "" : "; ") + std::string(pool) + " " + std::to_string(p["replicas"].get<int>()) +
+                  " replicas of " + layout(p["replica"]);
+    }
+  } else {
+    replicas = std::to_string(d["replicas"].get<int>()) + " replicas of " + layout(sc["deployment"]["replica"]);
+  }
   std::string out;
   out += "fleetcast forecast: " + sc["name"].get<std::string>() + "\n";
   out += line("model", sc["model"]["name"].get<std::string>());
   out += line("deployment", std::to_string(d["gpus"].get<int>()) + " x " +
-                                sc["deployment"]["hardware"]["name"].get<std::string>() + ", " +
-                                std::to_string(d["replicas"].get<int>()) + " replicas of tp " +
-                                std::to_string(rep["tp"].get<int>()) + " pp " + std::to_string(rep["pp"].get<int>()) +
-                                " ep " + std::to_string(rep["ep"].get<int>()) +
-                                (rep.value("dp", 1) > 1 ? " dp " + std::to_string(rep["dp"].get<int>()) : ""));
+                                sc["deployment"]["hardware"]["name"].get<std::string>() + ", " + replicas);
   out += line("arrivals", r["benchmark_record"]["arrival"].get<std::string>() +
                               fmt(" (capacity estimate %.2f req/s)", num(d["capacity_estimate"]["requests_per_s"])));
   out += line("measured", fmt("%.0f requests over %.1f s (steady state)", num(m["requests_measured"]),

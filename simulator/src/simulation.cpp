@@ -2,14 +2,14 @@
 
 #include <chrono>
 #include <cmath>
-#include <stdexcept>
-
 #include <simgrid/s4u.hpp>
+#include <stdexcept>
 
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/simulator/capacity.hpp"
 #include "fleetcast/simulator/chrome_trace.hpp"
 #include "fleetcast/simulator/hardware_rates.hpp"
+#include "fleetcast/simulator/disaggregation.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/platform.hpp"
 #include "fleetcast/simulator/report.hpp"
@@ -82,15 +82,43 @@ StepLogSpec step_log_spec(const RunOptions& options) {
   return spec;
 }
 
+// Each replica's first GPU: where its engine loop runs (and, disaggregated, where its KV leaves or lands).
+std::vector<sg4::Host*> replica_hosts(const specs::ScenarioSpec& s, const Platform& platform) {
+  std::vector<sg4::Host*> hosts;
+  if (!s.deployment.disaggregation) {
+    for (const auto& gpus : platform.replicas) hosts.push_back(gpus[0]);
+    return hosts;
+  }
+  for (specs::Pool pool : {specs::Pool::prefill, specs::Pool::decode}) {
+    const specs::DeploymentSpec d = specs::pool_deployment(s.deployment, pool);
+    const int first = specs::pool_first_gpu(s.deployment, pool);
+    for (int r = 0; r < d.num_replicas(); ++r) hosts.push_back(platform.gpus[first + r * d.replica.gpus()]);
+  }
+  return hosts;
+}
+
 }  // namespace
 
 SimulationResult run_simulation(const specs::ScenarioSpec& s, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const calibration::Profile profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime);
-  const MemoryPlan memory = plan_memory(s.model, s.deployment);
-  require_fits(memory, s.model, s.deployment, options.file);
-  const StepTimeModel step_model(s.model, s.deployment, profile);
-  const WorkloadPlan plan = plan_workload(s, step_model, memory);
+  // Disaggregated: each pool its own memory plan and step-time model; the report's memory is the decode pool's.
+  std::optional<DisaggregatedPlan> pools;
+  std::optional<StepTimeModel> aggregated_model;
+  MemoryPlan memory;
+  if (s.deployment.disaggregation) {
+    pools = plan_pools(s, profile, options.file);
+    memory = pools->decode.memory;
+  } else {
+    memory = plan_memory(s.model, s.deployment);
+    require_fits(memory, s.model, s.deployment, options.file);
+    aggregated_model.emplace(s.model, s.deployment, profile);
+  }
+  const WorkloadPlan plan = pools ? plan_workload(s, pools->decode.replicas,
+                                                  [&](const specs::RequestClass& c, double max_batch) {
+                                                    return estimate_disaggregated_capacity(s, c, *pools, max_batch);
+                                                  })
+                                  : plan_workload(s, *aggregated_model, memory);
   std::vector<std::int64_t> counts;
   std::vector<double> rates;
   for (const ClassPlan& cp : plan.classes) {
@@ -102,9 +130,9 @@ SimulationResult run_simulation(const specs::ScenarioSpec& s, const RunOptions& 
 
   serving::Context ctx;
   ctx.scenario = &s;
-  ctx.step_model = &step_model;
+  ctx.step_model = pools ? pools->decode.step_model.get() : &*aggregated_model;
   ctx.recorder = &recorder;
-  ctx.gauges.resize(static_cast<std::size_t>(s.deployment.num_replicas()));
+  ctx.gauges.resize(static_cast<std::size_t>(specs::serving_replicas(s.deployment)));
   ctx.warmup_requests = static_cast<std::int64_t>(std::floor(s.measurement.warmup_fraction * s.num_requests));
   ctx.cooldown_requests = static_cast<std::int64_t>(std::floor(s.measurement.cooldown_fraction * s.num_requests));
   ctx.gpus_per_replica = s.deployment.replica.gpus();
@@ -113,11 +141,23 @@ SimulationResult run_simulation(const specs::ScenarioSpec& s, const RunOptions& 
   ctx.progress_json = options.progress_json;
   place_closed_loop(s.workload, plan, ctx);
   if (options.chrome_trace) recorder.keep_step_log(step_log_spec(options));
+  if (pools) {
+    const PoolPlan& p = pools->prefill;
+    const PoolPlan& d = pools->decode;
+    ctx.pools.push_back(
+        {serving::Role::prefill, &p.deployment, p.step_model.get(), p.memory.kv_bytes, 0, p.replicas, 0});
+    ctx.pools.push_back(
+        {serving::Role::decode, &d.deployment, d.step_model.get(), d.memory.kv_bytes, p.replicas, d.replicas, 1});
+  } else {
+    ctx.pools.push_back(
+        {serving::Role::both, &s.deployment, ctx.step_model, memory.kv_bytes, 0, s.deployment.num_replicas(), -1});
+  }
 
   {
     auto engine = make_engine();
     const Platform platform = build_platform(s.deployment, profile);
-    const int replicas = s.deployment.num_replicas();
+    const int replicas = specs::serving_replicas(s.deployment);
+    ctx.replica_hosts = replica_hosts(s, platform);
     sg4::Actor::create("router", platform.frontend, serving::router_actor, &ctx, replicas);
     if (ctx.open_loop_requests > 0) sg4::Actor::create("source", platform.frontend, serving::source_actor, &ctx);
     for (std::size_t k = 0; k < ctx.closed_loop.size(); ++k) {
@@ -128,13 +168,12 @@ SimulationResult run_simulation(const specs::ScenarioSpec& s, const RunOptions& 
       }
     }
     for (int r = 0; r < replicas; ++r) {
-      auto actor = sg4::Actor::create("replica." + std::to_string(r), platform.replicas[r][0],
+      auto actor = sg4::Actor::create("replica." + std::to_string(r), ctx.replica_hosts[static_cast<std::size_t>(r)],
                                       serving::replica_actor, &ctx, r);
       actor->daemonize();
       serving::replica_mailbox(r)->set_receiver(actor);
     }
-    sg4::Actor::create("sampler", platform.frontend, serving::sampler_actor, &ctx,
-                       s.measurement.sample_interval_s)
+    sg4::Actor::create("sampler", platform.frontend, serving::sampler_actor, &ctx, s.measurement.sample_interval_s)
         ->daemonize();
     engine->run();
     recorder.record_sample(final_sample(ctx));
@@ -154,17 +193,18 @@ SimulationResult run_simulation(const specs::ScenarioSpec& s, const RunOptions& 
                   ctx.cooldown_requests,
                   preemptions,
                   evicted,
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count()};
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count(),
+                  pools ? &*pools : nullptr};
   SimulationResult result{build_report(in), {}};
   if (options.timeline) {
     result.report["timeline"] =
-        detail::timeline_json(recorder, s.deployment.num_replicas(), s.measurement.sample_interval_s);
+        detail::timeline_json(recorder, specs::serving_replicas(s.deployment), s.measurement.sample_interval_s);
   }
   if (options.chrome_trace) {
     ChromeTraceInfo info;
     info.scenario = s.name;
     info.simulator = version_string();
-    info.replicas = s.deployment.num_replicas();
+    info.replicas = specs::serving_replicas(s.deployment);
     info.measurement_window = !options.trace_window.has_value();
     info.window_start_s = options.trace_window ? options.trace_window->start_s : recorder.window_start_s();
     info.window_end_s = options.trace_window ? options.trace_window->end_s : recorder.window_end_s();

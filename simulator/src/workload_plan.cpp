@@ -38,16 +38,21 @@ double closed_loop_rate(const specs::RequestClass& c, const CapacityEstimate& at
 }  // namespace
 
 WorkloadPlan plan_workload(const specs::ScenarioSpec& s, const StepTimeModel& model, const MemoryPlan& memory) {
+  return plan_workload(s, s.deployment.num_replicas(), [&](const specs::RequestClass& c, double max_batch) {
+    return estimate_capacity(s, c, model, memory, max_batch);
+  });
+}
+
+WorkloadPlan plan_workload(const specs::ScenarioSpec& s, int replicas, const CapacityFunction& capacity) {
   WorkloadPlan plan;
-  const int replicas = s.deployment.num_replicas();
   std::vector<double> weights;
   for (const specs::RequestClass& c : s.workload.classes) {
     ClassPlan cp;
-    cp.capacity = estimate_capacity(s, c, model, memory);
+    cp.capacity = capacity(c, 1e300);
     const auto& a = c.arrival;
     if (a.kind == specs::ArrivalKind::closed_loop) {
       const double per_replica = static_cast<double>(a.clients) / replicas;
-      cp.expected_rate_per_s = closed_loop_rate(c, estimate_capacity(s, c, model, memory, per_replica));
+      cp.expected_rate_per_s = closed_loop_rate(c, capacity(c, per_replica));
     } else {
       cp.rate_per_s = a.load > 0.0 ? a.load * cp.capacity.requests_per_s : a.rate_per_s;
       cp.expected_rate_per_s = cp.rate_per_s;

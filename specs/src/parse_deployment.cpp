@@ -94,8 +94,7 @@ SpeculativeSpec parse_speculative(JsonReader& r) {
   const auto given = static_cast<int>(s.acceptance_rates.size());
   r.check(given == 1 || given == s.num_draft_tokens, "acceptance_rates",
           "gives " + std::to_string(given) + " rates for num_draft_tokens " + std::to_string(s.num_draft_tokens) +
-              "; give one per draft position (" + std::to_string(s.num_draft_tokens) +
-              ") or one for every position");
+              "; give one per draft position (" + std::to_string(s.num_draft_tokens) + ") or one for every position");
   r.finish();
   return s;
 }
@@ -113,6 +112,39 @@ MoeLoadSpec parse_moe_load(JsonReader& r) {
   m.redundant_experts = r.optional_at_least("redundant_experts", 0, 0);
   r.finish();
   return m;
+}
+
+// One pool: its nodes, and a layout and scheduler checked against those nodes alone.
+PoolSpec parse_pool(JsonReader r, const DeploymentSpec& d) {
+  PoolSpec p;
+  DeploymentSpec pool = d;
+  pool.nodes = p.nodes = r.require_at_least("nodes", 1);
+  const nlohmann::json no_replica = nlohmann::json::object();
+  p.replica =
+      parse_replica(r.has("replica") ? r.object("replica") : JsonReader(no_replica, r.file(), r.path("replica")), pool);
+  if (auto s = r.optional_object("scheduler")) p.scheduler = parse_scheduler(std::move(*s));
+  r.finish();
+  return p;
+}
+
+// The pools split the deployment's nodes; the top-level replica and scheduler would be unused, so they are
+// refused rather than silently ignored.
+DisaggregationSpec parse_disaggregation(JsonReader& deployment, JsonReader r, const DeploymentSpec& d) {
+  for (const char* key : {"replica", "scheduler"}) {
+    deployment.check(!deployment.has(key), key,
+                     "not used with disaggregation: give disaggregation.prefill." + std::string(key) +
+                         " and disaggregation.decode." + key + " instead");
+  }
+  DisaggregationSpec g;
+  g.prefill = parse_pool(r.object("prefill"), d);
+  g.decode = parse_pool(r.object("decode"), d);
+  r.finish();
+  const int sum = g.prefill.nodes + g.decode.nodes;
+  deployment.check(d.nodes == sum, "nodes",
+                   "must equal disaggregation.prefill.nodes + disaggregation.decode.nodes (" +
+                       std::to_string(g.prefill.nodes) + " + " + std::to_string(g.decode.nodes) + " = " +
+                       std::to_string(sum) + ")");
+  return g;
 }
 
 }  // namespace
@@ -144,6 +176,15 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   }
   if (auto load = r.optional_object("moe_load")) d.moe_load = parse_moe_load(*load);
   d.two_batch_overlap = r.optional<bool>("two_batch_overlap", false);
+  if (auto g = r.optional_object("disaggregation")) {
+    d.disaggregation = parse_disaggregation(r, std::move(*g), d);
+    if (d.speculative) {
+      const int budget = d.disaggregation->decode.scheduler.max_num_batched_tokens;
+      r.check(budget >= 1 + d.speculative->num_draft_tokens, "speculative",
+              "1 + num_draft_tokens must fit disaggregation.decode.scheduler.max_num_batched_tokens (" +
+                  std::to_string(budget) + ")");
+    }
+  }
   r.finish();
   return d;
 }

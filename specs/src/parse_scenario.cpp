@@ -97,11 +97,17 @@ void check_moe_load(const ScenarioSpec& s, const detail::SpecRef& deployment) {
                          ")");
   }
   const int slots = experts + load.redundant_experts;
-  if (slots % s.deployment.replica.ep != 0) {
-    throw InputError(deployment.file, detail::join_path(deployment.prefix, "moe_load.redundant_experts"),
-                     std::to_string(load.redundant_experts),
-                     "routed experts (" + std::to_string(experts) + ") plus redundant ones must divide evenly over ep " +
-                         std::to_string(s.deployment.replica.ep));
+  // Every pool places the experts over its own ep (one pool without disaggregation).
+  std::vector<int> eps{s.deployment.replica.ep};
+  if (s.deployment.disaggregation) eps = {s.deployment.disaggregation->prefill.replica.ep,
+                                          s.deployment.disaggregation->decode.replica.ep};
+  for (int ep : eps) {
+    if (slots % ep != 0) {
+      throw InputError(deployment.file, detail::join_path(deployment.prefix, "moe_load.redundant_experts"),
+                       std::to_string(load.redundant_experts),
+                       "routed experts (" + std::to_string(experts) +
+                           ") plus redundant ones must divide evenly over ep " + std::to_string(ep));
+    }
   }
 }
 

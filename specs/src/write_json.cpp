@@ -141,39 +141,59 @@ static json moe_load_json(const MoeLoadSpec& m) {
   return j;
 }
 
+namespace {
+
+json replica_json(const ReplicaLayout& l) { return {{"tp", l.tp}, {"pp", l.pp}, {"ep", l.ep}, {"dp", l.dp}}; }
+
+json scheduler_json(const SchedulerSpec& s) {
+  return {{"max_num_seqs", s.max_num_seqs},
+          {"max_num_batched_tokens", s.max_num_batched_tokens},
+          {"chunked_prefill", s.chunked_prefill},
+          {"gpu_memory_utilization", s.gpu_memory_utilization},
+          {"kv_block_tokens", s.kv_block_tokens},
+          {"step_overhead_s", s.step_overhead_s},
+          {"prefix_caching", s.prefix_caching},
+          {"policy", to_string(s.policy)},
+          {"chunk_tokens", s.chunk_tokens},
+          {"preemption", to_string(s.preemption)},
+          {"swap_space_gib", s.swap_space_gib},
+          {"decode_overhead_factor", s.decode_overhead_factor},
+          // Only trtllm reads it (any other policy rejects it).
+          {"capacity_policy", s.policy == SchedulerPolicy::trtllm ? json(to_string(s.capacity)) : json(nullptr)}};
+}
+
+json pool_json(const PoolSpec& p) {
+  return {{"nodes", p.nodes}, {"replica", replica_json(p.replica)}, {"scheduler", scheduler_json(p.scheduler)}};
+}
+
+}  // namespace
+
 json to_json(const DeploymentSpec& d) {
-  const SchedulerSpec& s = d.scheduler;
   json speculative = nullptr;
   if (d.speculative) {
     speculative = {{"method", to_string(d.speculative->method)},
                    {"num_draft_tokens", d.speculative->num_draft_tokens},
                    {"acceptance_rates", d.speculative->acceptance_rates}};
   }
-  return {{"name", d.name},
-          {"hardware", to_json(d.hardware)},
-          {"nodes", d.nodes},
-          {"gpus_per_node", d.gpus_per_node},
-          {"replica", {{"tp", d.replica.tp}, {"pp", d.replica.pp}, {"ep", d.replica.ep}, {"dp", d.replica.dp}}},
-          {"scheduler",
-           {{"max_num_seqs", s.max_num_seqs},
-            {"max_num_batched_tokens", s.max_num_batched_tokens},
-            {"chunked_prefill", s.chunked_prefill},
-            {"gpu_memory_utilization", s.gpu_memory_utilization},
-            {"kv_block_tokens", s.kv_block_tokens},
-            {"step_overhead_s", s.step_overhead_s},
-            {"prefix_caching", s.prefix_caching},
-            {"policy", to_string(s.policy)},
-            {"chunk_tokens", s.chunk_tokens},
-            {"preemption", to_string(s.preemption)},
-            {"swap_space_gib", s.swap_space_gib},
-            {"decode_overhead_factor", s.decode_overhead_factor},
-            // Only trtllm reads it (any other policy rejects it).
-            {"capacity_policy", s.policy == SchedulerPolicy::trtllm ? json(to_string(s.capacity)) : json(nullptr)}}},
-          {"router", to_string(d.router)},
-          {"runtime", d.runtime},
-          {"speculative", speculative},
-          {"moe_load", moe_load_json(d.moe_load)},
-          {"two_batch_overlap", d.two_batch_overlap}};
+  json j = {{"name", d.name},
+            {"hardware", to_json(d.hardware)},
+            {"nodes", d.nodes},
+            {"gpus_per_node", d.gpus_per_node},
+            {"replica", replica_json(d.replica)},
+            {"scheduler", scheduler_json(d.scheduler)},
+            {"router", to_string(d.router)},
+            {"runtime", d.runtime},
+            {"speculative", speculative},
+            {"moe_load", moe_load_json(d.moe_load)},
+            {"two_batch_overlap", d.two_batch_overlap}};
+  // With disaggregation the pools carry the layouts and schedulers (the top-level ones are refused on input).
+  if (d.disaggregation) {
+    j.erase("replica");
+    j.erase("scheduler");
+    j["disaggregation"] = {{"prefill", pool_json(d.disaggregation->prefill)},
+                           {"decode", pool_json(d.disaggregation->decode)}};
+  }
+  return j;
 }
 
 namespace {

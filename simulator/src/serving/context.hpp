@@ -3,10 +3,9 @@
 // gauges the sampler reads. Actors talk to each other only through mailboxes; this is not a channel.
 
 #include <cstdint>
+#include <simgrid/s4u.hpp>
 #include <string>
 #include <vector>
-
-#include <simgrid/s4u.hpp>
 
 #include "fleetcast/simulator/recorder.hpp"
 #include "fleetcast/simulator/router_policy.hpp"
@@ -18,8 +17,10 @@ namespace fleetcast::simulator::serving {
 namespace sg4 = simgrid::s4u;
 
 // A load report carries no request; a completion carries the replica's KV figures after its last step too.
+// Disaggregation adds: `prefilled` (a prefill replica to the router: its part is done, with its KV figures) and
+// `kv_transfer` (a prefill replica to a decode replica: the prompt's KV and the first token).
 struct Message {
-  enum class Kind { arrival, completion, load_report } kind;
+  enum class Kind { arrival, completion, load_report, prefilled, kv_transfer } kind;
   Request* request = nullptr;
   int replica = -1;
   KvLoadReport load;
@@ -44,6 +45,19 @@ struct ReplicaGauge {
   long long prefix_evicted_blocks = 0;
 };
 
+// A pool of replicas [first_replica, first_replica + replicas): one pool doing both without disaggregation;
+// with it, the prefill pool (replicas numbered first) and the decode pool.
+enum class Role { both, prefill, decode };
+struct PoolContext {
+  Role role = Role::both;
+  const specs::DeploymentSpec* deployment = nullptr;  // the pool's own nodes, layout and scheduler
+  const StepTimeModel* step_model = nullptr;
+  double kv_capacity_bytes = 0.0;  // per GPU
+  int first_replica = 0;
+  int replicas = 0;
+  int index = -1;  // the recorder's pool totals: -1 none, 0 prefill, 1 decode
+};
+
 struct Context {
   const specs::ScenarioSpec* scenario = nullptr;
   const StepTimeModel* step_model = nullptr;
@@ -51,7 +65,7 @@ struct Context {
   std::vector<ReplicaGauge> gauges;
   int in_system = 0;
   std::int64_t arrivals = 0;
-  std::int64_t warmup_requests = 0;    // arrival ranks [warmup, total - cooldown) are measured
+  std::int64_t warmup_requests = 0;  // arrival ranks [warmup, total - cooldown) are measured
   std::int64_t cooldown_requests = 0;
   std::size_t open_loop_requests = 0;  // the first requests, in arrival order
   std::vector<ClosedLoopClass> closed_loop;
@@ -59,12 +73,20 @@ struct Context {
   double kv_capacity_bytes = 0.0;      // per GPU
   double host_link_bytes_per_s = 0.0;  // per GPU, one direction: KV swapped to host memory and back
   bool progress_json = false;
+  std::vector<PoolContext> pools;         // one (role both), or prefill then decode
+  std::vector<sg4::Host*> replica_hosts;  // disaggregation: each replica's first GPU, where KV leaves and lands
+
+  bool disaggregated() const { return pools.size() == 2; }
+  const PoolContext& pool_of(int replica) const {
+    return pools.size() == 2 && replica >= pools[1].first_replica ? pools[1] : pools[0];
+  }
 
   std::int64_t total_requests() const { return static_cast<std::int64_t>(recorder->requests().size()); }
 };
 
 inline sg4::Mailbox* router_mailbox() { return sg4::Mailbox::by_name("router"); }
 inline sg4::Mailbox* replica_mailbox(int r) { return sg4::Mailbox::by_name("replica." + std::to_string(r)); }
+inline sg4::Mailbox* kv_mailbox(std::int64_t request) { return sg4::Mailbox::by_name("kv." + std::to_string(request)); }
 inline sg4::Mailbox* client_mailbox(int c) { return sg4::Mailbox::by_name("client." + std::to_string(c)); }
 
 // Fire and forget: the sender does not wait for the receiver (a request does not block the router while a
@@ -77,5 +99,7 @@ void client_actor(Context* ctx, int closed_class, int client);
 void router_actor(Context* ctx, int replicas);
 void replica_actor(Context* ctx, int replica);
 void sampler_actor(Context* ctx, double interval_s);
+// Receives one request's KV on the decode replica's first GPU host and hands it to that replica.
+void kv_receiver_actor(std::int64_t request, int decode_replica);
 
 }  // namespace fleetcast::simulator::serving

@@ -2,8 +2,13 @@
 // step time, then hand out tokens and report finished requests (with its KV figures) to the router.
 // With attention data parallelism the replica keeps one batcher (batch and KV cache) per DP rank and steps
 // them together, as SGLang's DP attention and DeepInfer do.
+// With prefill/decode disaggregation a prefill replica runs each request as prompt-only (its batcher sees one
+// output token: the prefill samples the first), then sends the prompt's KV to the request's decode replica as
+// a SimGrid communication; a decode replica admits the request with that KV present and produces the rest.
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <unordered_map>
 
 #include "context.hpp"
 #include "fleetcast/simulator/batcher.hpp"
@@ -16,11 +21,12 @@ namespace {
 // least_kv_load a load report follows a step whose committed KV moved by more than kLoadReportShare of the
 // capacity since the router last heard (router_policy.hpp).
 class LoadReporter {
-public:
+ public:
   LoadReporter(int replica, bool reports) : replica_(replica), reports_(reports) {}
 
   void accepted() { ++accepted_; }
   void completion(const std::vector<Batcher>& b, Request* r) { tell(Message::Kind::completion, r, figures(b)); }
+  void prefilled(const std::vector<Batcher>& b, Request* r) { tell(Message::Kind::prefilled, r, figures(b)); }
   void after_step(const std::vector<Batcher>& b) {
     if (!reports_) return;
     const KvLoadReport load = figures(b);
@@ -28,7 +34,7 @@ public:
     tell(Message::Kind::load_report, nullptr, load);
   }
 
-private:
+ private:
   // The replica's figures: its DP ranks' summed (one rank without attention DP).
   KvLoadReport figures(const std::vector<Batcher>& ranks) const {
     KvLoadReport load{0.0, 0.0, accepted_};
@@ -70,30 +76,97 @@ struct Ranks {
   }
 };
 
-void accept(Ranks& ranks, Message* msg, ReplicaGauge& gauge, LoadReporter& reporter) {
+// What a replica of a disaggregated pool keeps besides its batchers: a prefill replica the real output
+// lengths of the prompt-only requests it runs; a decode replica the prefilled requests (and their DP rank)
+// that found no room yet, admitted first come first served as steps free sequences and KV.
+struct Handoff {
+  Role role = Role::both;
+  std::unordered_map<Request*, int> output_tokens;
+  std::deque<std::pair<std::size_t, Request*>> pending;
+
+  void admit_pending(Ranks& ranks, LoadReporter& reporter) {
+    while (!pending.empty()) {
+      auto [k, r] = pending.front();
+      const Batcher::Prefilled result = ranks.batchers[k].add_prefilled(r);
+      if (result == Batcher::Prefilled::no_room) return;
+      pending.pop_front();
+      if (result == Batcher::Prefilled::never_fits) {
+        r->finish_s = sg4::Engine::get_clock();
+        reporter.completion(ranks.batchers, r);
+      }
+    }
+  }
+};
+
+void accept(Ranks& ranks, Message* msg, ReplicaGauge& gauge, LoadReporter& reporter, Handoff& handoff) {
   std::unique_ptr<Message> owned(msg);
   Request* r = owned->request;
   reporter.accepted();
-  Batcher& rank = ranks.batchers[ranks.next];
+  const std::size_t k = ranks.next;
+  Batcher& rank = ranks.batchers[k];
   ranks.next = (ranks.next + 1) % ranks.batchers.size();
+  const double now = sg4::Engine::get_clock();
+  if (owned->kind == Message::Kind::kv_transfer) {
+    // The first token reaches the client with the KV: vLLM's P/D proxy streams every token from the decode
+    // instance (v0.11 examples/online_serving/disaggregated_serving/disagg_proxy_demo.py), so TTFT ends here.
+    r->kv_arrived_s = r->first_token_s = r->last_token_s = now;
+    if (r->generated >= r->output_tokens) {
+      r->finish_s = now;
+      reporter.completion(ranks.batchers, r);
+    } else {
+      handoff.pending.emplace_back(k, r);
+      handoff.admit_pending(ranks, reporter);
+    }
+    ranks.update(gauge);
+    return;
+  }
+  if (handoff.role == Role::prefill) {
+    handoff.output_tokens[r] = r->output_tokens;
+    r->output_tokens = 1;
+  }
   if (!rank.add(r)) {
     // Longer than this replica can ever hold: it fails now, and the report counts it.
-    r->finish_s = sg4::Engine::get_clock();
+    if (handoff.role == Role::prefill) {
+      r->output_tokens = handoff.output_tokens[r];
+      handoff.output_tokens.erase(r);
+    }
+    r->finish_s = now;
     reporter.completion(ranks.batchers, r);
   }
   ranks.update(gauge);
 }
 
+// The prefill is done and its KV freed (Batcher::complete released the blocks): the KV goes to the decode
+// replica as one message of the per-GPU bytes from this replica's first GPU, over the platform's route
+// (NVLink inside a scale-up domain, else NIC and fabric), sharing links with every other transfer.
+void send_kv(Context* ctx, const PoolContext& pool, int replica, Request* r, Handoff& handoff) {
+  r->output_tokens = handoff.output_tokens[r];
+  handoff.output_tokens.erase(r);
+  r->finish_s = -1.0;
+  r->kv_transfer_bytes = kv_bytes_per_gpu(ctx->scenario->model, *pool.deployment, r->input_tokens);
+  r->kv_sent_s = sg4::Engine::get_clock();
+  sg4::Actor::create("kv." + std::to_string(r->id), ctx->replica_hosts[static_cast<std::size_t>(r->decode_replica)],
+                     kv_receiver_actor, r->id, r->decode_replica);
+  kv_mailbox(r->id)->put_init(new Message{Message::Kind::kv_transfer, r, replica, {}}, r->kv_transfer_bytes)->detach();
+}
+
 }  // namespace
+
+void kv_receiver_actor(std::int64_t request, int decode_replica) {
+  send(replica_mailbox(decode_replica), kv_mailbox(request)->get<Message>());
+}
 
 void replica_actor(Context* ctx, int replica) {
   const auto& scenario = *ctx->scenario;
+  const PoolContext& pool = ctx->pool_of(replica);
+  const specs::DeploymentSpec& deployment = *pool.deployment;
+  Handoff handoff{pool.role, {}, {}};
   KvBudget kv;
-  kv.capacity_bytes = ctx->kv_capacity_bytes;
-  kv.bytes_for_tokens = [model = &scenario.model, dep = &scenario.deployment](double tokens) {
+  kv.capacity_bytes = pool.kv_capacity_bytes;
+  kv.bytes_for_tokens = [model = &scenario.model, dep = &deployment](double tokens) {
     return kv_bytes_per_gpu(*model, *dep, tokens);
   };
-  const int dp = scenario.deployment.replica.dp;
+  const int dp = deployment.replica.dp;
   Ranks ranks;
   ranks.batchers.reserve(static_cast<std::size_t>(dp));
   for (int k = 0; k < dp; ++k) {
@@ -104,20 +177,20 @@ void replica_actor(Context* ctx, int replica) {
                           kDraftAcceptanceStreamBase + static_cast<std::uint64_t>(replica) +
                               static_cast<std::uint64_t>(k) * kDraftRankStride);
     }
-    ranks.batchers.emplace_back(scenario.deployment.scheduler, kv, std::move(rank_drafts),
+    ranks.batchers.emplace_back(deployment.scheduler, kv, std::move(rank_drafts),
                                 scenario.workload.prefix_block_tokens);
   }
   LoadReporter reporter(replica, scenario.deployment.router == specs::RouterPolicy::least_kv_load);
   ReplicaGauge& gauge = ctx->gauges[static_cast<std::size_t>(replica)];
-  gauge.kv_capacity_bytes = ctx->kv_capacity_bytes * dp;
+  gauge.kv_capacity_bytes = pool.kv_capacity_bytes * dp;
   sg4::Mailbox* inbox = replica_mailbox(replica);
-  const StepTimeModel& model = *ctx->step_model;
+  const StepTimeModel& model = *pool.step_model;
   std::vector<BatchShape> batches(static_cast<std::size_t>(dp));
-  const int gpus_per_rank = ctx->gpus_per_replica / dp;
+  const int gpus_per_rank = deployment.replica.gpus() / dp;
 
   for (;;) {
-    if (!ranks.has_work()) accept(ranks, inbox->get<Message>(), gauge, reporter);
-    while (inbox->listen()) accept(ranks, inbox->get<Message>(), gauge, reporter);
+    if (!ranks.has_work()) accept(ranks, inbox->get<Message>(), gauge, reporter, handoff);
+    while (inbox->listen()) accept(ranks, inbox->get<Message>(), gauge, reporter, handoff);
     if (!ranks.has_work()) continue;
 
     const double start = sg4::Engine::get_clock();
@@ -135,7 +208,7 @@ void replica_actor(Context* ctx, int replica) {
     if (empty) {
       // Nothing fits now (KV full of requests that cannot grow): wait for news rather than spin.
       if (swap_s > 0.0) sg4::this_actor::sleep_for(swap_s);
-      accept(ranks, inbox->get<Message>(), gauge, reporter);
+      accept(ranks, inbox->get<Message>(), gauge, reporter, handoff);
       continue;
     }
     const StepTime st = model.predict_ranks(batches);
@@ -148,14 +221,22 @@ void replica_actor(Context* ctx, int replica) {
       Batcher& b = ranks.batchers[k];
       const StepOutcome out = b.complete(end);
       // Each rank's GPUs were busy for the whole step (the ranks wait for one another).
-      ctx->recorder->record_step(start, end, gpus_per_rank, prefill_share, out);
+      ctx->recorder->record_step(start, end, gpus_per_rank, prefill_share, out, pool.index);
       log.decode_sequences += out.decode_sequences;
       log.prefill_chunks += static_cast<int>(batches[k].prefill.size());
       log.prefill_tokens += out.prefill_tokens;
       log.decode_tokens += out.decode_tokens;
       log.output_tokens += out.output_tokens;
-      for (Request* r : out.finished) reporter.completion(ranks.batchers, r);
+      for (Request* r : out.finished) {
+        if (pool.role == Role::prefill) {
+          send_kv(ctx, pool, replica, r, handoff);
+          reporter.prefilled(ranks.batchers, r);
+        } else {
+          reporter.completion(ranks.batchers, r);
+        }
+      }
     }
+    if (pool.role == Role::decode) handoff.admit_pending(ranks, reporter);
     reporter.after_step(ranks.batchers);
     ranks.update(gauge);
     if (ctx->recorder->keeps_step_log()) {

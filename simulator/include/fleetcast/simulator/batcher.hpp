@@ -67,6 +67,12 @@ public:
   // Queues a request; one that could never fit the KV cache (or the token budget without chunked
   // prefill) is marked failed and returned as false.
   bool add(Request* r);
+  // Disaggregated decode: a request whose prompt KV and first token came from a prefill replica (kv_tokens =
+  // the prompt, generated = 1). It is admitted straight into the running batch with its prompt's blocks
+  // reserved now, as vLLM's decode instance allocates blocks for the remote KV before decoding (v0.11
+  // vllm/v1/core/sched/scheduler.py, WAITING_FOR_REMOTE_KVS); it decodes from the next step.
+  enum class Prefilled { admitted, no_room, never_fits };
+  Prefilled add_prefilled(Request* r);
   bool has_work() const { return !waiting_.empty() || !running_.empty() || !swapped_.empty(); }
   const BatchShape& schedule(double now);
   StepOutcome complete(double now);

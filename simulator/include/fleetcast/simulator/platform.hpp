@@ -1,7 +1,8 @@
 #pragma once
 // The SimGrid platform of a deployment, built in C++: a frontend host for the workload and router, one
 // host per GPU, each GPU's NVLink port into its scale-up domain, one NIC per GPU into a rail-optimised
-// fabric (GPU i of every node on rail i), and a control link from the frontend to every GPU.
+// fabric (GPU i of every node on rail i, the rails joined at the spine), and a control link from the frontend to
+// every GPU.
 
 #include <vector>
 

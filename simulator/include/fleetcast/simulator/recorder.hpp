@@ -74,6 +74,17 @@ struct WindowTotals {
   std::int64_t decode_output_tokens = 0;   // what they produced (1 + accepted drafts each)
 };
 
+// One pool's steps with prefill/decode disaggregation: busy time clipped to the window like WindowTotals,
+// tokens over the whole run (a pool that never runs a kind of work shows 0 however long it ran).
+struct PoolTotals {
+  double busy_gpu_s = 0.0;
+  double prefill_busy_gpu_s = 0.0;
+  double decode_busy_gpu_s = 0.0;
+  std::int64_t steps = 0;
+  std::int64_t prefill_tokens = 0;
+  std::int64_t decode_tokens = 0;
+};
+
 class Recorder {
 public:
   Recorder(std::vector<Request> requests, int classes)
@@ -90,9 +101,10 @@ public:
   bool in_window(double t_s) const { return t_s >= window_start_s_ && t_s < window_end_s_; }
 
   // Tokens, work, gaps and decodes of one step (decodes give speculative decoding's acceptance length).
-  void record_step(double start_s, double end_s, int gpus, double prefill_share, const StepOutcome& out);
+  // `pool` >= 0 (disaggregation: 0 prefill, 1 decode) also adds the step to that pool's totals.
+  void record_step(double start_s, double end_s, int gpus, double prefill_share, const StepOutcome& out,
+                   int pool = -1);
   void record_sample(const Sample& s);
-
   // The step log is off unless asked for (a Chrome trace): a 1M-request run takes millions of steps.
   void keep_step_log(const StepLogSpec& spec) { step_log_spec_ = spec; }
   bool keeps_step_log() const { return step_log_spec_.has_value(); }
@@ -109,6 +121,7 @@ public:
   const std::vector<TokenTotals>& sample_tokens() const { return sample_tokens_; }  // one per sample
   const TokenTotals& run_tokens() const { return run_tokens_; }
   std::int64_t total_steps() const { return total_steps_; }
+  const std::vector<PoolTotals>& pools() const { return pools_; }
 
 private:
   std::vector<Request> requests_;
@@ -124,6 +137,7 @@ private:
   std::optional<StepLogSpec> step_log_spec_;
   std::vector<StepRecord> step_log_;
   std::int64_t step_log_matching_ = 0;
+  std::vector<PoolTotals> pools_;
 };
 
 }  // namespace fleetcast::simulator

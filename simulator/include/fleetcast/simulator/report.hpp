@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/simulator/disaggregation.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/recorder.hpp"
 #include "fleetcast/simulator/workload_plan.hpp"
@@ -26,6 +27,7 @@ struct ReportInputs {
   long long preemptions;
   long long prefix_evicted_blocks;  // blocks the replicas' prefix caches evicted over the run
   double wall_s;  // not written into the report (it would break byte-identical output): progress only
+  const DisaggregatedPlan* pools = nullptr;  // disaggregation: the pools (`memory` is then the decode pool's)
 };
 
 nlohmann::json build_report(const ReportInputs& in);

@@ -36,6 +36,12 @@ struct Request {
   double swapped_kv_bytes = 0.0;  // in host memory now (0: none)
   bool failed = false;  // could never be served (longer than the replica's whole KV cache)
 
+  // Prefill/decode disaggregation: the decode replica that continues it and its prompt's KV transfer.
+  int decode_replica = -1;
+  double kv_transfer_bytes = 0.0;  // per GPU of the prefill replica: the tp shards move in parallel
+  double kv_sent_s = -1.0;
+  double kv_arrived_s = -1.0;
+
   double scheduled_s = -1.0;    // first time a step included it (end of queueing)
   double first_token_s = -1.0;
   double last_token_s = -1.0;

@@ -14,6 +14,7 @@
 //   very long prompts as if all were middling, which the KV cache and the step time do not do.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "fleetcast/simulator/capacity.hpp"
@@ -38,6 +39,11 @@ struct WorkloadPlan {
 };
 
 WorkloadPlan plan_workload(const specs::ScenarioSpec& s, const StepTimeModel& model, const MemoryPlan& memory);
+
+// The same rules over any capacity estimate: `capacity(class, max batch per replica)` for the fleet serving the
+// class alone, `replicas` the ones closed-loop clients spread over (disaggregation: the decode pool's).
+using CapacityFunction = std::function<CapacityEstimate(const specs::RequestClass&, double max_batch_per_replica)>;
+WorkloadPlan plan_workload(const specs::ScenarioSpec& s, int replicas, const CapacityFunction& capacity);
 
 // Splits `total` in proportion to `weights` (>= 0, not all 0): each part the floor of its share, the rest one
 // by one to the largest remainders, ties to the lower index. Deterministic and exact: the parts sum to total.

@@ -97,6 +97,24 @@ struct MoeLoadSpec {
   bool operator==(const MoeLoadSpec&) const = default;
 };
 
+// Prefill/decode disaggregation: a pool of replicas that only prefill and one that only decodes, each with
+// its own layout and scheduler (its own memory plan and step-time model). The prefill pool takes the
+// deployment's first nodes x gpus_per_node GPUs, the decode pool the next; the deployment's nodes are the sum.
+struct PoolSpec {
+  int nodes = 1;
+  ReplicaLayout replica;
+  SchedulerSpec scheduler;
+  bool operator==(const PoolSpec&) const = default;
+};
+
+struct DisaggregationSpec {
+  PoolSpec prefill;
+  PoolSpec decode;
+  bool operator==(const DisaggregationSpec&) const = default;
+};
+
+enum class Pool { prefill, decode };
+
 struct DeploymentSpec {
   std::string name;
   HardwareSpec hardware;
@@ -111,11 +129,20 @@ struct DeploymentSpec {
   // Two-batch overlap (SGLang --enable-two-batch-overlap, DeepSeek's dual micro-batch): a step runs as two
   // micro-batches so that one's communication hides behind the other's compute.
   bool two_batch_overlap = false;
+  std::optional<DisaggregationSpec> disaggregation;  // absent: every replica prefills and decodes
 
   int total_gpus() const { return nodes * gpus_per_node; }
   int num_replicas() const { return total_gpus() / replica.gpus(); }
   bool operator==(const DeploymentSpec&) const = default;
 };
+
+// One pool of a disaggregated deployment as a deployment of its own (its nodes, layout and scheduler, no
+// disaggregation): what the memory plan, step-time model and batchers of that pool see.
+DeploymentSpec pool_deployment(const DeploymentSpec& d, Pool pool);
+// The GPU index where a pool's GPUs start: 0 for prefill, prefill's GPUs for decode.
+int pool_first_gpu(const DeploymentSpec& d, Pool pool);
+// Replicas that serve: both pools' with disaggregation (prefill first), num_replicas() without.
+int serving_replicas(const DeploymentSpec& d);
 
 std::string_view to_string(RouterPolicy p);
 std::string_view to_string(SchedulerPolicy p);
