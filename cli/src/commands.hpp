@@ -14,6 +14,7 @@ int run_presets(const Args& args);
 int run_bench(const Args& args);
 int run_step(const Args& args);
 int run_calibrate(const Args& args);
+int run_workload(const Args& args);
 std::string usage();
 
 }  // namespace fleetcast::cli

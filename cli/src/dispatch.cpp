@@ -31,6 +31,13 @@ commands:
   calibrate show HARDWARE [--runtime R] | calibrate datasheet HARDWARE
         The profile a simulation of HARDWARE under runtime R uses (the most specific shipped one), or the
         datasheet-derived profile computed from REFERENCE figures (what calibration/profiles/ ships).
+  workload fit TRACE [--format F] [--columns ROLE=NAME,...] [--time-unit s|ms] [--strict]
+               [--window START:END] [--rate-scale X] [--loops N] [--empirical] [--name N] [-o WORKLOAD.json] [--json]
+        Read a request trace (azure, mooncake, burstgpt, or a generic csv/jsonl with a column mapping; the
+        format is detected from the first line when not given), optionally cut, rescale or loop it, and fit
+        a one-class workload spec: lognormal (or, --empirical, the trace's own quantile) lengths, Poisson or
+        gamma arrivals at the measured rate and inter-arrival CV; prints skipped rows, the hourly rate and
+        prefix-block reuse. Bad rows are skipped and counted (--strict: the first is an error).
   presets [models|hardware|scenarios]
         List the shipped presets with a one-line summary.
   bench sim [--requests N] [--replicas N]
@@ -71,7 +78,9 @@ int dispatch(int argc, char** argv) {
   if (cmd == "bench") return run_bench(args);
   if (cmd == "step") return run_step(args);
   if (cmd == "calibrate") return run_calibrate(args);
-  throw InputError("", "command", cmd, "unknown command; valid: simulate, step, calibrate, presets, bench, version, --help");
+  if (cmd == "workload") return run_workload(args);
+  throw InputError("", "command", cmd,
+                   "unknown command; valid: simulate, step, calibrate, workload, presets, bench, version, --help");
 }
 
 }  // namespace fleetcast::cli
