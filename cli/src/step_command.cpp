@@ -75,9 +75,12 @@ int run_step(const Args& args) {
   if (prompt > 0) {
     const auto p = simulator::prefill_point(model, s.deployment, prefill, prompt);
     st = p.last_step;
-    steady = {{"kind", "prefill"},          {"tokens_per_rank", prefill},
-              {"prompt_tokens", prompt},    {"steps", p.steps},
-              {"mean_step_s", p.mean_step_s}, {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}};
+    steady = {{"kind", "prefill"},
+              {"tokens_per_rank", prefill},
+              {"prompt_tokens", prompt},
+              {"steps", p.steps},
+              {"mean_step_s", p.mean_step_s},
+              {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}};
   } else if (prefill == 0) {
     const auto p = simulator::decode_point(model, s.deployment, decode, context);
     st = p.step;
@@ -100,19 +103,24 @@ int run_step(const Args& args) {
       ops[std::string(simulator::to_string(static_cast<simulator::Op>(i)))] = {
           {"time_s", c.time_s}, {"flops", c.flops()}, {"bytes", c.bytes}, {"prefill_share", c.prefill_share}};
     }
-    const nlohmann::json out = {{"total_s", st.total_s}, {"prefill_s", st.prefill_s}, {"decode_s", st.decode_s},
-                                {"ops", ops}, {"weights_gb_per_gpu", mem.weight_bytes / 1e9},
-                                {"kv_cache_gb_per_gpu", mem.kv_bytes / 1e9}, {"steady_state", steady}};
+    const nlohmann::json out = {{"total_s", st.total_s},
+                                {"prefill_s", st.prefill_s},
+                                {"decode_s", st.decode_s},
+                                {"ops", ops},
+                                {"weights_gb_per_gpu", mem.weight_bytes / 1e9},
+                                {"kv_cache_gb_per_gpu", mem.kv_bytes / 1e9},
+                                {"steady_state", steady}};
     std::printf("%s\n", out.dump(2).c_str());
     return 0;
   }
   const auto& layout = s.deployment.replica;
-  std::printf("%s on %d x %s (dp %d tp %d pp %d ep %d), profile %s: one step of %d decodes at context %d and %d "
-              "prefill tokens after %d%s\n",
-              s.model.name.c_str(), layout.gpus(), s.deployment.hardware.name.c_str(), layout.dp, layout.tp, layout.pp,
-              layout.ep, profile.kind.c_str(), decode, context, prefill,
-              prompt > 0 ? prompt - (prompt - 1) % prefill - 1 : prefill_context,
-              layout.dp > 1 ? " on every attention-DP rank" : "");
+  std::printf(
+      "%s on %d x %s (dp %d tp %d pp %d ep %d), profile %s: one step of %d decodes at context %d and %d "
+      "prefill tokens after %d%s\n",
+      s.model.name.c_str(), layout.gpus(), s.deployment.hardware.name.c_str(), layout.dp, layout.tp, layout.pp,
+      layout.ep, profile.kind.c_str(), decode, context, prefill,
+      prompt > 0 ? prompt - (prompt - 1) % prefill - 1 : prefill_context,
+      layout.dp > 1 ? " on every attention-DP rank" : "");
   std::printf("  %-15s %10s %7s %12s %12s %10s\n", "op", "time ms", "share", "GFLOP/GPU", "MB/GPU", "FLOP/byte");
   for (int i = 0; i < simulator::kNumOps; ++i) {
     const auto& c = st.ops[i];
@@ -125,20 +133,23 @@ int run_step(const Args& args) {
   std::printf("  %-15s %10.4f (prefill %.4f, decode %.4f)\n", "total", 1e3 * st.total_s, 1e3 * st.prefill_s,
               1e3 * st.decode_s);
   if (!steady.is_null() && steady["kind"] == "decode") {
-    std::printf("steady state: %.2f tokens per step per sequence, %.1f tokens/s per user, %.0f output tokens/s per "
-                "GPU\n",
-                steady["acceptance_length"].get<double>(), steady["tokens_per_s_per_user"].get<double>(),
-                steady["output_tokens_per_s_per_gpu"].get<double>());
+    std::printf(
+        "steady state: %.2f tokens per step per sequence, %.1f tokens/s per user, %.0f output tokens/s per "
+        "GPU\n",
+        steady["acceptance_length"].get<double>(), steady["tokens_per_s_per_user"].get<double>(),
+        steady["output_tokens_per_s_per_gpu"].get<double>());
   } else if (!steady.is_null()) {
-    std::printf("steady state over the prompt's %d chunks (above: the last): mean step %.2f ms, %.0f input tokens/s "
-                "per GPU\n",
-                steady["steps"].get<int>(), 1e3 * steady["mean_step_s"].get<double>(),
-                steady["input_tokens_per_s_per_gpu"].get<double>());
+    std::printf(
+        "steady state over the prompt's %d chunks (above: the last): mean step %.2f ms, %.0f input tokens/s "
+        "per GPU\n",
+        steady["steps"].get<int>(), 1e3 * steady["mean_step_s"].get<double>(),
+        steady["input_tokens_per_s_per_gpu"].get<double>());
   }
-  std::printf("memory per GPU: weights %.1f GB, activations %.1f GB, reserve %.1f GB, KV cache %.1f GB "
-              "(%.0f tokens per replica)\n",
-              mem.weight_bytes / 1e9, mem.activation_bytes / 1e9, mem.runtime_reserve_bytes / 1e9, mem.kv_bytes / 1e9,
-              mem.kv_capacity_tokens);
+  std::printf(
+      "memory per GPU: weights %.1f GB, activations %.1f GB, reserve %.1f GB, KV cache %.1f GB "
+      "(%.0f tokens per replica)\n",
+      mem.weight_bytes / 1e9, mem.activation_bytes / 1e9, mem.runtime_reserve_bytes / 1e9, mem.kv_bytes / 1e9,
+      mem.kv_capacity_tokens);
   return 0;
 }
 

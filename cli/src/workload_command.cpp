@@ -2,6 +2,7 @@
 // optionally cut, rescale or loop it, and write the workload spec it fits (one class) with what it measured.
 #include <cstdio>
 #include <sstream>
+#include <vector>
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
@@ -27,14 +28,30 @@ double number_arg(const std::string& flag, const std::string& text) {
   throw InputError("", flag, text, "expected a number");
 }
 
+// ROLE=NAME pairs separated by commas; a comma inside a name is kept when what follows it is not ROLE=, so a
+// column such as "arrival, ms" can be named.
 traces::ColumnMapping parse_columns(const std::string& text) {
+  static const std::vector<std::string> kRoles = {"timestamp", "input", "output", "hash_ids"};
+  auto role_at = [&](std::size_t pos) {
+    for (const auto& r : kRoles)
+      if (text.compare(pos, r.size() + 1, r + "=") == 0) return true;
+    return false;
+  };
+  std::vector<std::string> items(1);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == ',' && role_at(i + 1)) {
+      items.emplace_back();
+    } else {
+      items.back() += text[i];
+    }
+  }
   traces::ColumnMapping m;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
+  for (const std::string& item : items) {
     const auto eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    if (value.empty()) throw InputError("", "--columns", item, "expected ROLE=NAME with ROLE timestamp, input, output or hash_ids");
+    if (value.empty()) {
+      throw InputError("", "--columns", item, "expected ROLE=NAME with ROLE timestamp, input, output or hash_ids");
+    }
     if (key == "timestamp") {
       m.timestamp = value;
     } else if (key == "input") {
@@ -54,8 +71,11 @@ nlohmann::json fit_json(const traces::RequestTrace& t, const traces::WorkloadFit
   nlohmann::json bad = nlohmann::json::array();
   for (const auto& b : t.first_bad_rows) bad.push_back({{"line", b.line}, {"reason", b.reason}});
   auto lengths = [](const traces::LengthFit& l) {
-    return nlohmann::json{{"mean", l.mean}, {"min", l.min}, {"max", l.max},
-                          {"lognormal_median", l.lognormal.median}, {"lognormal_sigma", l.lognormal.sigma}};
+    return nlohmann::json{{"mean", l.mean},
+                          {"min", l.min},
+                          {"max", l.max},
+                          {"lognormal_median", l.lognormal.median},
+                          {"lognormal_sigma", l.lognormal.sigma}};
   };
   return {{"file", t.file},
           {"format", traces::to_string(t.format)},
@@ -117,7 +137,8 @@ int run_fit(const Args& args) {
     }
   }
   if (path.empty()) throw InputError("", "workload fit", "", std::string("a trace file is required; ") + kUsage);
-  read.format = format_name.empty() ? traces::detect_trace_format(path) : traces::trace_format_from(format_name, "--format");
+  read.format =
+      format_name.empty() ? traces::detect_trace_format(path) : traces::trace_format_from(format_name, "--format");
   const bool generic = read.format == traces::TraceFormat::csv || read.format == traces::TraceFormat::jsonl;
   if (!generic && (!columns.empty() || unit_given)) {
     throw InputError("", columns.empty() ? "--time-unit" : "--columns", columns.empty() ? "given" : columns,

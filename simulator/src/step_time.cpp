@@ -14,23 +14,40 @@ double share(double prefill, double decode) { return prefill + decode > 0.0 ? pr
 
 std::string_view to_string(Op op) {
   switch (op) {
-    case Op::embedding: return "embedding";
-    case Op::attn_proj: return "attn_proj";
-    case Op::attention: return "attention";
-    case Op::moe_gate: return "moe_gate";
-    case Op::moe_experts: return "moe_experts";
-    case Op::shared_expert: return "shared_expert";
-    case Op::dense_ffn: return "dense_ffn";
-    case Op::elementwise: return "elementwise";
-    case Op::tp_allreduce: return "tp_allreduce";
-    case Op::ep_alltoall: return "ep_alltoall";
-    case Op::pp_send: return "pp_send";
-    case Op::lookup_memory: return "lookup_memory";
-    case Op::lm_head: return "lm_head";
-    case Op::mtp_draft: return "mtp_draft";
-    case Op::overlap: return "overlap";
-    case Op::step_overhead: return "step_overhead";
-    case Op::count_: break;
+    case Op::embedding:
+      return "embedding";
+    case Op::attn_proj:
+      return "attn_proj";
+    case Op::attention:
+      return "attention";
+    case Op::moe_gate:
+      return "moe_gate";
+    case Op::moe_experts:
+      return "moe_experts";
+    case Op::shared_expert:
+      return "shared_expert";
+    case Op::dense_ffn:
+      return "dense_ffn";
+    case Op::elementwise:
+      return "elementwise";
+    case Op::tp_allreduce:
+      return "tp_allreduce";
+    case Op::ep_alltoall:
+      return "ep_alltoall";
+    case Op::pp_send:
+      return "pp_send";
+    case Op::lookup_memory:
+      return "lookup_memory";
+    case Op::lm_head:
+      return "lm_head";
+    case Op::mtp_draft:
+      return "mtp_draft";
+    case Op::overlap:
+      return "overlap";
+    case Op::step_overhead:
+      return "step_overhead";
+    case Op::count_:
+      break;
   }
   return "?";
 }

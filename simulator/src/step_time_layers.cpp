@@ -61,8 +61,8 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
       dec_index += index_layers * (queries * c + queries * (queries + 1.0) / 2.0) / ratio;
       dec_index_read += index_layers * last / ratio;
     } else {
-      dec_pairs += full_layers * attended_pairs(queries, c, kUncapped) +
-                   sliding_layers * attended_pairs(queries, c, window);
+      dec_pairs +=
+          full_layers * attended_pairs(queries, c, kUncapped) + sliding_layers * attended_pairs(queries, c, window);
       dec_read += full_layers * last + sliding_layers * std::min(last, window);
     }
   }

@@ -123,5 +123,22 @@ expect_bad_flags "--trace-window" --chrome-trace "$work/t.json" --trace-window 1
 expect_bad_flags "--chrome-trace" --chrome-trace "$work/no/such/dir/t.json"
 expect_bad_flags "--chrome-trace" --chrome-trace
 
+# workload fit: a trace with bad rows fits from its good ones and says which it skipped; --strict makes the
+# first bad row an error (exit 2, naming the column and the line) and writes nothing; the written workload is
+# one the simulator takes.
+traces_dir=$fixtures/../../traces/fixtures
+"$bin" workload fit "$traces_dir/azure_bad_rows.csv" -o "$work/w.json" >"$work/out" 2>"$work/err"
+[ $? -eq 0 ] && grep -q "4 skipped" "$work/out" && grep -q "skipped line 4" "$work/out" && ok ||
+  bad "workload fit did not report the skipped rows: $(cat "$work/out" "$work/err")"
+"$bin" workload fit "$traces_dir/azure_bad_rows.csv" --strict -o "$work/strict.json" >/dev/null 2>"$work/err"
+rc=$?
+{ [ $rc -eq 2 ] && grep -q "ContextTokens" "$work/err" && grep -q "line 4" "$work/err" && [ ! -e "$work/strict.json" ]; } &&
+  ok || bad "workload fit --strict: exit $rc, $(cat "$work/err")"
+"$bin" workload fit "$traces_dir/generic.csv" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q -- "--columns" "$work/err" && ok || bad "an undetectable trace did not ask for --columns"
+"$bin" workload fit "$traces_dir/generic.csv" --format csv --columns 'timestamp=arrival, ms,input=prompt,output=completion' \
+  --time-unit ms --empirical -o "$work/g.json" >/dev/null 2>"$work/err" && grep -q '"empirical"' "$work/g.json" && ok ||
+  bad "workload fit of a mapped CSV failed: $(cat "$work/err")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

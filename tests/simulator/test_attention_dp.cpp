@@ -1,7 +1,6 @@
 // Attention data parallelism with expert parallelism: lockstep ranks, the experts' work on every rank's
 // tokens, the EP exchange by hand count, memory per GPU, two-batch overlap, and ranks serving in parallel.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "fleetcast/calibration/profile.hpp"
@@ -13,9 +12,9 @@
 #include "support.hpp"
 
 using namespace fleetcast;
+using Catch::Detail::Approx;
 using simulator::BatchShape;
 using simulator::Op;
-using Catch::Detail::Approx;
 
 namespace {
 

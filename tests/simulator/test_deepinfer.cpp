@@ -2,7 +2,6 @@
 // each has one fitted parameter (scheduler.step_overhead_s, fitted on the chart's middle point only), the outer
 // points are predictions. docs/ACCURACY.md has the table; this test keeps it true.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "fleetcast/calibration/profile_store.hpp"
@@ -27,8 +26,8 @@ double error(double predicted, double read_off) { return std::abs(predicted - re
 
 TEST_CASE("DeepInfer decode chart: 64 GB200, DP64/EP64, MTP 3 at 0.75, 131k context", "[deepinfer]") {
   const auto s = scenario("deepinfer-decode-gb200");
-  const simulator::StepTimeModel model(s.model, s.deployment, calibration::profile_for(s.deployment.hardware,
-                                                                                         s.deployment.runtime));
+  const simulator::StepTimeModel model(s.model, s.deployment,
+                                       calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
   // Read off the chart: requests per DP rank -> output tokens/s per GPU, tokens/s per user.
   const struct {
     int requests;
@@ -53,8 +52,8 @@ TEST_CASE("DeepInfer decode chart: 64 GB200, DP64/EP64, MTP 3 at 0.75, 131k cont
 
 TEST_CASE("DeepInfer prefill chart: 4 GB200, DP4/EP4, 131k-token prompts", "[deepinfer]") {
   const auto s = scenario("deepinfer-prefill-gb200");
-  const simulator::StepTimeModel model(s.model, s.deployment, calibration::profile_for(s.deployment.hardware,
-                                                                                         s.deployment.runtime));
+  const simulator::StepTimeModel model(s.model, s.deployment,
+                                       calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
   // Read off the chart: tokens per GPU per step -> input tokens/s per GPU, ms per step.
   const struct {
     int tokens;

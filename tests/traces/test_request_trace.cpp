@@ -2,7 +2,6 @@
 // transformations, the workload fit, and the real Azure and Mooncake traces of ../shared/traces against the
 // figures measured on them (shared/traces/README.md).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <filesystem>
 #include <random>

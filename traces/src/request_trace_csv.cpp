@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <istream>
 #include <map>
+#include <optional>
 
 #include "request_trace_rows.hpp"
 
@@ -46,10 +47,13 @@ struct CsvColumns {
 
 CsvColumns columns_for(const TraceReadOptions& o) {
   switch (o.format) {
-    case TraceFormat::azure: return {"TIMESTAMP", "ContextTokens", "GeneratedTokens", true, 1.0};
+    case TraceFormat::azure:
+      return {"TIMESTAMP", "ContextTokens", "GeneratedTokens", true, 1.0};
     // BurstGPT (HPMLL/BurstGPT, BurstGPT_*.csv): Timestamp in seconds from the trace start.
-    case TraceFormat::burstgpt: return {"Timestamp", "Request tokens", "Response tokens", false, 1.0};
-    default: return {o.columns.timestamp, o.columns.input, o.columns.output, false, o.columns.seconds_per_unit};
+    case TraceFormat::burstgpt:
+      return {"Timestamp", "Request tokens", "Response tokens", false, 1.0};
+    default:
+      return {o.columns.timestamp, o.columns.input, o.columns.output, false, o.columns.seconds_per_unit};
   }
 }
 
@@ -81,6 +85,7 @@ void read_csv_trace(std::istream& in, const TraceReadOptions& options, RequestTr
                     outp = column(want.output, "output");
   const std::size_t needed = std::max({ts, inp, outp}) + 1;
   const bool burstgpt = options.format == TraceFormat::burstgpt;
+  std::optional<long long> base_s;
 
   while (std::getline(in, line)) {
     ++number;
@@ -91,7 +96,16 @@ void read_csv_trace(std::istream& in, const TraceReadOptions& options, RequestTr
                "the header has " + std::to_string(header.size()) + " columns");
       continue;
     }
-    const auto t = want.wall_clock ? parse_wall_clock(f[ts]) : parse_number(f[ts]);
+    std::optional<double> t;
+    if (want.wall_clock) {
+      // Seconds from the first row's whole second, so that the text's 0.1 us survive in a double.
+      if (const auto w = parse_wall_clock(f[ts])) {
+        if (!base_s) base_s = w->whole_s;
+        t = static_cast<double>(w->whole_s - *base_s) + w->fraction_s;
+      }
+    } else {
+      t = parse_number(f[ts]);
+    }
     if (!t) {
       sink.bad(number, want.timestamp, f[ts],
                want.wall_clock ? "not a date-time like 2023-11-16 18:15:46.68" : "not a number");

@@ -1,7 +1,6 @@
 // JSON Lines request traces: Mooncake (kvcache-ai/Mooncake FAST25-release/traces) and generic files.
 #include <cmath>
 #include <istream>
-
 #include <nlohmann/json.hpp>
 
 #include "request_trace_rows.hpp"

@@ -9,18 +9,23 @@ namespace fleetcast::traces {
 
 std::string_view to_string(TraceFormat f) {
   switch (f) {
-    case TraceFormat::azure: return "azure";
-    case TraceFormat::mooncake: return "mooncake";
-    case TraceFormat::burstgpt: return "burstgpt";
-    case TraceFormat::csv: return "csv";
-    case TraceFormat::jsonl: return "jsonl";
+    case TraceFormat::azure:
+      return "azure";
+    case TraceFormat::mooncake:
+      return "mooncake";
+    case TraceFormat::burstgpt:
+      return "burstgpt";
+    case TraceFormat::csv:
+      return "csv";
+    case TraceFormat::jsonl:
+      return "jsonl";
   }
   return "?";
 }
 
 TraceFormat trace_format_from(const std::string& name, const std::string& field) {
-  for (TraceFormat f : {TraceFormat::azure, TraceFormat::mooncake, TraceFormat::burstgpt, TraceFormat::csv,
-                        TraceFormat::jsonl}) {
+  for (TraceFormat f :
+       {TraceFormat::azure, TraceFormat::mooncake, TraceFormat::burstgpt, TraceFormat::csv, TraceFormat::jsonl}) {
     if (name == to_string(f)) return f;
   }
   throw InputError("", field, name, "unknown trace format; valid: azure, mooncake, burstgpt, csv, jsonl");
@@ -66,22 +71,23 @@ long long days_from_civil(long long y, unsigned m, unsigned d) {
 
 }  // namespace
 
-std::optional<double> parse_wall_clock(std::string_view t) {
+std::optional<WallClock> parse_wall_clock(std::string_view t) {
   while (!t.empty() && (t.back() == ' ' || t.back() == '\r')) t.remove_suffix(1);
   // YYYY-MM-DD HH:MM:SS[.fraction]
-  if (t.size() < 19 || t[4] != '-' || t[7] != '-' || (t[10] != ' ' && t[10] != 'T') || t[13] != ':' ||
-      t[16] != ':') {
+  if (t.size() < 19 || t[4] != '-' || t[7] != '-' || (t[10] != ' ' && t[10] != 'T') || t[13] != ':' || t[16] != ':') {
     return std::nullopt;
   }
   const auto y = parse_integer(t.substr(0, 4)), mo = parse_integer(t.substr(5, 2)), d = parse_integer(t.substr(8, 2));
   const auto h = parse_integer(t.substr(11, 2)), mi = parse_integer(t.substr(14, 2));
-  const auto s = parse_number(t.substr(17));
-  if (!y || !mo || !d || !h || !mi || !s || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 || *h > 23 || *mi > 59 ||
-      *s < 0 || *s >= 61) {
+  const auto sec = parse_integer(t.substr(17, 2));
+  const bool has_fraction = t.size() > 19;
+  const auto fraction = has_fraction ? parse_number("0" + std::string(t.substr(19))) : std::optional<double>(0.0);
+  if (!y || !mo || !d || !h || !mi || !sec || !fraction || (has_fraction && t[19] != '.') || *mo < 1 || *mo > 12 ||
+      *d < 1 || *d > 31 || *h > 23 || *mi > 59 || *sec < 0 || *sec > 60) {
     return std::nullopt;
   }
   const long long days = days_from_civil(*y, static_cast<unsigned>(*mo), static_cast<unsigned>(*d));
-  return static_cast<double>(days) * 86400.0 + static_cast<double>(*h * 3600 + *mi * 60) + *s;
+  return WallClock{days * 86400 + *h * 3600 + *mi * 60 + *sec, *fraction};
 }
 
 std::optional<int> token_count(RowSink& sink, long line, const std::string& column, std::string_view text) {

@@ -22,10 +22,10 @@ struct DecodePoint {
 struct PrefillPoint {
   int tokens_per_rank = 0;  // prompt tokens one DP rank computes per step
   int prompt_tokens = 0;
-  int steps = 0;            // chunks the prompt takes
+  int steps = 0;  // chunks the prompt takes
   double mean_step_s = 0.0;
   double input_tokens_per_s_per_gpu = 0.0;
-  StepTime last_step;       // the chunk at the end of the prompt (the longest context)
+  StepTime last_step;  // the chunk at the end of the prompt (the longest context)
 };
 
 // Every DP rank decodes `requests_per_rank` sequences at `context_tokens`, with the deployment's drafts.

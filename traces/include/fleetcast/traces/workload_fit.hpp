@@ -20,8 +20,8 @@ struct LengthFit {
 struct WorkloadFit {
   long requests = 0;
   double duration_s = 0.0;
-  double rate_per_s = 0.0;        // requests / duration (the gaps' mean rate)
-  double interarrival_cv = 0.0;   // sd / mean of the gaps: 1 for Poisson, > 1 bursty
+  double rate_per_s = 0.0;       // requests / duration (the gaps' mean rate)
+  double interarrival_cv = 0.0;  // sd / mean of the gaps: 1 for Poisson, > 1 bursty
   LengthFit input, output;
   std::vector<double> hourly_rate_per_s;  // one per whole hour, when the trace spans at least two
   // Share of prefix blocks already seen earlier in the trace (an unbounded cache's block hit rate), and of
