@@ -1,6 +1,7 @@
 // Continuous batching bookkeeping, without SimGrid.
 #include <catch2/catch.hpp>
 
+#include "batcher_support.hpp"
 #include "fleetcast/simulator/batcher.hpp"
 
 using namespace fleetcast;
@@ -9,24 +10,9 @@ using simulator::Request;
 
 namespace {
 
-simulator::KvBudget kv(double capacity_tokens) {
-  return {capacity_tokens, [](double tokens) { return tokens; }};  // one byte per token
-}
-
-specs::SchedulerSpec sched(int seqs, int budget, int block = 1) {
-  specs::SchedulerSpec s;
-  s.max_num_seqs = seqs;
-  s.max_num_batched_tokens = budget;
-  s.kv_block_tokens = block;
-  return s;
-}
-
-Request req(int in, int out) {
-  Request r;
-  r.input_tokens = in;
-  r.output_tokens = out;
-  return r;
-}
+using test::kv;
+using test::req;
+using test::sched;
 
 }  // namespace
 

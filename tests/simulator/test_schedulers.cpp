@@ -1,6 +1,7 @@
 // The SGLang and TensorRT-LLM step formation and preemption by swap, on the Batcher alone (no SimGrid).
 #include <catch2/catch.hpp>
 
+#include "batcher_support.hpp"
 #include "fleetcast/calibration/profile.hpp"
 #include "fleetcast/simulator/batcher.hpp"
 #include "fleetcast/simulator/step_time.hpp"
@@ -13,25 +14,9 @@ using simulator::Request;
 
 namespace {
 
-simulator::KvBudget kv(double capacity_tokens) {
-  return {capacity_tokens, [](double tokens) { return tokens; }};  // one byte per token
-}
-
-specs::SchedulerSpec sched(specs::SchedulerPolicy policy, int seqs, int budget, int block = 1) {
-  specs::SchedulerSpec s;
-  s.policy = policy;
-  s.max_num_seqs = seqs;
-  s.max_num_batched_tokens = budget;
-  s.kv_block_tokens = block;
-  return s;
-}
-
-Request req(int in, int out) {
-  Request r;
-  r.input_tokens = in;
-  r.output_tokens = out;
-  return r;
-}
+using test::kv;
+using test::req;
+using test::sched;
 
 // Steps the batcher until it has no work (or a step limit), one second per step.
 template <class OnStep>
