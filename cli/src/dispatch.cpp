@@ -23,11 +23,12 @@ commands:
         measurement window (or START_S:END_S of simulated time; at most 100,000 steps) as a Chrome trace for
         ui.perfetto.dev or chrome://tracing. --progress json prints one JSON object per line on stderr with
         done, total and phase. --quiet prints no summary.
-  step SCENARIO [--decode N --context C] [--prefill T [--prefill-context P | --prompt L]] [--json]
+  step SCENARIO [--decode N --context C] [--prefill T [--prefill-context P | --prompt L]] [--pool P] [--json]
         One engine iteration of the scenario's replica, operator by operator (time, FLOPs, bytes per GPU),
         and its memory plan: the step-time model laid open. Counts are per attention-DP rank. A decode-only
         step also gives its steady state (tokens/s per user and output tokens/s per GPU, drafts included);
-        --prompt L averages T-token chunks over an L-token prompt (input tokens/s per GPU).
+        --prompt L averages T-token chunks over an L-token prompt (input tokens/s per GPU). A disaggregated
+        deployment needs --pool prefill or --pool decode.
   calibrate show HARDWARE [--runtime R] | calibrate datasheet HARDWARE
         The profile a simulation of HARDWARE under runtime R uses (the most specific shipped one), or the
         datasheet-derived profile computed from REFERENCE figures (what calibration/profiles/ ships).

@@ -29,6 +29,7 @@ int parse_count(const std::string& flag, const std::string& text) {
 int run_step(const Args& args) {
   std::string scenario_arg;
   int decode = 0, context = 0, prefill = 0, prefill_context = 0, prompt = 0;
+  std::string pool_name;
   bool json = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -43,6 +44,10 @@ int run_step(const Args& args) {
       prefill_context = parse_count(a, args[++i]);
     } else if (a == "--prompt" && has_value) {
       prompt = parse_count(a, args[++i]);
+    } else if (a == "--pool" && has_value) {
+      pool_name = args[++i];
+      if (pool_name != "prefill" && pool_name != "decode")
+        throw InputError("", "--pool", pool_name, "valid: prefill, decode");
     } else if (a == "--json") {
       json = true;
     } else if (!a.empty() && a[0] != '-' && scenario_arg.empty()) {
@@ -50,7 +55,7 @@ int run_step(const Args& args) {
     } else {
       throw InputError("", "step", a,
                        "usage: fleetcast step SCENARIO [--decode N --context C] [--prefill T "
-                       "[--prefill-context P | --prompt L]] [--json]");
+                       "[--prefill-context P | --prompt L]] [--pool prefill|decode] [--json]");
     }
   }
   if (scenario_arg.empty()) throw InputError("", "step", "", "a scenario file or preset name is required");
@@ -61,7 +66,18 @@ int run_step(const Args& args) {
                      "alone (no --decode, no --prefill-context)");
   }
 
-  const specs::ScenarioSpec s = load_scenario_arg(scenario_arg);
+  specs::ScenarioSpec s = load_scenario_arg(scenario_arg);
+  // A disaggregated deployment's replicas are its pools': the step is one pool's.
+  if (s.deployment.disaggregation) {
+    if (pool_name.empty()) {
+      throw InputError(scenario_arg, "--pool", "(not given)",
+                       "the deployment is disaggregated: say which pool's step, --pool prefill or --pool decode");
+    }
+    s.deployment =
+        specs::pool_deployment(s.deployment, pool_name == "prefill" ? specs::Pool::prefill : specs::Pool::decode);
+  } else if (!pool_name.empty()) {
+    throw InputError(scenario_arg, "--pool", pool_name, "the deployment is not disaggregated: it has no pools");
+  }
   const auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime);
   const simulator::StepTimeModel model(s.model, s.deployment, profile);
   simulator::BatchShape batch;

@@ -140,5 +140,12 @@ rc=$?
   --time-unit ms --empirical -o "$work/g.json" >/dev/null 2>"$work/err" && grep -q '"empirical"' "$work/g.json" && ok ||
   bad "workload fit of a mapped CSV failed: $(cat "$work/err")"
 
+# step on a disaggregated deployment: which pool must be said; the step is that pool's layout.
+disagg=$fixtures/../../golden/scenarios/deepseek-v3-disaggregated.json
+"$bin" step "$disagg" --decode 8 --context 1000 >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q -- "--pool" "$work/err" && ok || bad "step on pools without --pool: $(cat "$work/err")"
+"$bin" step "$disagg" --decode 8 --context 1000 --pool decode 2>&1 | grep -q "8 x h200 (dp 1 tp 8" && ok ||
+  bad "step --pool decode did not cost the decode pool's tp8 replica"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
