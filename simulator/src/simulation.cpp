@@ -54,23 +54,6 @@ void place_closed_loop(const specs::WorkloadSpec& w, const WorkloadPlan& plan, s
   }
 }
 
-// The state when the run ends, as the sampler would see it (serving/replica.cpp, sampler_actor): the timeline's
-// last entry, so that its tokens per second cover every step. It lies past the measurement window, so the
-// report's figures do not see it.
-Sample final_sample(const serving::Context& ctx) {
-  Sample s{sg4::Engine::get_clock(), ctx.in_system, 0, 0, 0.0, {}};
-  double used = 0.0, capacity = 0.0;
-  for (const serving::ReplicaGauge& g : ctx.gauges) {
-    s.waiting += g.waiting;
-    s.running += g.running;
-    used += g.kv_used_bytes;
-    capacity += g.kv_capacity_bytes;
-    s.replica_kv_used_share.push_back(g.kv_capacity_bytes > 0.0 ? g.kv_used_bytes / g.kv_capacity_bytes : 0.0);
-  }
-  s.kv_used_share = capacity > 0.0 ? used / capacity : 0.0;
-  return s;
-}
-
 StepLogSpec step_log_spec(const RunOptions& options) {
   StepLogSpec spec;
   spec.measurement_window = !options.trace_window.has_value();
@@ -176,7 +159,9 @@ SimulationResult run_simulation(const specs::ScenarioSpec& s, const RunOptions& 
     sg4::Actor::create("sampler", platform.frontend, serving::sampler_actor, &ctx, s.measurement.sample_interval_s)
         ->daemonize();
     engine->run();
-    recorder.record_sample(final_sample(ctx));
+    // The timeline's last entry, so that its tokens per second cover every step; past the measurement window,
+    // so no report figure sees it.
+    recorder.record_sample(serving::current_sample(ctx));
   }
 
   long long preemptions = 0, evicted = 0;

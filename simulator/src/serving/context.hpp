@@ -99,6 +99,8 @@ void client_actor(Context* ctx, int closed_class, int client);
 void router_actor(Context* ctx, int replicas);
 void replica_actor(Context* ctx, int replica);
 void sampler_actor(Context* ctx, double interval_s);
+// The system's state now, as the sampler records it (also taken once more when the run ends).
+Sample current_sample(const Context& ctx);
 // Receives one request's KV on the decode replica's first GPU host and hands it to that replica.
 void kv_receiver_actor(std::int64_t request, int decode_replica);
 

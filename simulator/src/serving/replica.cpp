@@ -247,20 +247,24 @@ void replica_actor(Context* ctx, int replica) {
   }
 }
 
+Sample current_sample(const Context& ctx) {
+  Sample s{sg4::Engine::get_clock(), ctx.in_system, 0, 0, 0.0, {}};
+  double used = 0.0, capacity = 0.0;
+  s.replica_kv_used_share.reserve(ctx.gauges.size());
+  for (const ReplicaGauge& g : ctx.gauges) {
+    s.waiting += g.waiting;
+    s.running += g.running;
+    used += g.kv_used_bytes;
+    capacity += g.kv_capacity_bytes;
+    s.replica_kv_used_share.push_back(g.kv_capacity_bytes > 0.0 ? g.kv_used_bytes / g.kv_capacity_bytes : 0.0);
+  }
+  s.kv_used_share = capacity > 0.0 ? used / capacity : 0.0;
+  return s;
+}
+
 void sampler_actor(Context* ctx, double interval_s) {
   for (;;) {
-    Sample s{sg4::Engine::get_clock(), ctx->in_system, 0, 0, 0.0, {}};
-    double used = 0.0, capacity = 0.0;
-    s.replica_kv_used_share.reserve(ctx->gauges.size());
-    for (const ReplicaGauge& g : ctx->gauges) {
-      s.waiting += g.waiting;
-      s.running += g.running;
-      used += g.kv_used_bytes;
-      capacity += g.kv_capacity_bytes;
-      s.replica_kv_used_share.push_back(g.kv_capacity_bytes > 0.0 ? g.kv_used_bytes / g.kv_capacity_bytes : 0.0);
-    }
-    s.kv_used_share = capacity > 0.0 ? used / capacity : 0.0;
-    ctx->recorder->record_sample(s);
+    ctx->recorder->record_sample(current_sample(*ctx));
     sg4::this_actor::sleep_for(interval_s);
   }
 }
