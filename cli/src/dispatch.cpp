@@ -39,6 +39,13 @@ commands:
         a one-class workload spec: lognormal (or, --empirical, the trace's own quantile) lengths, Poisson or
         gamma arrivals at the measured rate and inter-arrival CV; prints skipped rows, the hourly rate and
         prefix-block reuse. Bad rows are skipped and counted (--strict: the first is an error).
+  validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] [--progress json]
+           [--summary-only]
+        Predict every measured serving run of a silicon CSV (aiconfigurator's format: closed-loop clients at
+        fixed lengths, layout and backend per row) in N worker processes; print per row the measured and
+        predicted mean TTFT and TPOT with the absolute percentage error, per group (model, system, backend,
+        mode) the count, median and 90th-percentile error, the coverage, and every row not predicted with
+        the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset.
   presets [models|hardware|scenarios]
         List the shipped presets with a one-line summary.
   bench sim [--requests N] [--replicas N]
@@ -80,8 +87,9 @@ int dispatch(int argc, char** argv) {
   if (cmd == "step") return run_step(args);
   if (cmd == "calibrate") return run_calibrate(args);
   if (cmd == "workload") return run_workload(args);
+  if (cmd == "validate") return run_validate(args);
   throw InputError("", "command", cmd,
-                   "unknown command; valid: simulate, step, calibrate, workload, presets, bench, version, --help");
+                   "unknown command; valid: simulate, step, calibrate, workload, validate, presets, bench, version, --help");
 }
 
 }  // namespace fleetcast::cli

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -41,6 +42,9 @@ std::string read_all(int fd) {
 SimulationResult run_simulation_in_child(const specs::ScenarioSpec& scenario, const RunOptions& options) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  // Buffered output would otherwise be written twice, by the parent and again by the child.
+  std::fflush(stdout);
+  std::fflush(stderr);
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {

@@ -147,5 +147,18 @@ disagg=$fixtures/../../golden/scenarios/deepseek-v3-disaggregated.json
 "$bin" step "$disagg" --decode 8 --context 1000 --pool decode 2>&1 | grep -q "8 x h200 (dp 1 tp 8" && ok ||
   bad "step --pool decode did not cost the decode pool's tp8 replica"
 
+# validate --silicon: per-row and per-group errors, unmapped rows with their reason, JSON with the measured and
+# predicted means; a missing file or flag is exit 2 and writes nothing.
+silicon=$fixtures/../../validation/fixtures/silicon-small.csv
+"$bin" validate --silicon "$silicon" -j 2 --json "$work/v.json" >"$work/out" 2>"$work/err"
+{ [ $? -eq 0 ] && grep -q "coverage: 3 of 6 rows predicted" "$work/out" && grep -q "no model preset unknown-7b" "$work/out" &&
+  grep -q '"measured_ttft_ms": 40.0' "$work/v.json" && grep -q '"predicted_tpot_ms"' "$work/v.json"; } && ok ||
+  bad "validate --silicon: $(cat "$work/out" "$work/err")"
+"$bin" validate --silicon "$work/no-such.csv" --json "$work/v2.json" >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q "no-such.csv" "$work/err" && [ ! -e "$work/v2.json" ]; } && ok ||
+  bad "validate of a missing file: $(cat "$work/err")"
+"$bin" validate --json "$work/v3.json" >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q -- "--silicon" "$work/err"; } && ok || bad "validate without --silicon: $(cat "$work/err")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,139 @@
+// `fleetcast validate --silicon FILE`: predict every measured serving run of a silicon CSV and say how wrong
+// the prediction is, per row and per group, with the rows it could not map and why.
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "atomic_file.hpp"
+#include "commands.hpp"
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/traces/serving_results.hpp"
+#include "fleetcast/validation/validate_runs.hpp"
+
+namespace fleetcast::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: fleetcast validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] "
+    "[--progress json] [--summary-only]";
+
+int whole_arg(const std::string& flag, const std::string& text, int min) {
+  try {
+    std::size_t used = 0;
+    const int v = std::stoi(text, &used);
+    if (used == text.size() && v >= min) return v;
+  } catch (const std::exception&) {
+  }
+  throw InputError("", flag, text, "expected a whole number >= " + std::to_string(min));
+}
+
+void print_rows(const validation::ValidationResult& r) {
+  std::printf("%-72s %10s %10s %7s %9s %9s %7s\n", "id", "TTFT meas", "pred (ms)", "APE", "TPOT meas", "pred (ms)",
+              "APE");
+  for (const auto& p : r.rows) {
+    if (!p.predicted) continue;
+    std::printf("%-72.72s %10.1f %10.1f %6.1f%% %9.2f %9.2f %6.1f%%\n", p.run.id.c_str(), p.run.ttft_ms,
+                p.predicted_ttft_ms, 100.0 * p.ttft_ape, p.run.tpot_ms, p.predicted_tpot_ms, 100.0 * p.tpot_ape);
+  }
+  std::printf("\n");
+}
+
+void print_groups(const validation::ValidationResult& r) {
+  std::printf("%-52s %5s %5s %9s %9s %9s %9s\n", "group (model | system | backend | mode)", "rows", "pred", "TTFT med",
+              "TTFT p90", "TPOT med", "TPOT p90");
+  auto line = [](const validation::GroupSummary& g) {
+    auto pct = [](const validation::ErrorSummary& e, double v) {
+      if (e.count == 0) return std::string("        -");
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%8.1f%%", 100.0 * v);
+      return std::string(buf);
+    };
+    std::printf("%-52.52s %5d %5d %s %s %s %s\n", g.group.c_str(), g.rows, g.predicted,
+                pct(g.ttft, g.ttft.median).c_str(), pct(g.ttft, g.ttft.p90).c_str(), pct(g.tpot, g.tpot.median).c_str(),
+                pct(g.tpot, g.tpot.p90).c_str());
+  };
+  for (const auto& g : r.groups) line(g);
+  line(r.overall);
+  std::printf("\ncoverage: %d of %ld rows predicted (%.1f%%)", r.overall.predicted, r.rows_read, 100.0 * r.coverage());
+  if (r.rows_skipped > 0) std::printf("; %ld unreadable rows skipped by the reader", r.rows_skipped);
+  std::printf("\n");
+}
+
+void print_unmapped(const validation::ValidationResult& r) {
+  std::map<std::string, std::vector<std::string>> by_reason;
+  for (const auto& p : r.rows)
+    if (!p.predicted) by_reason[p.reason].push_back(p.run.id);
+  if (by_reason.empty()) return;
+  std::printf("\nnot predicted (reason: rows, first ids):\n");
+  for (const auto& [reason, ids] : by_reason) {
+    std::printf("  %s: %zu (%s%s)\n", reason.c_str(), ids.size(), ids.front().c_str(), ids.size() > 1 ? ", ..." : "");
+  }
+}
+
+}  // namespace
+
+int run_validate(const Args& args) {
+  std::string silicon, json_out;
+  bool strict = false, progress_json = false, summary_only = false;
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int every = 1;
+  std::string match;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw InputError("", a, "", std::string("needs a value; ") + kUsage);
+      return args[++i];
+    };
+    if (a == "--silicon") {
+      silicon = value();
+    } else if (a == "--json") {
+      json_out = value();
+    } else if (a == "-j" || a == "--jobs") {
+      jobs = whole_arg(a, value(), 1);
+    } else if (a == "--every") {
+      every = whole_arg(a, value(), 1);
+    } else if (a == "--match") {
+      match = value();
+    } else if (a == "--strict") {
+      strict = true;
+    } else if (a == "--summary-only") {
+      summary_only = true;
+    } else if (a == "--progress") {
+      if (value() != "json") throw InputError("", "--progress", args[i], "the only progress format is json");
+      progress_json = true;
+    } else {
+      throw InputError("", "validate", a, kUsage);
+    }
+  }
+  if (silicon.empty()) throw InputError("", "validate", "", std::string("--silicon FILE is required; ") + kUsage);
+
+  const traces::MeasuredServingResults results = traces::read_silicon_csv(silicon, strict);
+  validation::ValidateOptions options;
+  options.jobs = jobs;
+  if (every > 1 || !match.empty()) {
+    // Every K-th row (by position in the file) whose id or group contains TEXT: a quick, repeatable subset.
+    auto position = std::make_shared<long>(0);
+    options.select = [position, every, match](const traces::MeasuredServingRun& run) {
+      if (!match.empty() && run.id.find(match) == std::string::npos &&
+          run.model_path.find(match) == std::string::npos && run.system.find(match) == std::string::npos &&
+          run.backend != match) {
+        return false;
+      }
+      return (*position)++ % every == 0;
+    };
+  }
+  if (progress_json) {
+    options.progress = [](std::size_t done, std::size_t total) {
+      std::fprintf(stderr, "{\"phase\":\"validate\",\"done\":%zu,\"total\":%zu}\n", done, total);
+    };
+  }
+  const validation::ValidationResult result = validation::validate_runs(results, options);
+  if (!summary_only) print_rows(result);
+  print_groups(result);
+  print_unmapped(result);
+  if (!json_out.empty()) write_file_atomically(json_out, validation::to_json(result).dump(1) + "\n");
+  return 0;
+}
+
+}  // namespace fleetcast::cli

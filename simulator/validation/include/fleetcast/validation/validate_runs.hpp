@@ -1,0 +1,67 @@
+#pragma once
+// Predicting measured serving runs: every row mapped to a scenario and simulated in a worker process of its
+// own, predicted against measured mean TTFT and TPOT, and the absolute percentage errors summarised per group
+// (model, system, backend, mode). Rows that cannot be mapped or simulated are listed with the reason and
+// count against coverage; none is guessed.
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fleetcast/traces/serving_results.hpp"
+
+namespace fleetcast::validation {
+
+struct RowPrediction {
+  traces::MeasuredServingRun run;
+  std::string group;
+  bool predicted = false;  // mapped and simulated
+  std::string reason;      // why not (unmapped, the model does not fit, the simulation failed)
+  std::string notes;       // the mapping's assumptions
+  double predicted_ttft_ms = 0.0;
+  double predicted_tpot_ms = 0.0;
+  double ttft_ape = 0.0;  // |predicted - measured| / measured
+  double tpot_ape = 0.0;
+};
+
+struct ErrorSummary {
+  int count = 0;  // rows predicted
+  double median = 0.0;
+  double p90 = 0.0;
+};
+
+struct GroupSummary {
+  std::string group;
+  int rows = 0;       // rows of the group in the file (bad rows excluded)
+  int predicted = 0;  // rows predicted
+  ErrorSummary ttft;
+  ErrorSummary tpot;
+};
+
+struct ValidationResult {
+  std::string file;
+  long rows_read = 0;                // data rows in the file
+  long rows_skipped = 0;             // bad rows the reader skipped
+  std::vector<RowPrediction> rows;   // in file order
+  std::vector<GroupSummary> groups;  // sorted by group
+  GroupSummary overall;
+  double coverage() const;  // rows predicted / rows read
+};
+
+struct ValidateOptions {
+  int jobs = 1;  // worker processes at once
+  // Called in the parent after each row (done, total): progress lines.
+  std::function<void(std::size_t, std::size_t)> progress;
+  // Keeps only the rows for which it returns true (a subset for a quick run); empty: all.
+  std::function<bool(const traces::MeasuredServingRun&)> select;
+};
+
+ValidationResult validate_runs(const traces::MeasuredServingResults& results, const ValidateOptions& options);
+
+// The median and 90th percentile (linear interpolation between order statistics) of `values`.
+ErrorSummary summarise_errors(std::vector<double> values);
+
+nlohmann::json to_json(const ValidationResult& r);
+
+}  // namespace fleetcast::validation

@@ -1,0 +1,207 @@
+// Mapping a measured benchmark row to a scenario: the names to presets, the layout to a replica, the
+// backend to its scheduler and default budgets, the benchmark client to closed-loop clients.
+#include "fleetcast/validation/serving_mapping.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+
+#include "fleetcast/specs/load.hpp"
+#include "fleetcast/specs/presets.hpp"
+
+namespace fleetcast::validation {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "nvidia/Llama-3.1-8B-Instruct-FP8" -> "llama-3.1-8b": the checkpoint's precision and tuning suffixes name the
+// same architecture.
+std::string model_preset_name(const std::string& model_path) {
+  std::string name = lower(model_path.substr(model_path.find_last_of('/') + 1));
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (const char* suffix : {"-instruct", "-fp8", "-nvfp4", "-fp4", "-bf16"}) {
+      if (ends_with(name, suffix)) {
+        name.resize(name.size() - std::string(suffix).size());
+        stripped = true;
+      }
+    }
+  }
+  return name;
+}
+
+std::string hardware_preset_name(const std::string& system) {
+  std::string name = lower(system);
+  for (const char* suffix : {"_sxm", "_pcie", "_nvl"}) {
+    if (ends_with(name, suffix)) name.resize(name.size() - std::string(suffix).size());
+  }
+  return name;
+}
+
+// A quant-mode cell as a precision name; "" when blank (the caller falls back).
+std::string precision_of(const std::string& quant_mode) {
+  const std::string q = lower(quant_mode);
+  if (q.empty()) return "";
+  if (q == "fp8" || q == "fp8_block" || q == "fp8_static") return "fp8";
+  if (q == "nvfp4") return "nvfp4";
+  if (q == "fp4" || q == "mxfp4") return "fp4";
+  if (q == "bf16" || q == "float16" || q == "fp16") return "bf16";
+  return "?" + q;
+}
+
+// The engines' default step token budgets on these GPUs (the rows do not say; the benchmarks ran the servers'
+// defaults unless told otherwise):
+//   vLLM v1 API server (vllm/engine/arg_utils.py, _set_default_args_v1): max_num_batched_tokens 8192 on GPUs
+//     with >= 70 GiB; one prompt may take the whole budget.
+//   SGLang (sglang/srt/server_args.py): max_prefill_tokens 16384; chunked_prefill_size 8192 below 160 GB of
+//     HBM (H100, H200), 16384 above (B200, B300, GB200, GB300).
+//   TensorRT-LLM (trtllm-serve): max_num_tokens 8192.
+nlohmann::json scheduler_for(const std::string& backend, int batch_size, double hbm_gb) {
+  nlohmann::json s = {{"policy", backend}, {"max_num_seqs", batch_size}};
+  if (backend == "sglang") {
+    s["max_num_batched_tokens"] = 16384;
+    s["chunk_tokens"] = hbm_gb < 160.0 ? 8192 : 16384;
+  } else {
+    s["max_num_batched_tokens"] = 8192;
+  }
+  return s;
+}
+
+int or_one(int v) { return v > 0 ? v : 1; }
+
+struct Layout {
+  nlohmann::json replica;
+  int gpus = 0;
+};
+
+std::variant<Layout, Unmapped> replica_for(const traces::MeasuredLayout& l, bool moe, const std::string& what) {
+  if (l.tp <= 0) return Unmapped{what + "tp_size is blank"};
+  const int tp = l.tp, pp = or_one(l.pp), dp = or_one(l.attention_dp);
+  int ep = or_one(l.moe_ep);
+  if (!moe) {
+    ep = 1;  // a dense model has no experts to spread
+  } else if (l.moe_tp > 0 && l.moe_tp * ep != tp * dp) {
+    return Unmapped{what + "moe_tp_size " + std::to_string(l.moe_tp) + " x moe_ep_size " + std::to_string(ep) +
+                    " != tp_size " + std::to_string(tp) + " x attention_dp_size " + std::to_string(dp) +
+                    ": the experts would not span the attention GPUs"};
+  }
+  return Layout{{{"tp", tp}, {"pp", pp}, {"ep", ep}, {"dp", dp}}, tp * pp * dp};
+}
+
+}  // namespace
+
+std::string serving_run_group(const traces::MeasuredServingRun& run) {
+  return model_preset_name(run.model_path) + " | " + hardware_preset_name(run.system) + " | " + run.backend + " | " +
+         run.mode;
+}
+
+long requests_for_clients(int clients) {
+  // Five waves of every client, at least 64 requests: the measured middle 80% of arrivals then starts after
+  // the first wave, whose prompts all arrive at once.
+  return std::max<long>(64, 5L * clients);
+}
+
+std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingRun& run) {
+  using specs::PresetKind;
+  const std::string model_name = model_preset_name(run.model_path);
+  if (!specs::has_preset(PresetKind::model, model_name)) {
+    return Unmapped{"model_path " + run.model_path + ": no model preset " + model_name};
+  }
+  const std::string hw_name = hardware_preset_name(run.system);
+  if (!specs::has_preset(PresetKind::hardware, hw_name)) {
+    return Unmapped{"system " + run.system + ": no hardware preset " + hw_name};
+  }
+  if (run.backend != "vllm" && run.backend != "sglang" && run.backend != "trtllm") {
+    return Unmapped{"backend " + run.backend + ": no scheduler model (vllm, sglang, trtllm)"};
+  }
+  std::string notes;
+  auto note = [&](const std::string& n) { notes += (notes.empty() ? "" : "; ") + n; };
+
+  nlohmann::json model = specs::preset_json(PresetKind::model, model_name);
+  const bool moe = !model["moe"].is_null();
+  const std::string fallback = precision_of(run.precision == "fp4" ? "nvfp4" : run.precision);
+  const std::string weights = precision_of(run.gemm_quant_mode).empty() ? fallback : precision_of(run.gemm_quant_mode);
+  const std::string experts = precision_of(run.moe_quant_mode).empty() ? fallback : precision_of(run.moe_quant_mode);
+  for (const auto& [field, value] : {std::pair{"weights", weights}, std::pair{"experts", experts}}) {
+    if (!value.empty() && value[0] == '?') return Unmapped{"quant mode " + value.substr(1) + ": not a known precision"};
+    if (!value.empty()) model["precision"][field] = value;
+  }
+  if (weights.empty() && experts.empty()) note("precision blank: the preset's");
+  // Quantized runs keep their KV cache in FP8 (TensorRT-LLM's ModelOpt checkpoints set kv_cache_quant_algo FP8;
+  // vLLM and SGLang take --kv-cache-dtype fp8). The rows show it: Llama-3.1-70B FP8 on one H200 under vLLM
+  // serves 32 clients of 8192+1024 tokens with a 3.1 s TTFT and 64 with 39.8 s, the step a KV cache of
+  // ~57 GB makes at 8 bit (337k tokens: 32 x 9216 fit, 64 do not); at 16 bit already 32 would queue.
+  const bool quantized = weights == "fp8" || weights == "nvfp4" || weights == "fp4" || experts == "fp8" ||
+                         experts == "nvfp4" || experts == "fp4";
+  if (quantized) model["precision"]["kv_cache"] = "fp8";
+
+  const specs::HardwareSpec hw = specs::hardware_preset(hw_name);
+  nlohmann::json deployment = {{"name", run.id}, {"hardware", hw_name}, {"runtime", run.backend}};
+  int clients = run.concurrency;
+  if (run.mode == "agg") {
+    auto layout = replica_for(run.agg, moe, "");
+    if (auto* u = std::get_if<Unmapped>(&layout)) return *u;
+    const Layout& l = std::get<Layout>(layout);
+    if (run.agg.batch_size <= 0) return Unmapped{"batch_size is blank"};
+    // One worker: its GPUs as one "node" unless it spans several of the hardware's nodes.
+    const int per_node = l.gpus <= hw.gpus_per_node ? l.gpus : hw.gpus_per_node;
+    if (l.gpus % per_node != 0) {
+      return Unmapped{std::to_string(l.gpus) + " GPUs are not whole " + hw_name + " nodes of " +
+                      std::to_string(hw.gpus_per_node)};
+    }
+    deployment["nodes"] = l.gpus / per_node;
+    deployment["gpus_per_node"] = per_node;
+    deployment["replica"] = l.replica;
+    deployment["scheduler"] = scheduler_for(run.backend, run.agg.batch_size, hw.hbm_gb);
+    if (clients <= 0) {
+      clients = run.agg.batch_size * or_one(run.agg.attention_dp);
+      note("concurrency from batch_size x attention_dp_size");
+    }
+  } else if (run.mode == "disagg") {
+    auto prefill = replica_for(run.prefill, moe, "prefill_");
+    if (auto* u = std::get_if<Unmapped>(&prefill)) return *u;
+    auto decode = replica_for(run.decode, moe, "decode_");
+    if (auto* u = std::get_if<Unmapped>(&decode)) return *u;
+    const Layout& p = std::get<Layout>(prefill);
+    const Layout& d = std::get<Layout>(decode);
+    if (run.prefill.num_workers <= 0 || run.decode.num_workers <= 0) return Unmapped{"num_workers is blank"};
+    if (run.prefill.batch_size <= 0 || run.decode.batch_size <= 0) return Unmapped{"pool batch_size is blank"};
+    // Both pools' workers must be whole "nodes" of one size: the largest size dividing both workers' GPU
+    // counts and the hardware's node.
+    int per_node = std::gcd(std::gcd(p.gpus, d.gpus), hw.gpus_per_node);
+    const int prefill_gpus = p.gpus * run.prefill.num_workers, decode_gpus = d.gpus * run.decode.num_workers;
+    deployment["gpus_per_node"] = per_node;
+    deployment["nodes"] = (prefill_gpus + decode_gpus) / per_node;
+    deployment["disaggregation"] = {{"prefill",
+                                     {{"nodes", prefill_gpus / per_node},
+                                      {"replica", p.replica},
+                                      {"scheduler", scheduler_for(run.backend, run.prefill.batch_size, hw.hbm_gb)}}},
+                                    {"decode",
+                                     {{"nodes", decode_gpus / per_node},
+                                      {"replica", d.replica},
+                                      {"scheduler", scheduler_for(run.backend, run.decode.batch_size, hw.hbm_gb)}}}};
+    if (clients <= 0) {
+      clients = run.decode.batch_size * or_one(run.decode.attention_dp) * run.decode.num_workers;
+      note("concurrency from decode batch_size x attention_dp_size x num_workers");
+    }
+  } else {
+    return Unmapped{"mode " + run.mode + ": neither agg nor disagg"};
+  }
+
+  nlohmann::json workload = {{"name", "closed loop, fixed lengths"},
+                             {"arrival", {{"kind", "closed_loop"}, {"clients", clients}}},
+                             {"input_tokens", {{"kind", "fixed"}, {"value", run.isl}}},
+                             {"output_tokens", {{"kind", "fixed"}, {"value", run.osl}}}};
+  nlohmann::json scenario = {{"name", run.id},       {"model", model}, {"deployment", deployment},
+                             {"workload", workload}, {"seed", 1},      {"num_requests", requests_for_clients(clients)}};
+  return MappedRun{std::move(scenario), serving_run_group(run), notes};
+}
+
+}  // namespace fleetcast::validation

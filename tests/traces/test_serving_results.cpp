@@ -1,0 +1,92 @@
+// The silicon CSV reader on a hand-made file (every column kind, bad rows, strict mode) and on the real
+// development set of ../shared/validation when it is present.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <sstream>
+
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/traces/serving_results.hpp"
+
+using namespace fleetcast;
+
+namespace {
+const std::string kValidationFixtures = FLEETCAST_TEST_FIXTURES "/../../validation/fixtures";
+const std::string kShared = FLEETCAST_SHARED_DIR;
+}  // namespace
+
+TEST_CASE("silicon CSV: layouts, concurrency and measured means are read as written", "[traces][silicon]") {
+  const auto r = traces::read_silicon_csv(kValidationFixtures + "/silicon-small.csv");
+  REQUIRE(r.rows == 6);
+  REQUIRE(r.runs.size() == 5);
+  const auto& a = r.runs[0];
+  CHECK(a.line == 2);
+  CHECK(a.id == "llama8b_h100_trtllm_agg_512x64_c4");
+  CHECK(a.backend == "trtllm");
+  CHECK(a.model_path == "meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(a.system == "h100_sxm");
+  CHECK(a.precision.empty());
+  CHECK(a.mode == "agg");
+  CHECK(a.isl == 512);
+  CHECK(a.osl == 64);
+  CHECK(a.concurrency == 4);
+  CHECK(a.agg == traces::MeasuredLayout{4, 0, 1, 1, 1, 1, 1});
+  CHECK(a.ttft_ms == 40.0);
+  CHECK(a.tpot_ms == 6.0);
+  const auto& q = r.runs[1];
+  CHECK(q.agg == traces::MeasuredLayout{4, 0, 4, 1, 2, 1, 8});
+  CHECK(q.gemm_quant_mode == "fp8_block");
+  const auto& d = r.runs[4];
+  CHECK(d.mode == "disagg");
+  CHECK(d.concurrency == 0);  // no silicon_concurrency in its source text
+  CHECK(d.agg == traces::MeasuredLayout{});
+  CHECK(d.prefill == traces::MeasuredLayout{1, 2, 1, 1, 1, 1, 1});
+  CHECK(d.decode == traces::MeasuredLayout{16, 1, 4, 1, 1, 1, 4});
+  // The row without a measured TTFT is skipped and counted with its line.
+  REQUIRE(r.skipped == 1);
+  REQUIRE(r.first_bad_rows.size() == 1);
+  CHECK(r.first_bad_rows[0].line == 6);
+  CHECK(r.first_bad_rows[0].reason.find("silicon_ttft_ms") != std::string::npos);
+}
+
+TEST_CASE("silicon CSV: strict reading fails on the first bad row, naming line, column and value",
+          "[traces][silicon]") {
+  try {
+    traces::read_silicon_csv(kValidationFixtures + "/silicon-small.csv", true);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.field() == "silicon_ttft_ms");
+    CHECK(e.problem().find("line 6") != std::string::npos);
+  }
+}
+
+TEST_CASE("silicon CSV: a missing required column or a short row is named", "[traces][silicon]") {
+  std::istringstream no_tpot(
+      "id,backend,model_path,system,mode,isl,osl,silicon_ttft_ms\nx,vllm,m,h100_sxm,agg,1,1,1\n");
+  CHECK_THROWS_WITH(traces::parse_silicon_csv(no_tpot, "f.csv"), Catch::Contains("silicon_tpot_ms"));
+  std::istringstream short_row(
+      "id,backend,model_path,system,mode,isl,osl,silicon_ttft_ms,silicon_tpot_ms\nx,vllm,m,h100_sxm,agg,1,1,1\n");
+  const auto r = traces::parse_silicon_csv(short_row, "f.csv");
+  CHECK(r.runs.empty());
+  CHECK(r.skipped == 1);
+  CHECK(r.first_bad_rows.at(0).reason.find("8 fields") != std::string::npos);
+  std::istringstream bad_layout(
+      "id,backend,model_path,system,mode,isl,osl,tp_size,silicon_ttft_ms,silicon_tpot_ms\n"
+      "x,vllm,m,h100_sxm,agg,1,1,two,1,1\n");
+  CHECK_THROWS_WITH(traces::parse_silicon_csv(bad_layout, "f.csv", true), Catch::Contains("tp_size"));
+}
+
+TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silicon][shared]") {
+  const std::string file = kShared + "/validation/silicon-dev.csv";
+  if (!std::filesystem::exists(file)) {
+    WARN("skipped: " << file << " is absent (../shared is not checked out)");
+    return;
+  }
+  const auto r = traces::read_silicon_csv(file);
+  // shared/validation/README.md: 2,634 measured benchmark points.
+  CHECK(r.rows == 2634);
+  CHECK(r.runs.size() + static_cast<std::size_t>(r.skipped) == 2634);
+  CHECK(r.skipped == 0);
+  long with_concurrency = 0;
+  for (const auto& run : r.runs) with_concurrency += run.concurrency > 0;
+  CHECK(with_concurrency == 2616);  // 18 rows' source text has no silicon_concurrency
+}

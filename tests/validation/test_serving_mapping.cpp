@@ -1,0 +1,141 @@
+// Mapping measured rows to scenarios: names to presets, precisions, layouts, budgets and closed-loop clients,
+// and the rows that must not be guessed.
+#include <catch2/catch.hpp>
+
+#include "fleetcast/specs/load.hpp"
+#include "fleetcast/validation/serving_mapping.hpp"
+
+using namespace fleetcast;
+
+namespace {
+
+traces::MeasuredServingRun agg_run(const std::string& model_path, const std::string& system, const std::string& backend,
+                                   traces::MeasuredLayout layout) {
+  traces::MeasuredServingRun r;
+  r.id = "row";
+  r.model_path = model_path;
+  r.system = system;
+  r.backend = backend;
+  r.mode = "agg";
+  r.isl = 1024;
+  r.osl = 128;
+  r.concurrency = 16;
+  r.agg = layout;
+  r.ttft_ms = 100.0;
+  r.tpot_ms = 10.0;
+  return r;
+}
+
+validation::MappedRun mapped(const traces::MeasuredServingRun& r) {
+  auto m = validation::map_serving_run(r);
+  if (auto* u = std::get_if<validation::Unmapped>(&m)) FAIL("unmapped: " << u->reason);
+  return std::get<validation::MappedRun>(m);
+}
+
+std::string unmapped(const traces::MeasuredServingRun& r) {
+  auto m = validation::map_serving_run(r);
+  REQUIRE(std::holds_alternative<validation::Unmapped>(m));
+  return std::get<validation::Unmapped>(m).reason;
+}
+
+}  // namespace
+
+TEST_CASE("mapping: checkpoint names and systems resolve to presets; quantized runs use FP8 weights and KV",
+          "[validation]") {
+  auto r = agg_run("nvidia/Llama-3.1-8B-Instruct-FP8", "h100_sxm", "vllm", {16, 0, 2, 1, 1, 1, 1});
+  r.gemm_quant_mode = "fp8";
+  const auto m = mapped(r);
+  const auto s = specs::parse_scenario(m.scenario, "row");
+  CHECK(s.model.name == "llama-3.1-8b");
+  CHECK(s.deployment.hardware.name == "h100");
+  CHECK(s.model.precision.weights == specs::Precision::fp8);
+  CHECK(s.model.precision.kv_cache == specs::Precision::fp8);
+  CHECK(m.group == "llama-3.1-8b | h100 | vllm | agg");
+  // A blank precision keeps the preset's (BF16 weights and KV for Llama).
+  const auto plain = specs::parse_scenario(
+      mapped(agg_run("meta-llama/Llama-3.1-8B-Instruct", "h100_sxm", "vllm", {16, 0, 2, 1, 1, 1, 1})).scenario, "row");
+  CHECK(plain.model.precision.weights == specs::Precision::bf16);
+  CHECK(plain.model.precision.kv_cache == specs::Precision::bf16);
+  // NVFP4 experts and FP8-block attention, as the columns say.
+  auto q = agg_run("Qwen/Qwen3-235B-A22B-FP8", "b200_sxm", "sglang", {8, 0, 4, 1, 1, 4, 1});
+  q.gemm_quant_mode = "fp8_block";
+  q.moe_quant_mode = "nvfp4";
+  const auto qs = specs::parse_scenario(mapped(q).scenario, "row");
+  CHECK(qs.model.precision.weights == specs::Precision::fp8);
+  CHECK(qs.model.precision.experts == specs::Precision::nvfp4);
+}
+
+TEST_CASE("mapping: the layout is one worker of tp x pp x dp GPUs with the row's per-rank batch", "[validation]") {
+  // Qwen3-235B on 8 H200: attention TP4 x DP2, experts EP8 (moe_tp 1 x ep 8 = tp 4 x dp 2).
+  const auto m = mapped(agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {32, 0, 4, 1, 2, 1, 8}));
+  const auto s = specs::parse_scenario(m.scenario, "row");
+  CHECK(s.deployment.replica == specs::ReplicaLayout{4, 1, 8, 2});
+  CHECK(s.deployment.total_gpus() == 8);
+  CHECK(s.deployment.num_replicas() == 1);
+  CHECK(s.deployment.scheduler.max_num_seqs == 32);  // per attention-DP rank, as the batcher counts
+  CHECK(s.deployment.scheduler.policy == specs::SchedulerPolicy::vllm);
+  CHECK(s.deployment.scheduler.max_num_batched_tokens == 8192);
+  CHECK(s.deployment.runtime == "vllm");
+  CHECK(s.workload.classes.at(0).arrival.kind == specs::ArrivalKind::closed_loop);
+  CHECK(s.workload.classes.at(0).arrival.clients == 16);
+  CHECK(s.workload.classes.at(0).input_tokens.value == 1024);
+  CHECK(s.workload.classes.at(0).output_tokens.value == 128);
+  CHECK(s.num_requests == validation::requests_for_clients(16));
+  // A 2-GPU worker is one replica on a 2-GPU "node", not 4 replicas of an 8-GPU server.
+  const auto small = specs::parse_scenario(
+      mapped(agg_run("Qwen/Qwen3-32B", "h100_sxm", "trtllm", {8, 0, 2, 1, 1, 1, 1})).scenario, "row");
+  CHECK(small.deployment.total_gpus() == 2);
+  CHECK(small.deployment.num_replicas() == 1);
+  CHECK(small.deployment.scheduler.policy == specs::SchedulerPolicy::trtllm);
+}
+
+TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server does", "[validation]") {
+  const auto h200 = specs::parse_scenario(
+      mapped(agg_run("Qwen/Qwen3-32B", "h200_sxm", "sglang", {8, 0, 2, 1, 1, 1, 1})).scenario, "row");
+  CHECK(h200.deployment.scheduler.chunk_tokens == 8192);
+  CHECK(h200.deployment.scheduler.max_num_batched_tokens == 16384);
+  const auto b200 = specs::parse_scenario(
+      mapped(agg_run("Qwen/Qwen3-32B", "b200_sxm", "sglang", {8, 0, 2, 1, 1, 1, 1})).scenario, "row");
+  CHECK(b200.deployment.scheduler.chunk_tokens == 16384);
+}
+
+TEST_CASE("mapping: a missing concurrency comes from batch x attention DP, and says so", "[validation]") {
+  auto r = agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {32, 0, 4, 1, 2, 1, 8});
+  r.concurrency = 0;
+  const auto m = mapped(r);
+  CHECK(m.scenario["workload"]["arrival"]["clients"] == 64);
+  CHECK(m.notes.find("concurrency from batch_size x attention_dp_size") != std::string::npos);
+}
+
+TEST_CASE("mapping: rows that would need a guess are not mapped, with the reason", "[validation]") {
+  CHECK_THAT(unmapped(agg_run("acme/Unknown-7B", "h100_sxm", "vllm", {8, 0, 1, 1, 1, 1, 1})),
+             Catch::Contains("no model preset unknown-7b"));
+  CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "mi300x", "vllm", {8, 0, 1, 1, 1, 1, 1})),
+             Catch::Contains("no hardware preset mi300x"));
+  CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "h100_sxm", "tgi", {8, 0, 1, 1, 1, 1, 1})),
+             Catch::Contains("backend tgi"));
+  CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "h100_sxm", "vllm", {8, 0, 0, 1, 1, 1, 1})),
+             Catch::Contains("tp_size is blank"));
+  // Experts over 2 GPUs while attention has 1: the row's layout is inconsistent.
+  CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {8, 0, 1, 1, 1, 2, 1})),
+             Catch::Contains("moe_tp_size 2 x moe_ep_size 1 != tp_size 1"));
+  // For a dense model the MoE columns say nothing: not a reason to refuse.
+  mapped(agg_run("Qwen/Qwen3-32B", "h100_sxm", "vllm", {8, 0, 2, 1, 1, 4, 2}));
+}
+
+TEST_CASE("mapping: a disaggregated row becomes prefill and decode pools of whole workers", "[validation]") {
+  traces::MeasuredServingRun r = agg_run("openai/gpt-oss-120b", "gb200", "trtllm", {});
+  r.mode = "disagg";
+  r.concurrency = 0;
+  r.prefill = {1, 2, 1, 1, 1, 1, 1};
+  r.decode = {16, 1, 4, 1, 1, 1, 4};
+  const auto m = mapped(r);
+  const auto s = specs::parse_scenario(m.scenario, "row");
+  REQUIRE(s.deployment.disaggregation);
+  CHECK(s.deployment.gpus_per_node == 1);  // gcd of the 1-GPU prefill worker, the 4-GPU decode worker and the tray
+  CHECK(s.deployment.disaggregation->prefill.nodes == 2);
+  CHECK(s.deployment.disaggregation->decode.nodes == 4);
+  CHECK(s.deployment.disaggregation->decode.replica == specs::ReplicaLayout{4, 1, 4, 1});
+  CHECK(s.deployment.disaggregation->decode.scheduler.max_num_seqs == 16);
+  CHECK(m.scenario["workload"]["arrival"]["clients"] == 16);
+}

@@ -1,0 +1,70 @@
+// Validation end to end on a hand-made silicon CSV: predictions from worker processes equal a direct
+// simulation of the mapped scenario, errors are |pred - meas| / meas, unmapped and unreadable rows count
+// against coverage, and the group summaries are the order statistics of the rows' errors.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "fleetcast/simulator/simulation.hpp"
+#include "fleetcast/specs/load.hpp"
+#include "fleetcast/validation/serving_mapping.hpp"
+#include "fleetcast/validation/validate_runs.hpp"
+
+using namespace fleetcast;
+using Catch::Detail::Approx;
+
+TEST_CASE("error summary: median and 90th percentile interpolate between order statistics", "[validation]") {
+  const auto s = validation::summarise_errors({0.5, 0.1, 0.4, 0.2, 0.3});
+  CHECK(s.count == 5);
+  CHECK(s.median == Approx(0.3));
+  CHECK(s.p90 == Approx(0.46));  // position 0.9 x 4 = 3.6: 0.4 + 0.6 x (0.5 - 0.4)
+  CHECK(validation::summarise_errors({}).count == 0);
+}
+
+TEST_CASE("validate: rows predicted in workers, errors, coverage and groups", "[validation]") {
+  const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");
+  validation::ValidateOptions options;
+  options.jobs = 2;
+  std::size_t progress_calls = 0;
+  options.progress = [&](std::size_t done, std::size_t total) {
+    ++progress_calls;
+    CHECK(done <= total);
+  };
+  const auto v = validation::validate_runs(results, options);
+  REQUIRE(v.rows.size() == 5);
+  CHECK(v.rows_read == 6);  // the unreadable row counts against coverage
+  const auto& llama = v.rows[0];
+  REQUIRE(llama.predicted);
+  CHECK(llama.ttft_ape == Approx(std::abs(llama.predicted_ttft_ms - 40.0) / 40.0));
+  CHECK(llama.tpot_ape == Approx(std::abs(llama.predicted_tpot_ms - 6.0) / 6.0));
+  // The worker's figure is the simulation's own: the same scenario simulated here gives the same means.
+  const auto mapped = std::get<validation::MappedRun>(validation::map_serving_run(llama.run));
+  const auto report = simulator::simulate_in_child(specs::parse_scenario(mapped.scenario, "direct"));
+  CHECK(llama.predicted_ttft_ms == report["metrics"]["ttft_ms"]["mean"].get<double>());
+  CHECK(llama.predicted_tpot_ms == report["metrics"]["tpot_ms"]["mean"].get<double>());
+  // A closed loop at fixed lengths: each output token after the first costs at least one decode step, and a
+  // first token at least the prefill of its prompt, so neither mean can be zero.
+  CHECK(llama.predicted_tpot_ms > 0.0);
+  CHECK(llama.predicted_ttft_ms > 0.0);
+
+  CHECK(v.rows[1].predicted);  // Qwen3-235B, attention DP2 x TP4, EP8
+  CHECK_FALSE(v.rows[2].predicted);
+  CHECK_THAT(v.rows[2].reason, Catch::Contains("moe_tp_size"));
+  CHECK_FALSE(v.rows[3].predicted);
+  CHECK_THAT(v.rows[3].reason, Catch::Contains("no model preset"));
+  int predicted = 0;
+  for (const auto& r : v.rows) predicted += r.predicted;
+  CHECK(progress_calls == 3);  // one per mapped row
+  CHECK(v.overall.predicted == predicted);
+  CHECK(v.coverage() == Approx(predicted / 6.0));
+  // Groups: sorted, each counting its rows; the overall summary is the order statistics of every row's error.
+  for (std::size_t i = 1; i < v.groups.size(); ++i) CHECK(v.groups[i - 1].group < v.groups[i].group);
+  std::vector<double> ttft;
+  for (const auto& r : v.rows)
+    if (r.predicted) ttft.push_back(r.ttft_ape);
+  CHECK(v.overall.ttft.median == Approx(validation::summarise_errors(ttft).median));
+  const auto j = validation::to_json(v);
+  CHECK(j["rows"].size() == 5);
+  CHECK(j["rows"][0]["id"] == "llama8b_h100_trtllm_agg_512x64_c4");
+  CHECK(j["rows"][0]["measured_ttft_ms"] == 40.0);
+  CHECK(j["rows"][2]["predicted_ttft_ms"].is_null());
+}

@@ -1,0 +1,64 @@
+#pragma once
+// Measured serving results: benchmark points people ran on real engines, each a closed-loop run at fixed
+// lengths on one layout with its measured mean TTFT and TPOT. Readers for the silicon CSV of
+// ai-dynamo/aiconfigurator (../shared/validation/silicon-dev.csv); the validator maps each point to a
+// scenario (simulator/validation/).
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "fleetcast/traces/request_trace.hpp"
+
+namespace fleetcast::traces {
+
+// One pool's layout as the file gives it; 0 where the column was blank.
+struct MeasuredLayout {
+  int batch_size = 0;   // running requests per attention-DP rank
+  int num_workers = 0;  // disaggregated pools only
+  int tp = 0;
+  int pp = 0;
+  int attention_dp = 0;
+  int moe_tp = 0;
+  int moe_ep = 0;
+  bool operator==(const MeasuredLayout&) const = default;
+};
+
+struct MeasuredServingRun {
+  long line = 0;        // 1-based line in the file
+  std::string id;       // the row's id column
+  std::string backend;  // "vllm", "sglang", "trtllm"
+  std::string backend_version;
+  std::string model_path;       // Hugging Face id: "Qwen/Qwen3-32B"
+  std::string system;           // "h100_sxm", "gb200", ...
+  std::string precision;        // "fp8", "fp4", "bf16" or ""
+  std::string gemm_quant_mode;  // "fp8", "fp8_block", "nvfp4" or ""
+  std::string moe_quant_mode;
+  std::string mode;        // "agg" or "disagg"
+  int isl = 0;             // input tokens per request
+  int osl = 0;             // output tokens per request
+  int concurrency = 0;     // closed-loop clients (silicon_concurrency=N in silicon_data_source); 0: not given
+  MeasuredLayout agg;      // mode agg
+  MeasuredLayout prefill;  // mode disagg
+  MeasuredLayout decode;   // mode disagg
+  double ttft_ms = 0.0;    // measured mean time to first token
+  double tpot_ms = 0.0;    // measured mean time per output token after the first
+  bool operator==(const MeasuredServingRun&) const = default;
+};
+
+struct MeasuredServingResults {
+  std::string file;
+  long rows = 0;                       // data rows read, good and bad
+  long skipped = 0;                    // bad rows
+  std::vector<BadRow> first_bad_rows;  // at most kBadRowsKept
+  std::vector<MeasuredServingRun> runs;
+};
+
+// The silicon CSV: a header row naming at least id, backend, model_path, system, mode, isl, osl and
+// silicon_ttft_ms / silicon_tpot_ms (a missing one is an InputError naming it). A row without an id, lengths
+// or positive measured TTFT and TPOT, or with a layout cell that is not a whole number, is bad: skipped and
+// counted (its line kept among the first few), or under `strict` an InputError naming line, column and value.
+MeasuredServingResults read_silicon_csv(const std::filesystem::path& path, bool strict = false);
+MeasuredServingResults parse_silicon_csv(std::istream& in, const std::string& file, bool strict = false);
+
+}  // namespace fleetcast::traces

@@ -1,0 +1,154 @@
+// The silicon CSV of ai-dynamo/aiconfigurator (systems/silicon_sample.csv): one measured benchmark point per
+// row, the layout in *_size columns, the closed-loop concurrency inside silicon_data_source.
+#include <fstream>
+#include <map>
+#include <optional>
+#include <regex>
+#include <variant>
+
+#include "csv_fields.hpp"
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/traces/serving_results.hpp"
+#include "request_trace_rows.hpp"
+
+namespace fleetcast::traces {
+namespace {
+
+struct BadCell {
+  std::string column, value, reason;
+};
+
+class SiliconRowReader {
+ public:
+  SiliconRowReader(const std::vector<std::string>& header, const std::string& file) : file_(file) {
+    for (std::size_t i = 0; i < header.size(); ++i) index_[header[i]] = i;
+    for (const char* required :
+         {"id", "backend", "model_path", "system", "mode", "isl", "osl", "silicon_ttft_ms", "silicon_tpot_ms"}) {
+      if (!index_.count(required)) {
+        throw InputError(file, "header", required, "the silicon CSV has no such column");
+      }
+    }
+  }
+
+  // The row as a run, or the first cell that makes it unusable.
+  std::variant<MeasuredServingRun, BadCell> read(const std::vector<std::string>& f, long line) const {
+    MeasuredServingRun r;
+    r.line = line;
+    r.id = text(f, "id");
+    if (r.id.empty()) return BadCell{"id", "", "empty: every row needs its id"};
+    r.backend = text(f, "backend");
+    r.backend_version = text(f, "backend_version");
+    r.model_path = text(f, "model_path");
+    r.system = text(f, "system");
+    r.precision = text(f, "precision");
+    r.gemm_quant_mode = text(f, "gemm_quant_mode");
+    r.moe_quant_mode = text(f, "moe_quant_mode");
+    r.mode = text(f, "mode");
+    std::optional<BadCell> bad;
+    auto whole = [&](const std::string& column, bool required) -> int {
+      const std::string v = text(f, column);
+      if (v.empty()) {
+        if (required && !bad) bad = BadCell{column, v, "empty"};
+        return 0;
+      }
+      const auto n = detail::parse_integer(v);
+      if (!n || *n < 0 || *n > 100000000) {
+        if (!bad) bad = BadCell{column, v, "not a whole number >= 0"};
+        return 0;
+      }
+      return static_cast<int>(*n);
+    };
+    auto positive = [&](const std::string& column) -> double {
+      const std::string v = text(f, column);
+      const auto x = detail::parse_number(v);
+      if (!x || *x <= 0.0) {
+        if (!bad) bad = BadCell{column, v, "not a positive number"};
+        return 0.0;
+      }
+      return *x;
+    };
+    r.isl = whole("isl", true);
+    r.osl = whole("osl", true);
+    if (!bad && r.isl < 1) bad = BadCell{"isl", text(f, "isl"), "must be >= 1"};
+    if (!bad && r.osl < 1) bad = BadCell{"osl", text(f, "osl"), "must be >= 1"};
+    auto layout = [&](const std::string& prefix, bool with_workers) {
+      MeasuredLayout l;
+      l.batch_size = whole(prefix + "batch_size", false);
+      if (with_workers) l.num_workers = whole(prefix + "num_workers", false);
+      l.tp = whole(prefix + "tp_size", false);
+      l.pp = whole(prefix + "pp_size", false);
+      l.attention_dp = whole(prefix + "attention_dp_size", false);
+      l.moe_tp = whole(prefix + "moe_tp_size", false);
+      l.moe_ep = whole(prefix + "moe_ep_size", false);
+      return l;
+    };
+    r.agg = layout("", false);
+    r.prefill = layout("prefill_", true);
+    r.decode = layout("decode_", true);
+    r.ttft_ms = positive("silicon_ttft_ms");
+    r.tpot_ms = positive("silicon_tpot_ms");
+    // "...; silicon_concurrency=128; ..." inside the provenance text.
+    static const std::regex concurrency_re("silicon_concurrency=([0-9]+)");
+    std::smatch m;
+    const std::string source = text(f, "silicon_data_source");
+    if (std::regex_search(source, m, concurrency_re)) r.concurrency = std::stoi(m[1].str());
+    if (bad) return *bad;
+    return r;
+  }
+
+ private:
+  std::string text(const std::vector<std::string>& f, const std::string& column) const {
+    const auto it = index_.find(column);
+    if (it == index_.end() || it->second >= f.size()) return "";
+    return f[it->second];
+  }
+
+  std::string file_;
+  std::map<std::string, std::size_t> index_;
+};
+
+}  // namespace
+
+MeasuredServingResults parse_silicon_csv(std::istream& in, const std::string& file, bool strict) {
+  MeasuredServingResults out;
+  out.file = file;
+  std::string line;
+  long number = 0;
+  std::vector<std::string> header;
+  while (header.empty() && std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \r") != std::string::npos) header = detail::split_csv(line);
+  }
+  if (header.empty()) throw InputError(file, "header", "", "the file is empty: a silicon CSV starts with its header");
+  const SiliconRowReader reader(header, file);
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \r") == std::string::npos) continue;
+    ++out.rows;
+    const std::vector<std::string> fields = detail::split_csv(line);
+    std::variant<MeasuredServingRun, BadCell> row =
+        fields.size() == header.size()
+            ? reader.read(fields, number)
+            : std::variant<MeasuredServingRun, BadCell>(BadCell{"row", std::to_string(fields.size()) + " fields",
+                                                                "the header has " + std::to_string(header.size())});
+    if (auto* run = std::get_if<MeasuredServingRun>(&row)) {
+      out.runs.push_back(std::move(*run));
+      continue;
+    }
+    const BadCell& b = std::get<BadCell>(row);
+    if (strict) throw InputError(file, b.column, b.value, "line " + std::to_string(number) + ": " + b.reason);
+    ++out.skipped;
+    if (out.first_bad_rows.size() < kBadRowsKept) {
+      out.first_bad_rows.push_back({number, b.column + " = " + b.value + ": " + b.reason});
+    }
+  }
+  return out;
+}
+
+MeasuredServingResults read_silicon_csv(const std::filesystem::path& path, bool strict) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path.string(), "", "", "cannot open the file");
+  return parse_silicon_csv(in, path.string(), strict);
+}
+
+}  // namespace fleetcast::traces
