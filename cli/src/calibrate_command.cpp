@@ -12,6 +12,7 @@ namespace fleetcast::cli {
 int run_calibrate(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate show HARDWARE [--runtime vllm|sglang|trtllm] | calibrate datasheet HARDWARE";
+  if (!args.empty() && args[0] == "serving") return run_calibrate_serving(args);
   if (args.size() < 2) throw InputError("", "calibrate", args.empty() ? "" : args[0], usage_text);
   const std::string& verb = args[0];
   const specs::HardwareSpec hw = specs::hardware_preset(args[1]);

@@ -16,6 +16,7 @@ int run_step(const Args& args);
 int run_calibrate(const Args& args);
 int run_workload(const Args& args);
 int run_validate(const Args& args);
+int run_calibrate_serving(const Args& args);
 std::string usage();
 
 }  // namespace fleetcast::cli

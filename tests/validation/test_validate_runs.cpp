@@ -6,6 +6,8 @@
 
 #include "fleetcast/simulator/simulation.hpp"
 #include "fleetcast/specs/load.hpp"
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/validation/closed_loop_replay.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
 
@@ -67,4 +69,19 @@ TEST_CASE("validate: rows predicted in workers, errors, coverage and groups", "[
   CHECK(j["rows"][0]["id"] == "llama8b_h100_trtllm_agg_512x64_c4");
   CHECK(j["rows"][0]["measured_ttft_ms"] == 40.0);
   CHECK(j["rows"][2]["predicted_ttft_ms"].is_null());
+}
+
+TEST_CASE("fast replay: the same means as the SimGrid simulation of the same closed loop", "[validation][replay]") {
+  const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");
+  for (std::size_t row : {0u, 1u}) {  // Llama-3.1-8B TP1 under TRT-LLM; Qwen3-235B DP2 x TP4, EP8 under vLLM
+    const auto mapped = std::get<validation::MappedRun>(validation::map_serving_run(results.runs[row]));
+    const auto s = specs::parse_scenario(mapped.scenario, "row");
+    const auto fast = validation::replay_closed_loop(s, calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
+    const auto report = simulator::simulate_in_child(s);
+    INFO(results.runs[row].id);
+    CHECK(fast.measured == report["metrics"]["requests_measured"].get<long>());
+    // Identical scheduling and step times; the simulation's messages cross links of ~microseconds.
+    CHECK(fast.ttft_ms == Approx(report["metrics"]["ttft_ms"]["mean"].get<double>()).epsilon(0.01));
+    CHECK(fast.tpot_ms == Approx(report["metrics"]["tpot_ms"]["mean"].get<double>()).epsilon(0.01));
+  }
 }

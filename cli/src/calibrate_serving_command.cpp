@@ -1,0 +1,87 @@
+// `fleetcast calibrate serving --silicon FILE`: fit each (hardware, runtime) profile's few parameters to the
+// measured runs of a silicon CSV, report the error before and after on fitted and held-out rows, and write
+// the fitted profiles (calibration/profiles/<hardware>-<runtime>.json is where shipped ones live).
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "atomic_file.hpp"
+#include "commands.hpp"
+#include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/validation/serving_fit.hpp"
+#include "fleetcast/validation/serving_mapping.hpp"
+
+namespace fleetcast::cli {
+
+int run_calibrate_serving(const Args& args) {
+  const std::string usage_text =
+      "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]";
+  std::string silicon, hardware, runtime, out_dir;
+  validation::ServingFitOptions options;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (i + 1 >= args.size()) throw InputError("", "calibrate serving", a, usage_text);
+    if (a == "--silicon") {
+      silicon = args[++i];
+    } else if (a == "--hardware") {
+      hardware = args[++i];
+    } else if (a == "--runtime") {
+      runtime = args[++i];
+    } else if (a == "-o") {
+      out_dir = args[++i];
+    } else if (a == "--train-rows") {
+      options.max_train_rows = std::stoi(args[++i]);
+      if (options.max_train_rows < 6) throw InputError("", "--train-rows", args[i], "must be >= 6");
+    } else {
+      throw InputError("", "calibrate serving", a, usage_text);
+    }
+  }
+  if (silicon.empty()) throw InputError("", "calibrate serving", "", "--silicon FILE is required; " + usage_text);
+  if (hardware.empty() != runtime.empty()) {
+    throw InputError("", "calibrate serving", hardware + runtime, "give both --hardware and --runtime, or neither");
+  }
+  if (!out_dir.empty() && !std::filesystem::is_directory(out_dir)) {
+    throw InputError("", "-o", out_dir, "not a directory");
+  }
+  const auto results = traces::read_silicon_csv(silicon);
+  std::set<std::pair<std::string, std::string>> pairs;
+  if (!hardware.empty()) {
+    pairs.insert({hardware, runtime});
+  } else {
+    for (const auto& run : results.runs) {
+      auto m = validation::map_serving_run(run);
+      if (auto* mapped = std::get_if<validation::MappedRun>(&m); mapped && run.mode == "agg") {
+        pairs.insert({mapped->scenario["deployment"]["hardware"].get<std::string>(), run.backend});
+      }
+    }
+  }
+  std::printf("%-8s %-7s %5s %5s | %-22s | %-22s | %s\n", "hardware", "runtime", "train", "held", "train TTFT/TPOT med",
+              "held-out TTFT/TPOT med", "fitted: gemm x, attn, mem, overhead ms, nvlink");
+  for (const auto& [hw, rt] : pairs) {
+    validation::ServingFit fit;
+    try {
+      fit = validation::fit_serving_profile(results, hw, rt, options);
+    } catch (const InputError& e) {
+      std::printf("%-8s %-7s skipped: %s\n", hw.c_str(), rt.c_str(), e.problem().c_str());
+      continue;
+    }
+    const auto& p = fit.profile;
+    const double gemm_factor = p.matmul_efficiency.count("bf16") ? p.matmul_efficiency.at("bf16") : 0.0;
+    std::printf("%-8s %-7s %5d %5d | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | "
+                "bf16 %.2f, %.2f, %.2f, %.2f, %.2f\n",
+                hw.c_str(), rt.c_str(), fit.after_train.rows, fit.after_held_out.rows,
+                100 * fit.before_train.ttft_median_ape, 100 * fit.before_train.tpot_median_ape,
+                100 * fit.after_train.ttft_median_ape, 100 * fit.after_train.tpot_median_ape,
+                100 * fit.before_held_out.ttft_median_ape, 100 * fit.before_held_out.tpot_median_ape,
+                100 * fit.after_held_out.ttft_median_ape, 100 * fit.after_held_out.tpot_median_ape, gemm_factor,
+                p.attention_compute_efficiency, p.memory_efficiency, 1e3 * p.step_overhead_s, p.nvlink_efficiency);
+    if (!out_dir.empty()) {
+      const auto path = std::filesystem::path(out_dir) / (hw + "-" + rt + ".json");
+      write_file_atomically(path, calibration::to_json(p).dump(2) + "\n");
+    }
+  }
+  return 0;
+}
+
+}  // namespace fleetcast::cli

@@ -1,0 +1,45 @@
+#pragma once
+// Fitting the few parameters of a (hardware, runtime) profile to measured serving runs: GEMM efficiency (one
+// factor on every compute class), attention compute efficiency, HBM streaming efficiency, per-step overhead
+// and NVLink collective efficiency. Levenberg-Marquardt (Eigen) on log(predicted / measured) mean TTFT and
+// TPOT of the training rows, each evaluated with the fast closed-loop replay; a fifth of the rows (by a hash
+// of their id, so the split never depends on the file's order) is held out and only scored. One set of
+// parameters per (hardware, runtime): never a factor per row, model or layout.
+
+#include <string>
+#include <vector>
+
+#include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/traces/serving_results.hpp"
+
+namespace fleetcast::validation {
+
+// True for the rows every fit leaves out: FNV-1a 64 of the id, modulo 5, is 0.
+bool held_out(const std::string& id);
+
+struct ServingFitOptions {
+  int max_train_rows = 48;  // evenly spaced among the training rows: the fit's cost grows with them
+  int max_iterations = 12;
+  int threads = 2;
+};
+
+struct ServingFitScore {
+  int rows = 0;
+  double ttft_median_ape = 0.0;
+  double tpot_median_ape = 0.0;
+};
+
+struct ServingFit {
+  calibration::Profile profile;  // kind "fitted", runtime set, sources naming the file, its hash and the rows
+  ServingFitScore before_train, after_train;        // replay errors on the rows fitted
+  ServingFitScore before_held_out, after_held_out;  // and on the held-out rows
+  int iterations = 0;
+  std::vector<std::string> skipped;  // rows of the pair not usable by the replay, with the reason
+};
+
+// Fits the profile of `hardware` under `runtime` from the agg rows of `results` that map to that pair,
+// starting from the shipped profile. Throws InputError when fewer than 6 training rows remain.
+ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, const std::string& hardware,
+                               const std::string& runtime, const ServingFitOptions& options = {});
+
+}  // namespace fleetcast::validation

@@ -1,0 +1,183 @@
+#include "fleetcast/validation/serving_fit.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <thread>
+
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/load.hpp"
+#include "fleetcast/specs/presets.hpp"
+#include "fleetcast/validation/closed_loop_replay.hpp"
+#include "fleetcast/validation/serving_mapping.hpp"
+#include "fleetcast/validation/validate_runs.hpp"
+
+namespace fleetcast::validation {
+namespace {
+
+std::uint64_t fnv1a64(const std::string& bytes) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a64(bytes)));
+  return buf;
+}
+
+struct Row {
+  traces::MeasuredServingRun run;
+  specs::ScenarioSpec scenario;
+};
+
+constexpr int kParams = 5;  // log of: GEMM factor, attention eff., memory eff., step overhead (s), NVLink eff.
+using Params = Eigen::Matrix<double, kParams, 1>;
+
+Params initial(const calibration::Profile& p) {
+  Params t;
+  t << 0.0, std::log(p.attention_compute_efficiency), std::log(p.memory_efficiency),
+      std::log(std::max(p.step_overhead_s, 1e-5)), std::log(p.nvlink_efficiency);
+  return t;
+}
+
+calibration::Profile apply(const calibration::Profile& base, const Params& t) {
+  calibration::Profile p = base;
+  for (auto& [cls, eff] : p.matmul_efficiency) eff = std::min(1.0, eff * std::exp(t(0)));
+  p.attention_compute_efficiency = std::min(1.0, std::exp(t(1)));
+  p.memory_efficiency = std::min(1.0, std::exp(t(2)));
+  p.step_overhead_s = std::clamp(std::exp(t(3)), 1e-5, 0.1);
+  p.nvlink_efficiency = std::min(1.0, std::exp(t(4)));
+  return p;
+}
+
+// log(predicted / measured) TTFT and TPOT per row, the rows spread over `threads` threads (the replay keeps
+// no global state, unlike a SimGrid simulation).
+Eigen::VectorXd residuals(const std::vector<const Row*>& rows, const calibration::Profile& profile, int threads) {
+  Eigen::VectorXd r(2 * static_cast<Eigen::Index>(rows.size()));
+  auto work = [&](std::size_t first) {
+    for (std::size_t i = first; i < rows.size(); i += static_cast<std::size_t>(threads)) {
+      const ReplayMeans m = replay_closed_loop(rows[i]->scenario, profile);
+      const auto k = static_cast<Eigen::Index>(2 * i);
+      r(k) = std::log(std::max(m.ttft_ms, 1e-6) / rows[i]->run.ttft_ms);
+      r(k + 1) = std::log(std::max(m.tpot_ms, 1e-6) / rows[i]->run.tpot_ms);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, static_cast<std::size_t>(t));
+  work(0);
+  for (auto& t : pool) t.join();
+  return r;
+}
+
+ServingFitScore score(const Eigen::VectorXd& r) {
+  std::vector<double> ttft, tpot;
+  for (Eigen::Index i = 0; i + 1 < r.size(); i += 2) {
+    ttft.push_back(std::abs(std::exp(r(i)) - 1.0));
+    tpot.push_back(std::abs(std::exp(r(i + 1)) - 1.0));
+  }
+  return {static_cast<int>(ttft.size()), summarise_errors(ttft).median, summarise_errors(tpot).median};
+}
+
+}  // namespace
+
+bool held_out(const std::string& id) { return fnv1a64(id) % 5 == 0; }
+
+ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, const std::string& hardware,
+                               const std::string& runtime, const ServingFitOptions& options) {
+  const specs::HardwareSpec hw = specs::hardware_preset(hardware);
+  const calibration::Profile base = calibration::profile_for(hw, runtime);
+  ServingFit fit;
+  std::vector<Row> rows;
+  for (const auto& run : results.runs) {
+    if (run.mode != "agg" || run.backend != runtime) continue;
+    auto m = map_serving_run(run);
+    auto* mapped = std::get_if<MappedRun>(&m);
+    if (!mapped || mapped->scenario["deployment"]["hardware"] != hardware) continue;
+    try {
+      Row row{run, specs::parse_scenario(mapped->scenario, results.file)};
+      replay_closed_loop(row.scenario, base);  // the model fits and a step can be formed
+      rows.push_back(std::move(row));
+    } catch (const InputError& e) {
+      fit.skipped.push_back(run.id + ": " + e.problem());
+    }
+  }
+  std::vector<const Row*> train, test;
+  for (const Row& r : rows) (held_out(r.run.id) ? test : train).push_back(&r);
+  if (static_cast<int>(train.size()) > options.max_train_rows) {
+    std::vector<const Row*> spaced;
+    for (int i = 0; i < options.max_train_rows; ++i) {
+      spaced.push_back(train[static_cast<std::size_t>(i) * train.size() / static_cast<std::size_t>(options.max_train_rows)]);
+    }
+    train = std::move(spaced);
+  }
+  if (train.size() < 6) {
+    throw InputError(results.file, "rows", hardware + " " + runtime,
+                     std::to_string(train.size()) + " training rows: at least 6 are needed to fit 5 parameters");
+  }
+
+  Params theta = initial(base);
+  Eigen::VectorXd r = residuals(train, apply(base, theta), options.threads);
+  fit.before_train = score(r);
+  if (!test.empty()) fit.before_held_out = score(residuals(test, base, options.threads));
+  double cost = r.squaredNorm(), lambda = 1e-2;
+  const double h = 0.05;  // forward-difference step in log space (5%)
+  for (int it = 0; it < options.max_iterations; ++it) {
+    fit.iterations = it + 1;
+    Eigen::MatrixXd J(r.size(), kParams);
+    for (int j = 0; j < kParams; ++j) {
+      Params t = theta;
+      t(j) += h;
+      J.col(j) = (residuals(train, apply(base, t), options.threads) - r) / h;
+    }
+    const Eigen::MatrixXd A = J.transpose() * J;
+    const Eigen::VectorXd g = J.transpose() * r;
+    bool improved = false;
+    for (int tries = 0; tries < 6 && !improved; ++tries) {
+      Eigen::MatrixXd damped = A;
+      damped.diagonal() += lambda * (A.diagonal().array() + 1e-9).matrix();
+      const Params step = damped.ldlt().solve(-g);
+      const Params candidate = theta + step.cwiseMax(-1.0).cwiseMin(1.0);  // at most a factor e per iteration
+      const Eigen::VectorXd rc = residuals(train, apply(base, candidate), options.threads);
+      if (rc.squaredNorm() < cost) {
+        improved = cost - rc.squaredNorm() > 1e-4 * cost;
+        theta = candidate;
+        r = rc;
+        cost = rc.squaredNorm();
+        lambda = std::max(lambda / 3.0, 1e-6);
+        if (!improved) tries = 6;
+      } else {
+        lambda *= 4.0;
+      }
+    }
+    if (!improved) break;
+  }
+  fit.profile = apply(base, theta);
+  fit.profile.kind = "fitted";
+  fit.profile.runtime = runtime;
+  fit.after_train = score(r);
+  if (!test.empty()) fit.after_held_out = score(residuals(test, fit.profile, options.threads));
+  const std::string source = "fitted to " + std::to_string(train.size()) + " measured " + runtime + " runs on " +
+                             hardware + " (" + results.file + ", fnv1a64 " + file_hash(results.file) +
+                             ", held out: every id whose FNV-1a 64 hash is 0 mod 5) by `fleetcast calibrate serving`";
+  for (const char* field : {"attention_compute_efficiency", "memory_efficiency", "step_overhead_s", "nvlink_efficiency"}) {
+    fit.profile.sources[field] = source;
+  }
+  for (const auto& [cls, eff] : fit.profile.matmul_efficiency) {
+    fit.profile.sources["matmul_efficiency." + cls] = source + "; one factor on every compute class";
+  }
+  return fit;
+}
+
+}  // namespace fleetcast::validation
