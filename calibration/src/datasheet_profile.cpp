@@ -81,7 +81,7 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
 }
 
 nlohmann::json to_json(const Profile& p) {
-  return nlohmann::json{{"hardware", p.hardware},
+  nlohmann::json j{{"hardware", p.hardware},
                         {"runtime", p.runtime},
                         {"kind", p.kind},
                         {"matmul_efficiency", p.matmul_efficiency},
@@ -93,6 +93,10 @@ nlohmann::json to_json(const Profile& p) {
                         {"collective_latency_s", p.collective_latency_s},
                         {"step_overhead_s", p.step_overhead_s},
                         {"sources", p.sources}};
+  // Written only when set, so that profiles without them (every datasheet one) keep their bytes.
+  if (p.sequence_overhead_s > 0.0) j["sequence_overhead_s"] = p.sequence_overhead_s;
+  if (p.request_overhead_s > 0.0) j["request_overhead_s"] = p.request_overhead_s;
+  return j;
 }
 
 }  // namespace fleetcast::calibration

@@ -17,6 +17,8 @@ const std::set<std::string> kKeys = {"hardware",
                                      "op_latency_s",
                                      "collective_latency_s",
                                      "step_overhead_s",
+                                     "sequence_overhead_s",
+                                     "request_overhead_s",
                                      "sources"};
 
 const nlohmann::json& field(const nlohmann::json& j, const std::string& key, const std::string& file) {
@@ -79,6 +81,9 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file) {
   p.op_latency_s = seconds(j, "op_latency_s", file);
   p.collective_latency_s = seconds(j, "collective_latency_s", file);
   p.step_overhead_s = seconds(j, "step_overhead_s", file);
+  // Optional: profiles written before these fields existed leave them at 0.
+  if (j.contains("sequence_overhead_s")) p.sequence_overhead_s = seconds(j, "sequence_overhead_s", file);
+  if (j.contains("request_overhead_s")) p.request_overhead_s = seconds(j, "request_overhead_s", file);
   const auto& src = field(j, "sources", file);
   if (!src.is_object()) throw InputError(file, "sources", src.dump(), "an object: field -> where it came from");
   for (const auto& [key, value] : src.items()) {

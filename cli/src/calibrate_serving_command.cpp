@@ -57,7 +57,7 @@ int run_calibrate_serving(const Args& args) {
     }
   }
   std::printf("%-8s %-7s %5s %5s | %-22s | %-22s | %s\n", "hardware", "runtime", "train", "held", "train TTFT/TPOT med",
-              "held-out TTFT/TPOT med", "fitted: gemm x, attn, mem, overhead ms, nvlink");
+              "held-out TTFT/TPOT med", "fitted: bf16 gemm, attn, mem, step ms, nvlink, seq us, req ms");
   for (const auto& [hw, rt] : pairs) {
     validation::ServingFit fit;
     try {
@@ -68,14 +68,15 @@ int run_calibrate_serving(const Args& args) {
     }
     const auto& p = fit.profile;
     const double gemm_factor = p.matmul_efficiency.count("bf16") ? p.matmul_efficiency.at("bf16") : 0.0;
-    std::printf("%-8s %-7s %5d %5d | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | "
-                "bf16 %.2f, %.2f, %.2f, %.2f, %.2f\n",
-                hw.c_str(), rt.c_str(), fit.after_train.rows, fit.after_held_out.rows,
-                100 * fit.before_train.ttft_median_ape, 100 * fit.before_train.tpot_median_ape,
-                100 * fit.after_train.ttft_median_ape, 100 * fit.after_train.tpot_median_ape,
-                100 * fit.before_held_out.ttft_median_ape, 100 * fit.before_held_out.tpot_median_ape,
-                100 * fit.after_held_out.ttft_median_ape, 100 * fit.after_held_out.tpot_median_ape, gemm_factor,
-                p.attention_compute_efficiency, p.memory_efficiency, 1e3 * p.step_overhead_s, p.nvlink_efficiency);
+    std::printf(
+        "%-8s %-7s %5d %5d | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | "
+        "%.2f, %.2f, %.2f, %.2f, %.2f, %.1f, %.1f\n",
+        hw.c_str(), rt.c_str(), fit.after_train.rows, fit.after_held_out.rows, 100 * fit.before_train.ttft_median_ape,
+        100 * fit.before_train.tpot_median_ape, 100 * fit.after_train.ttft_median_ape,
+        100 * fit.after_train.tpot_median_ape, 100 * fit.before_held_out.ttft_median_ape,
+        100 * fit.before_held_out.tpot_median_ape, 100 * fit.after_held_out.ttft_median_ape,
+        100 * fit.after_held_out.tpot_median_ape, gemm_factor, p.attention_compute_efficiency, p.memory_efficiency,
+        1e3 * p.step_overhead_s, p.nvlink_efficiency, 1e6 * p.sequence_overhead_s, 1e3 * p.request_overhead_s);
     if (!out_dir.empty()) {
       const auto path = std::filesystem::path(out_dir) / (hw + "-" + rt + ".json");
       write_file_atomically(path, calibration::to_json(p).dump(2) + "\n");

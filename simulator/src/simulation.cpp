@@ -121,6 +121,7 @@ SimulationResult run_simulation(const specs::ScenarioSpec& s, const RunOptions& 
   ctx.gpus_per_replica = s.deployment.replica.gpus();
   ctx.kv_capacity_bytes = memory.kv_bytes;
   ctx.host_link_bytes_per_s = RateTable(s.deployment.hardware, profile).host_link_bytes_per_s();
+  ctx.request_overhead_s = profile.request_overhead_s;
   ctx.progress_json = options.progress_json;
   place_closed_loop(s.workload, plan, ctx);
   if (options.chrome_trace) recorder.keep_step_log(step_log_spec(options));

@@ -63,6 +63,7 @@ StepTimeModel::StepTimeModel(const specs::ModelSpec& model, const specs::Deploym
   step_overhead_s_ =
       deployment.scheduler.step_overhead_s >= 0.0 ? deployment.scheduler.step_overhead_s : profile.step_overhead_s;
   decode_overhead_share_ = deployment.scheduler.decode_overhead_share();
+  sequence_overhead_s_ = profile.sequence_overhead_s;
   backbone_ = {static_cast<double>(model.num_layers), static_cast<double>(model.moe_layers()),
                static_cast<double>(model.dense_layers),
                model.attention.type == specs::AttentionType::csa ? 0.0 : model.attention.sliding_window_layers};
@@ -168,6 +169,10 @@ StepTime StepTimeModel::predict_lockstep(std::span<const BatchShape> ranks) cons
   OpCost& overhead = busiest.ops[static_cast<int>(Op::step_overhead)];
   // A decode-only step may pay less host overhead (TensorRT-LLM's CUDA-graph decode: SchedulerSpec).
   overhead.time_s = moe.prefill == 0.0 ? step_overhead_s_ * decode_overhead_share_ : step_overhead_s_;
+  // Host work per sequence: each DP rank schedules and samples its own batch at once, so the largest counts.
+  std::size_t sequences = 0;
+  for (const BatchShape& r : ranks) sequences = std::max(sequences, r.decode_contexts.size() + r.prefill.size());
+  overhead.time_s += sequence_overhead_s_ * static_cast<double>(sequences);
   overhead.prefill_share = share(moe.prefill, moe.decode);
   add_totals(busiest);
   return busiest;

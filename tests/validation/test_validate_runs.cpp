@@ -4,9 +4,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/simulator/simulation.hpp"
 #include "fleetcast/specs/load.hpp"
-#include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/validation/closed_loop_replay.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
@@ -76,7 +76,8 @@ TEST_CASE("fast replay: the same means as the SimGrid simulation of the same clo
   for (std::size_t row : {0u, 1u}) {  // Llama-3.1-8B TP1 under TRT-LLM; Qwen3-235B DP2 x TP4, EP8 under vLLM
     const auto mapped = std::get<validation::MappedRun>(validation::map_serving_run(results.runs[row]));
     const auto s = specs::parse_scenario(mapped.scenario, "row");
-    const auto fast = validation::replay_closed_loop(s, calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
+    const auto fast =
+        validation::replay_closed_loop(s, calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
     const auto report = simulator::simulate_in_child(s);
     INFO(results.runs[row].id);
     CHECK(fast.measured == report["metrics"]["requests_measured"].get<long>());

@@ -8,7 +8,8 @@ void source_actor(Context* ctx) {
   auto& requests = ctx->recorder->requests();
   for (std::size_t i = 0; i < ctx->open_loop_requests; ++i) {
     Request& r = requests[i];
-    sg4::this_actor::sleep_until(r.arrival_s);
+    // The front end (HTTP, tokenization) holds every request the same time: arrivals keep their order.
+    sg4::this_actor::sleep_until(r.arrival_s + ctx->request_overhead_s);
     send(router_mailbox(), Message::Kind::arrival, &r);
   }
 }
@@ -24,6 +25,7 @@ void client_actor(Context* ctx, int closed_class, int client) {
     Request& r = requests[i];
     r.client = id;
     r.arrival_s = sg4::Engine::get_clock();
+    if (ctx->request_overhead_s > 0.0) sg4::this_actor::sleep_for(ctx->request_overhead_s);
     send(router_mailbox(), Message::Kind::arrival, &r);
     delete inbox->get<Message>();
     if (c.think_time_s > 0.0) sg4::this_actor::sleep_for(c.think_time_s);

@@ -72,6 +72,7 @@ struct Context {
   int gpus_per_replica = 1;
   double kv_capacity_bytes = 0.0;      // per GPU
   double host_link_bytes_per_s = 0.0;  // per GPU, one direction: KV swapped to host memory and back
+  double request_overhead_s = 0.0;     // front end: from a client's send to the router having the request
   bool progress_json = false;
   std::vector<PoolContext> pools;         // one (role both), or prefill then decode
   std::vector<sg4::Host*> replica_hosts;  // disaggregation: each replica's first GPU, where KV leaves and lands

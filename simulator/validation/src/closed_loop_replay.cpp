@@ -1,6 +1,8 @@
 #include "fleetcast/validation/closed_loop_replay.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
 #include <vector>
 
 #include "fleetcast/simulator/batcher.hpp"
@@ -43,44 +45,51 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
     requests[i].input_tokens = c.input_tokens.value;
     requests[i].output_tokens = c.output_tokens.value;
   }
-  std::size_t sent = 0;
-  std::int64_t arrival_rank = 0;
+  // Requests on their way to the engine, in the order sent: when each was sent and when it reaches the engine
+  // (the profile's front-end time later). Completions come in time order, so the queue stays sorted.
+  std::deque<std::pair<double, double>> on_the_way;
+  const double front_end_s = profile.request_overhead_s;
+  const auto clients = static_cast<std::size_t>(std::min<std::int64_t>(c.arrival.clients, s.num_requests));
+  for (std::size_t i = 0; i < clients; ++i) on_the_way.emplace_back(0.0, front_end_s);  // every client at 0
+  std::size_t sent = clients;
+  std::size_t joined = 0;
   int next_rank = 0;
-  auto send = [&](double now) {
-    if (sent >= total) return;
-    Request& r = requests[sent++];
-    r.arrival_s = now;
-    r.arrival_rank = arrival_rank++;
+  auto join = [&]() {
+    Request& r = requests[joined];
+    r.arrival_s = on_the_way.front().first;
+    r.arrival_rank = static_cast<std::int64_t>(joined++);
+    on_the_way.pop_front();
     if (!ranks[static_cast<std::size_t>(next_rank)].add(&r)) r.failed = true;
     next_rank = (next_rank + 1) % dp;
   };
-  // Every client sends its first request at 0.
-  std::size_t pending = static_cast<std::size_t>(std::min<std::int64_t>(c.arrival.clients, s.num_requests));
 
   std::vector<BatchShape> batches(static_cast<std::size_t>(dp));
   double now = 0.0;
-  // `pending`: requests sent whose messages are on their way: clients' first ones, then the next requests of
-  // clients whose last one finished with the last step.
   for (;;) {
     bool work = false, empty = true;
     for (auto& b : ranks) work = work || b.has_work();
     if (!work) {
-      // An idle replica waits for the next arrival and starts a step with it at once; the others, microseconds
+      // An idle replica waits for the next request and starts a step with it at once; the others, microseconds
       // behind it in the simulation, join the step after.
-      if (pending == 0 || sent >= total) break;
-      send(now);
-      --pending;
+      if (on_the_way.empty()) break;
+      now = std::max(now, on_the_way.front().second);
+      join();
     }
+    // A busy replica starts its next step as soon as the last one ends, with what reached it before; requests
+    // of clients whose last one finished with that step are still crossing the router (microseconds in the
+    // simulation) and wait for the step after.
+    while (!on_the_way.empty() && on_the_way.front().second < now) join();
     for (int k = 0; k < dp; ++k) {
       batches[static_cast<std::size_t>(k)] = ranks[static_cast<std::size_t>(k)].schedule(now);
       empty = empty && batches[static_cast<std::size_t>(k)].empty();
     }
     if (empty) throw InputError(s.name, "scenario", "", "no step can be formed: the KV cache holds no request");
-    // A busy replica starts its next step as soon as the last one ends; the clients' next requests cross the
-    // router while it runs and wait for the step after (in the simulation they arrive microseconds later).
-    for (; pending > 0; --pending) send(now);
     now += model.predict_ranks(batches).total_s;
-    for (auto& b : ranks) pending += b.complete(now).finished.size();
+    for (auto& b : ranks) {
+      for (std::size_t f = b.complete(now).finished.size(); f > 0 && sent < total; --f, ++sent) {
+        on_the_way.emplace_back(now, now + front_end_s);  // the client sends its next request at once
+      }
+    }
   }
 
   const auto warmup = static_cast<std::int64_t>(std::floor(s.measurement.warmup_fraction * s.num_requests));

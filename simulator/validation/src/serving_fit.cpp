@@ -42,13 +42,16 @@ struct Row {
   specs::ScenarioSpec scenario;
 };
 
-constexpr int kParams = 5;  // log of: GEMM factor, attention eff., memory eff., step overhead (s), NVLink eff.
+// log of: GEMM factor, attention eff., memory eff., step overhead (s), NVLink eff., per-sequence overhead (s),
+// front-end time per request (s).
+constexpr int kParams = 7;
 using Params = Eigen::Matrix<double, kParams, 1>;
 
 Params initial(const calibration::Profile& p) {
   Params t;
   t << 0.0, std::log(p.attention_compute_efficiency), std::log(p.memory_efficiency),
-      std::log(std::max(p.step_overhead_s, 1e-5)), std::log(p.nvlink_efficiency);
+      std::log(std::max(p.step_overhead_s, 1e-5)), std::log(p.nvlink_efficiency),
+      std::log(std::max(p.sequence_overhead_s, 2e-5)), std::log(std::max(p.request_overhead_s, 5e-3));
   return t;
 }
 
@@ -59,6 +62,8 @@ calibration::Profile apply(const calibration::Profile& base, const Params& t) {
   p.memory_efficiency = std::min(1.0, std::exp(t(2)));
   p.step_overhead_s = std::clamp(std::exp(t(3)), 1e-5, 0.1);
   p.nvlink_efficiency = std::min(1.0, std::exp(t(4)));
+  p.sequence_overhead_s = std::clamp(std::exp(t(5)), 1e-7, 1e-3);
+  p.request_overhead_s = std::clamp(std::exp(t(6)), 1e-5, 0.5);
   return p;
 }
 
@@ -118,13 +123,14 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   if (static_cast<int>(train.size()) > options.max_train_rows) {
     std::vector<const Row*> spaced;
     for (int i = 0; i < options.max_train_rows; ++i) {
-      spaced.push_back(train[static_cast<std::size_t>(i) * train.size() / static_cast<std::size_t>(options.max_train_rows)]);
+      spaced.push_back(
+          train[static_cast<std::size_t>(i) * train.size() / static_cast<std::size_t>(options.max_train_rows)]);
     }
     train = std::move(spaced);
   }
   if (train.size() < 6) {
     throw InputError(results.file, "rows", hardware + " " + runtime,
-                     std::to_string(train.size()) + " training rows: at least 6 are needed to fit 5 parameters");
+                     std::to_string(train.size()) + " training rows: at least 6 are needed to fit 7 parameters");
   }
 
   Params theta = initial(base);
@@ -171,7 +177,8 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   const std::string source = "fitted to " + std::to_string(train.size()) + " measured " + runtime + " runs on " +
                              hardware + " (" + results.file + ", fnv1a64 " + file_hash(results.file) +
                              ", held out: every id whose FNV-1a 64 hash is 0 mod 5) by `fleetcast calibrate serving`";
-  for (const char* field : {"attention_compute_efficiency", "memory_efficiency", "step_overhead_s", "nvlink_efficiency"}) {
+  for (const char* field : {"attention_compute_efficiency", "memory_efficiency", "step_overhead_s", "nvlink_efficiency",
+                            "sequence_overhead_s", "request_overhead_s"}) {
     fit.profile.sources[field] = source;
   }
   for (const auto& [cls, eff] : fit.profile.matmul_efficiency) {

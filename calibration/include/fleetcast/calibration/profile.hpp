@@ -26,6 +26,12 @@ struct Profile {
   double op_latency_s = 0.0;                        // fixed cost of one operator (kernel launch and tail)
   double collective_latency_s = 0.0;                // fixed cost of one collective call
   double step_overhead_s = 0.0;                     // host-side scheduling and input preparation per step
+  // Host time per sequence in a step (scheduling, input preparation, sampling, output processing): what makes
+  // a large batch's step slower than its GPU work. 0 unless fitted to measured runs.
+  double sequence_overhead_s = 0.0;
+  // Front end between a client sending a request and the engine having it (HTTP, tokenization, queueing into
+  // the engine): part of the TTFT a benchmark client measures. 0 unless fitted to measured runs.
+  double request_overhead_s = 0.0;
 
   std::map<std::string, std::string> sources;  // field -> where the number came from
 

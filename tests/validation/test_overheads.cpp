@@ -1,0 +1,70 @@
+// The two host-side terms a serving fit adds to a profile: time per sequence in every step, and the front
+// end's time per request, which a benchmark client's TTFT includes.
+#include <catch2/catch.hpp>
+
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/simulator/step_time.hpp"
+#include "fleetcast/specs/load.hpp"
+#include "fleetcast/specs/presets.hpp"
+#include "fleetcast/validation/closed_loop_replay.hpp"
+
+using namespace fleetcast;
+using Catch::Detail::Approx;
+
+namespace {
+
+specs::ScenarioSpec one_client(int clients) {
+  const nlohmann::json j = {
+      {"name", "overheads"},
+      {"model", "llama-3.1-8b"},
+      {"deployment",
+       {{"hardware", "h100"}, {"nodes", 1}, {"gpus_per_node", 1}, {"replica", {{"tp", 1}}}, {"runtime", "vllm"}}},
+      {"workload",
+       {{"arrival", {{"kind", "closed_loop"}, {"clients", clients}}},
+        {"input_tokens", {{"kind", "fixed"}, {"value", 300}}},
+        {"output_tokens", {{"kind", "fixed"}, {"value", 20}}}}},
+      {"seed", 1},
+      {"num_requests", 20}};
+  return specs::parse_scenario(j, "overheads");
+}
+
+}  // namespace
+
+TEST_CASE("sequence overhead: a step with k sequences costs k times it more", "[validation][overheads]") {
+  const auto s = one_client(1);
+  calibration::Profile p = calibration::profile_for(s.deployment.hardware, "vllm");
+  const simulator::StepTimeModel plain(s.model, s.deployment, p);
+  p.sequence_overhead_s = 50e-6;
+  const simulator::StepTimeModel loaded(s.model, s.deployment, p);
+  simulator::BatchShape b;
+  b.decode_contexts.assign(10, 1000);
+  b.prefill.push_back({200, 0});
+  // 10 decodes and 1 prefill chunk: 11 sequences.
+  CHECK(loaded.predict(b).total_s - plain.predict(b).total_s == Approx(11 * 50e-6));
+}
+
+TEST_CASE("request overhead: one client's TTFT grows by exactly the front end's time", "[validation][overheads]") {
+  const auto s = one_client(1);
+  calibration::Profile p = calibration::profile_for(s.deployment.hardware, "vllm");
+  const auto before = validation::replay_closed_loop(s, p);
+  p.request_overhead_s = 0.012;
+  const auto after = validation::replay_closed_loop(s, p);
+  // Alone, the request meets an idle engine either way: only the front end lies between.
+  CHECK(after.ttft_ms - before.ttft_ms == Approx(12.0));
+  CHECK(after.tpot_ms == Approx(before.tpot_ms));
+  CHECK(after.measured == before.measured);
+}
+
+TEST_CASE("profiles: the overhead fields round-trip and default to 0 when absent", "[validation][overheads]") {
+  calibration::Profile p = calibration::profile_for(specs::hardware_preset("h100"), "vllm");
+  auto j = calibration::to_json(p);
+  CHECK_FALSE(j.contains("sequence_overhead_s"));  // datasheet profiles keep their bytes
+  CHECK(calibration::parse_profile(j, "p.json").sequence_overhead_s == 0.0);
+  p.sequence_overhead_s = 3e-5;
+  p.request_overhead_s = 0.008;
+  const auto back = calibration::parse_profile(calibration::to_json(p), "p.json");
+  CHECK(back.sequence_overhead_s == 3e-5);
+  CHECK(back.request_overhead_s == 0.008);
+  j["request_overhead_s"] = -1;
+  CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"), Catch::Contains("request_overhead_s"));
+}
