@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/serving_results.hpp"
+#include "fleetcast/validation/serving_fit.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
 
 namespace fleetcast::cli {
@@ -16,7 +17,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: fleetcast validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] "
-    "[--progress json] [--summary-only]";
+    "[--split all|held-out|train] [--markdown FILE] [--progress json] [--summary-only]";
 
 int whole_arg(const std::string& flag, const std::string& text, int min) {
   try {
@@ -71,6 +72,30 @@ void print_unmapped(const validation::ValidationResult& r) {
   }
 }
 
+// The group table as Markdown, for docs/ACCURACY.md.
+std::string markdown_groups(const validation::ValidationResult& r) {
+  std::string out =
+      "| model | system | backend | mode | rows | predicted | TTFT median | TTFT p90 | TPOT median | TPOT p90 |\n"
+      "|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+  auto pct = [](const validation::ErrorSummary& e, double v) {
+    if (e.count == 0) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
+    return std::string(buf);
+  };
+  auto row = [&](const validation::GroupSummary& g, const std::string& label) {
+    out += "| " + label + " | " + std::to_string(g.rows) + " | " + std::to_string(g.predicted) + " | " +
+           pct(g.ttft, g.ttft.median) + " | " + pct(g.ttft, g.ttft.p90) + " | " + pct(g.tpot, g.tpot.median) + " | " +
+           pct(g.tpot, g.tpot.p90) + " |\n";
+  };
+  for (const auto& g : r.groups) row(g, g.group);  // "model | system | backend | mode": four table cells
+  row(r.overall, "**all** | | | ");
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "\nCoverage: %d of %ld rows predicted (%.1f%%).\n", r.overall.predicted, r.rows_read,
+                100.0 * r.coverage());
+  return out + buf;
+}
+
 }  // namespace
 
 int run_validate(const Args& args) {
@@ -78,7 +103,7 @@ int run_validate(const Args& args) {
   bool strict = false, progress_json = false, summary_only = false;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int every = 1;
-  std::string match;
+  std::string match, split = "all", markdown;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> const std::string& {
@@ -95,6 +120,13 @@ int run_validate(const Args& args) {
       every = whole_arg(a, value(), 1);
     } else if (a == "--match") {
       match = value();
+    } else if (a == "--split") {
+      split = value();
+      if (split != "all" && split != "held-out" && split != "train") {
+        throw InputError("", "--split", split, "valid: all, held-out (the rows calibrate serving never fits), train");
+      }
+    } else if (a == "--markdown") {
+      markdown = value();
     } else if (a == "--strict") {
       strict = true;
     } else if (a == "--summary-only") {
@@ -111,10 +143,11 @@ int run_validate(const Args& args) {
   const traces::MeasuredServingResults results = traces::read_silicon_csv(silicon, strict);
   validation::ValidateOptions options;
   options.jobs = jobs;
-  if (every > 1 || !match.empty()) {
+  if (every > 1 || !match.empty() || split != "all") {
     // Every K-th row (by position in the file) whose id or group contains TEXT: a quick, repeatable subset.
     auto position = std::make_shared<long>(0);
-    options.select = [position, every, match](const traces::MeasuredServingRun& run) {
+    options.select = [position, every, match, split](const traces::MeasuredServingRun& run) {
+      if (split != "all" && validation::held_out(run.id) != (split == "held-out")) return false;
       if (!match.empty() && run.id.find(match) == std::string::npos &&
           run.model_path.find(match) == std::string::npos && run.system.find(match) == std::string::npos &&
           run.backend != match) {
@@ -132,6 +165,7 @@ int run_validate(const Args& args) {
   if (!summary_only) print_rows(result);
   print_groups(result);
   print_unmapped(result);
+  if (!markdown.empty()) write_file_atomically(markdown, markdown_groups(result));
   if (!json_out.empty()) write_file_atomically(json_out, validation::to_json(result).dump(1) + "\n");
   return 0;
 }
