@@ -12,7 +12,8 @@ find_package(CUDAToolkit REQUIRED)
 
 # The kernels on their own: they need only fill.hpp and the CUDA headers. Kept apart from the host code
 # so that nvcc never sees the JSON library's -isystem /usr/include, which breaks its #include_next <math.h>.
-add_library(fleetcast_engine_kernels STATIC cuda/cuda_kernels.cu)
+add_library(fleetcast_engine_kernels STATIC cuda/cuda_kernels.cu cuda/attention_kernels.cu
+                                            cuda/rope_sampling_kernels.cu)
 target_include_directories(fleetcast_engine_kernels PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/include")
 target_link_libraries(fleetcast_engine_kernels PUBLIC CUDA::cudart)
 # Targets linked by the C++ compiler get CMake's -lcudadevrt -lcudart for these objects but not the folder
@@ -24,9 +25,13 @@ set_target_properties(fleetcast_engine_kernels PROPERTIES CUDA_STANDARD 17 CUDA_
 target_compile_options(fleetcast_engine_kernels PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
 
 add_library(fleetcast_engine_cuda STATIC
+  cuda/cuda_attention.cpp
   cuda/cuda_backend.cpp
+  cuda/cuda_collectives.cpp
+  cuda/cuda_copies.cpp
   cuda/cuda_elementwise.cpp
   cuda/cuda_gemm.cpp
+  cuda/cuda_rope_sampling.cpp
   cuda/device_info.cpp)
 add_library(fleetcast::engine_cuda ALIAS fleetcast_engine_cuda)
 target_include_directories(fleetcast_engine_cuda
@@ -36,7 +41,8 @@ target_link_libraries(fleetcast_engine_cuda
   PUBLIC fleetcast::engine CUDA::cudart CUDA::cublasLt
   PRIVATE fleetcast_engine_kernels)
 
-# NCCL only reports its version in this increment (collectives come later); optional.
+# NCCL: the header's version and the collectives (cuda_collectives.cpp); optional: without it collectives
+# are skipped with the reason.
 find_library(FLEETCAST_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
 find_path(FLEETCAST_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
 if(FLEETCAST_NCCL_LIBRARY AND FLEETCAST_NCCL_INCLUDE_DIR)

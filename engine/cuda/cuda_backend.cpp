@@ -36,7 +36,17 @@ public:
       if (dtype == "fp8" && (shape.at("n") % 16 != 0 || shape.at("k") % 16 != 0))
         return {false, dtype, "cuBLASLt FP8 needs n and k to be multiples of 16"};
       if (dtype == "bf16" && cc < 80) return {false, dtype, "BF16 GEMMs need compute capability 8.0 or later"};
-    } else if (op.name != "rmsnorm" && op.name != "swiglu" && op.name != "memcpy") {
+    } else if (op.name == "attention_decode_gqa" || op.name == "attention_decode_mla" ||
+               op.name == "attention_prefill") {
+      if (dtype != "fp32" && cc < 80) return {false, dtype, "bf16 attention needs compute capability 8.0 or later"};
+      if (dtype == "fp8" && cc < 89) return {false, dtype, "FP8 KV caches need compute capability 8.9 or later"};
+      if (auto why = attention_support(ctx_, op.name, shape); !why.empty()) return {false, dtype, why};
+    } else if (op.name == "memcpy_h2d" || op.name == "memcpy_d2h" || op.name == "memcpy_p2p") {
+      if (auto why = copy_support(ctx_, op.name); !why.empty()) return {false, dtype, why};
+    } else if (op.op_class == OpClass::collective) {
+      if (auto why = collective_support(shape); !why.empty()) return {false, dtype, why};
+    } else if (op.name != "rmsnorm" && op.name != "swiglu" && op.name != "memcpy" && op.name != "rope" &&
+               op.name != "sampling") {
       return {false, dtype, "no CUDA kernel for " + op.name + " yet (a later increment); --backend cpu runs it"};
     }
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -54,6 +64,14 @@ public:
     if (op.name == "rmsnorm") return make_rmsnorm(ctx_, s, storage_of(dtype), what);
     if (op.name == "swiglu") return make_swiglu(ctx_, s, storage_of(dtype), what);
     if (op.name == "memcpy") return make_memcpy(ctx_, s, what);
+    if (op.name == "rope") return make_rope(ctx_, s, storage_of(dtype), what);
+    if (op.name == "sampling") return make_sampling(ctx_, s, storage_of(dtype), what);
+    if (op.name == "attention_decode_gqa") return make_attention_decode(ctx_, s, false, storage_of(dtype), what);
+    if (op.name == "attention_decode_mla") return make_attention_decode(ctx_, s, true, storage_of(dtype), what);
+    if (op.name == "attention_prefill") return make_attention_prefill(ctx_, s, storage_of(dtype), what);
+    if (op.name == "memcpy_h2d" || op.name == "memcpy_d2h" || op.name == "memcpy_p2p")
+      return make_copy(ctx_, s, op.name, what);
+    if (op.op_class == OpClass::collective) return make_collective(ctx_, s, op.name, storage_of(dtype), what);
     throw std::logic_error("cuda backend: no kernel for " + op.name);
   }
 

@@ -36,4 +36,19 @@ std::unique_ptr<PreparedOp> make_rmsnorm(Context& ctx, const Shape& shape, Stora
 std::unique_ptr<PreparedOp> make_swiglu(Context& ctx, const Shape& shape, Storage s, std::string what);
 std::unique_ptr<PreparedOp> make_memcpy(Context& ctx, const Shape& shape, std::string what);
 
+// RoPE, sampling, attention, link copies and collectives. The *_support functions return why a case
+// cannot run here ("" when it can).
+std::unique_ptr<PreparedOp> make_rope(Context& ctx, const Shape& shape, Storage s, std::string what);
+std::unique_ptr<PreparedOp> make_sampling(Context& ctx, const Shape& shape, Storage s, std::string what);
+std::string attention_support(const Context& ctx, const std::string& op, const Shape& shape);
+std::unique_ptr<PreparedOp> make_attention_decode(Context& ctx, const Shape& shape, bool mla, Storage s,
+                                                  std::string what);
+std::unique_ptr<PreparedOp> make_attention_prefill(Context& ctx, const Shape& shape, Storage s, std::string what);
+int peer_of(const Context& ctx);  // the GPU memcpy_p2p copies to
+std::string copy_support(const Context& ctx, const std::string& op);
+std::unique_ptr<PreparedOp> make_copy(Context& ctx, const Shape& shape, const std::string& op, std::string what);
+std::string collective_support(const Shape& shape);
+std::unique_ptr<PreparedOp> make_collective(Context& ctx, const Shape& shape, const std::string& op, Storage s,
+                                            std::string what);
+
 }  // namespace fleetcast::engine::cuda

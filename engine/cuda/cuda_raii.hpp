@@ -118,3 +118,53 @@ private:
 };
 
 }  // namespace fleetcast::engine::cuda
+
+namespace fleetcast::engine::cuda {
+
+// Page-locked host memory (cudaMallocHost), the kind a serving engine copies KV blocks and inputs through:
+// pageable memory would be staged through a driver buffer and measure that instead.
+class PinnedBuffer {
+public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t bytes) : bytes_(bytes) {
+    if (bytes > 0) CUDA_CHECK(cudaMallocHost(&ptr_, bytes));
+  }
+  ~PinnedBuffer() {
+    if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
+  }
+  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    if (this != &o) {
+      if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
+      ptr_ = std::exchange(o.ptr_, nullptr);
+      bytes_ = std::exchange(o.bytes_, 0);
+    }
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Makes `device` current for a scope and restores the previous one: the backend's own calls assume its
+// device is current.
+class ScopedDevice {
+public:
+  explicit ScopedDevice(int device) {
+    CUDA_CHECK(cudaGetDevice(&previous_));
+    CUDA_CHECK(cudaSetDevice(device));
+  }
+  ~ScopedDevice() { (void)cudaSetDevice(previous_); }
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+private:
+  int previous_ = 0;
+};
+
+}  // namespace fleetcast::engine::cuda

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Calibrates one GPU of this node: builds fleetcast-engine if needed, runs a sweep plan (default
-# engine/plans/node-default.json, about three minutes on an H100, H200 or B200) on the CUDA backend into
+# engine/plans/node-default.json, under five minutes on an H100, H200 or B200) on the CUDA backend into
 # traces/data/<gpu>/<plan>-<UTC time>.jsonl, and prints the summary: achieved share of the datasheet peak
-# per op class. Exit codes as fleetcast-engine: 3 when this machine has no GPU or the build no CUDA
+# per op class (GEMMs and prefill against tensor-core FLOPs, decode attention and elementwise ops against
+# HBM, host copies against the host link, peer copies and collectives' bus bandwidth against NVLink one
+# way). Peer copies and collectives need more than one GPU: on one they are listed as skipped.
+# Exit codes as fleetcast-engine: 3 when this machine has no GPU or the build no CUDA
 # backend, 1 when a result fails its check (nothing is written then).
 # usage: engine/scripts/calibrate-node.sh [PLAN.json]   (FLEETCAST_BUILD_DIR: build folder, default build)
 # Run it on device 0; pick another GPU with CUDA_VISIBLE_DEVICES.

@@ -45,7 +45,7 @@ traces::CalibrationMeasurement make_measurement(const OpInfo& op, const std::str
   m.op = op.name;
   m.dtype = dtype;
   m.shape = shape.to_json();
-  m.gpus = 1;
+  m.gpus = shape.has("gpus") ? static_cast<int>(shape.at("gpus")) : 1;  // collectives span several
   m.repetitions = static_cast<int>(seconds.size());
   m.median_s = p.median;
   m.p10_s = p.p10;

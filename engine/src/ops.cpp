@@ -25,15 +25,37 @@ const std::vector<OpInfo>& all_ops() {
        {{"batch", 4}, {"vocab", 1000}, {"top_k", 20}},
        "softmax over the vocabulary, then argmax (top_k 1) or a draw among the top k"},
       {"attention_decode_gqa", OpClass::attention,
-       {"batch", "context", "q_heads", "kv_heads", "head_dim", "page_size"}, {"bf16", "fp32"},
+       {"batch", "context", "q_heads", "kv_heads", "head_dim", "page_size"}, {"bf16", "fp32", "fp8"},
        {{"batch", 3}, {"context", 37}, {"q_heads", 8}, {"kv_heads", 2}, {"head_dim", 64}, {"page_size", 16}},
-       "one query token per sequence over a paged K/V cache, grouped-query heads"},
+       "one query token per sequence over a paged K/V cache, grouped-query heads (fp8: E4M3 KV, bf16 q and out)"},
       {"attention_decode_mla", OpClass::attention,
-       {"batch", "context", "q_heads", "latent_dim", "rope_dim", "page_size"}, {"bf16", "fp32"},
+       {"batch", "context", "q_heads", "latent_dim", "rope_dim", "page_size"}, {"bf16", "fp32", "fp8"},
        {{"batch", 2}, {"context", 37}, {"q_heads", 4}, {"latent_dim", 512}, {"rope_dim", 64}, {"page_size", 16}},
        "absorbed MLA decode: every head attends to one paged latent+rope entry per token; V is the latent"},
       {"memcpy", OpClass::memory, {"bytes"}, {"u8"}, {{"bytes", 1000003}},
        "copy a buffer within device memory (host memory on the CPU backend)"},
+      // Prefill attention, host-device and peer copies, NCCL collectives.
+      {"attention_prefill", OpClass::attention,
+       {"batch", "chunk", "context", "q_heads", "kv_heads", "head_dim", "page_size"}, {"bf16", "fp32"},
+       {{"batch", 2}, {"chunk", 19}, {"context", 21}, {"q_heads", 4}, {"kv_heads", 2}, {"head_dim", 32},
+        {"page_size", 16}},
+       "causal attention of `chunk` new tokens per sequence after `context` cached ones, paged K/V, GQA heads"},
+      {"memcpy_h2d", OpClass::memory, {"bytes"}, {"u8"}, {{"bytes", 1000003}},
+       "copy pinned host memory to the device (needs a device: skipped on the CPU backend)"},
+      {"memcpy_d2h", OpClass::memory, {"bytes"}, {"u8"}, {{"bytes", 1000003}},
+       "copy device memory to pinned host memory (needs a device: skipped on the CPU backend)"},
+      {"memcpy_p2p", OpClass::memory, {"bytes"}, {"u8"}, {{"bytes", 1000003}},
+       "copy from GPU 0's memory to GPU 1's (needs two GPUs)"},
+      {"all_reduce", OpClass::collective, {"bytes", "gpus"}, {"bf16", "fp32"}, {{"bytes", 1 << 20}, {"gpus", 2}},
+       "NCCL sum all-reduce of a `bytes` buffer on each of `gpus` GPUs"},
+      {"all_gather", OpClass::collective, {"bytes", "gpus"}, {"bf16", "fp32"}, {{"bytes", 1 << 20}, {"gpus", 2}},
+       "NCCL all-gather: each GPU ends with all `bytes` (bytes / gpus from each)"},
+      {"reduce_scatter", OpClass::collective, {"bytes", "gpus"}, {"bf16", "fp32"}, {{"bytes", 1 << 20}, {"gpus", 2}},
+       "NCCL sum reduce-scatter: each GPU reduces `bytes` into its bytes / gpus share"},
+      {"all_to_all", OpClass::collective, {"bytes", "gpus"}, {"bf16", "fp32"}, {{"bytes", 1 << 20}, {"gpus", 2}},
+       "NCCL all-to-all (grouped send/recv): each GPU sends bytes / gpus to every GPU, the EP dispatch pattern"},
+      {"send_recv", OpClass::collective, {"bytes", "gpus"}, {"bf16", "fp32"}, {{"bytes", 1 << 20}, {"gpus", 2}},
+       "NCCL send/recv of `bytes` from each GPU to the next in a ring"},
   };
   return ops;
 }
@@ -51,6 +73,7 @@ std::string_view op_class_name(OpClass c) {
     case OpClass::sampling: return "sampling";
     case OpClass::attention: return "attention";
     case OpClass::memory: return "memory";
+    case OpClass::collective: return "collective";
   }
   return "?";
 }
@@ -65,6 +88,8 @@ void validate_shape(const OpInfo& op, const Shape& shape, const std::string& fil
   for (const auto& name : op.fields) {
     if (!shape.has(name)) throw InputError(file, field + "." + name, "", "missing: " + op.name + " needs it");
     const auto v = shape.at(name);
+    // A prefill chunk may have no prior context: the first chunk of a prompt.
+    if (op.name == "attention_prefill" && name == "context" && v == 0) continue;
     // 2^40 elements is far beyond any device; the cap keeps products of fields from overflowing.
     if (v < 1 || v > (std::int64_t{1} << 40))
       throw InputError(file, field + "." + name, std::to_string(v), "must be between 1 and 2^40");
@@ -82,6 +107,23 @@ void validate_shape(const OpInfo& op, const Shape& shape, const std::string& fil
     fail("top_k", "must be at most min(vocab, 1024)");
   if (op.name == "attention_decode_gqa" && shape.at("q_heads") % shape.at("kv_heads") != 0)
     fail("q_heads", "must be a multiple of kv_heads");
+  if (op.name == "attention_prefill" && shape.at("q_heads") % shape.at("kv_heads") != 0)
+    fail("q_heads", "must be a multiple of kv_heads");
+  if (op.op_class == OpClass::collective) {
+    if (shape.at("gpus") < 2) fail("gpus", "a collective needs at least 2 GPUs");
+    if (shape.at("gpus") > 72) fail("gpus", "must be at most 72 (one NVLink domain)");
+    if (shape.at("bytes") % (4 * shape.at("gpus")) != 0)
+      fail("bytes", "must be a multiple of 4 x gpus (= " + std::to_string(4 * shape.at("gpus")) +
+                        "): every GPU's share is whole fp32 elements");
+  }
+}
+
+double collective_bus_factor(std::string_view op, std::int64_t gpus) {
+  const double n = static_cast<double>(gpus);
+  if (op == "all_reduce") return 2.0 * (n - 1.0) / n;
+  if (op == "all_gather" || op == "reduce_scatter" || op == "all_to_all") return (n - 1.0) / n;
+  if (op == "send_recv") return 1.0;
+  throw std::invalid_argument("not a collective: " + std::string(op));
 }
 
 double dtype_bytes(std::string_view dtype) {
@@ -115,17 +157,36 @@ Cost op_cost(const OpInfo& op, const Shape& s, std::string_view dtype) {
     c.bytes = d("batch") * d("vocab") * e + d("batch") * 12.0;  // logits in; draw in; token and prob out
   } else if (op.name == "attention_decode_gqa") {
     const double pages = std::ceil(d("context") / d("page_size"));
+    const double qo = dtype == "fp8" ? 2.0 : e;  // FP8 is the KV cache's; q and out stay bf16
     c.flops = 4.0 * d("batch") * d("q_heads") * d("context") * d("head_dim");
     c.bytes = 2.0 * d("batch") * d("context") * d("kv_heads") * d("head_dim") * e +
-              2.0 * d("batch") * d("q_heads") * d("head_dim") * e + d("batch") * pages * 4.0;
+              2.0 * d("batch") * d("q_heads") * d("head_dim") * qo + d("batch") * pages * 4.0;
   } else if (op.name == "attention_decode_mla") {
     const double pages = std::ceil(d("context") / d("page_size"));
     const double dk = d("latent_dim") + d("rope_dim"), dv = d("latent_dim");
+    const double qo = dtype == "fp8" ? 2.0 : e;
     c.flops = 2.0 * d("batch") * d("q_heads") * d("context") * (dk + dv);
-    c.bytes = d("batch") * d("context") * dk * e + d("batch") * d("q_heads") * (dk + dv) * e +
+    c.bytes = d("batch") * d("context") * dk * e + d("batch") * d("q_heads") * (dk + dv) * qo +
               d("batch") * pages * 4.0;
   } else if (op.name == "memcpy") {
     c.bytes = 2.0 * d("bytes");  // read and write, as STREAM and nvbandwidth count a copy
+  } else if (op.name == "attention_prefill") {
+    // Query i of a chunk (0-based) sees context + i + 1 keys: over the chunk, context x chunk plus the causal
+    // triangle chunk (chunk + 1) / 2. QK^T and PV are 2 dk FLOPs per (query head, key) each.
+    const double pairs = d("context") * d("chunk") + d("chunk") * (d("chunk") + 1.0) / 2.0;
+    c.flops = 4.0 * d("batch") * d("q_heads") * d("head_dim") * pairs;
+    const double keys = d("context") + d("chunk");
+    const double pages = std::ceil(keys / d("page_size"));
+    // K and V of every key once (the chunk's own included: it is written to the cache before attention),
+    // q in and out once, the block table.
+    c.bytes = 2.0 * d("batch") * keys * d("kv_heads") * d("head_dim") * e +
+              2.0 * d("batch") * d("chunk") * d("q_heads") * d("head_dim") * e + d("batch") * pages * 4.0;
+  } else if (op.name == "memcpy_h2d" || op.name == "memcpy_d2h" || op.name == "memcpy_p2p") {
+    c.bytes = d("bytes");  // one crossing of the link, as nvbandwidth and bandwidthTest count it
+  } else if (op.op_class == OpClass::collective) {
+    // nccl-tests' bus bandwidth: size x factor / time, so achieved_gb_per_s is the bus bandwidth; the
+    // algorithm bandwidth is shape.bytes / median_s.
+    c.bytes = d("bytes") * collective_bus_factor(op.name, s.at("gpus"));
   }
   return c;
 }

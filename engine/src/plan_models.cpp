@@ -121,6 +121,12 @@ std::vector<Shape> model_shapes(const std::string& op, const std::string& model,
                   {"kv_heads", std::max(1, a.num_kv_heads / tp)},
                   {"head_dim", a.head_dim}}};
   }
+  if (op == "attention_prefill") {  // GQA models: MLA prefill runs the non-absorbed form, not this op
+    needs(AttentionType::gqa, "grouped-query");
+    return {Shape{{"q_heads", split(a.num_query_heads, "num_query_heads")},
+                  {"kv_heads", std::max(1, a.num_kv_heads / tp)},
+                  {"head_dim", a.head_dim}}};
+  }
   if (op == "attention_decode_mla") {
     needs(AttentionType::mla, "multi-head latent");
     return {Shape{{"q_heads", split(a.num_query_heads, "num_query_heads")},

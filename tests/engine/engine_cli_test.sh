@@ -25,7 +25,7 @@ counted=$("$read_trace" "$work/cpu.jsonl") && ok || bad "the reader rejects the 
 lines=$(wc -l <"$work/cpu.jsonl")
 [ "$counted" = "cpu $((lines - 1))" ] && ok || bad "reader counted '$counted' for $lines lines"
 [ "$lines" -ge 10 ] && ok || bad "only $lines lines in the trace"
-for op in gemm rmsnorm swiglu rope sampling attention_decode_gqa attention_decode_mla memcpy; do
+for op in gemm rmsnorm swiglu rope sampling attention_decode_gqa attention_decode_mla attention_prefill memcpy; do
   grep -q "\"op\":\"$op\"" "$work/cpu.jsonl" && ok || bad "no $op measurement in the trace"
 done
 grep -c '"checked":true' "$work/cpu.jsonl" | grep -qx "$((lines - 1))" && ok || bad "a measurement is unchecked"

@@ -2,11 +2,13 @@
 // skipped with a message where this machine has no GPU. Also, untagged, the host-side roundings against
 // CUDA's own conversions, which need the CUDA headers but no GPU.
 
-#include <catch2/catch.hpp>
-
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 
+#include <catch2/catch.hpp>
+#include <tuple>
+
+#include "attention_kernels.hpp"
 #include "cuda_backend.hpp"
 #include "fleetcast/engine/fill.hpp"
 #include "fleetcast/engine/ops.hpp"
@@ -81,5 +83,60 @@ TEST_CASE("cuda: a large GEMM is checked on samples and runs at a plausible rate
     const double tflops = 2.0 * 4096 * 4096 * 4096 / best / 1e12;
     WARN(dtype << " GEMM 4096^3: " << tflops << " TFLOPS");
     CHECK(tflops > 50.0);  // an order of magnitude below any Hopper or Blackwell part: catches a broken path
+  }
+}
+
+TEST_CASE("cuda: decode attention splits a long context until the grid fills the SMs", "[engine][cuda]") {
+  // Batch 1, 8 kv heads with 4 query heads each: 8 blocks; 132 SMs want 264, so 33 pieces of 993 tokens.
+  CHECK(cuda::decode_splits(1, 8, 4, 32768, 132) == 33);
+  // A full batch needs no split.
+  CHECK(cuda::decode_splits(256, 8, 4, 32768, 132) == 1);
+  // Pieces keep at least 256 tokens: 1000 tokens give at most 3, however empty the GPU.
+  CHECK(cuda::decode_splits(1, 1, 128, 1000, 132) == 3);
+  CHECK(cuda::decode_splits(1, 1, 1, 100, 132) == 1);
+  // And never more than 64 pieces.
+  CHECK(cuda::decode_splits(1, 1, 1, 1 << 20, 148) == 64);
+  // MLA's 128 heads share one latent entry: 16 tiles of 8 heads per sequence.
+  CHECK(cuda::decode_head_tile(128) == 8);
+  CHECK(cuda::decode_head_tile(4) == 4);
+  CHECK(cuda::decode_head_tile(1) == 1);
+}
+
+TEST_CASE("cuda: split-K decode, FP8 caches and long prefill chunks match the reference", "[.gpu][engine]") {
+  if (!have_gpu()) return;
+  auto backend = make_cuda_backend();
+  const std::vector<std::tuple<std::string, std::string, Shape>> cases = {
+      // Batch 1 over 5000 tokens: split into pieces merged by the combine kernel, last page part-filled.
+      {"attention_decode_gqa",
+       "bf16",
+       {{"batch", 1}, {"context", 5000}, {"q_heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"page_size", 16}}},
+      {"attention_decode_gqa",
+       "fp8",
+       {{"batch", 2}, {"context", 3000}, {"q_heads", 6}, {"kv_heads", 1}, {"head_dim", 64}, {"page_size", 16}}},
+      {"attention_decode_mla",
+       "fp8",
+       {{"batch", 1}, {"context", 4100}, {"q_heads", 16}, {"latent_dim", 512}, {"rope_dim", 64}, {"page_size", 64}}},
+      {"attention_prefill",
+       "bf16",
+       {{"batch", 2},
+        {"chunk", 300},
+        {"context", 257},
+        {"q_heads", 8},
+        {"kv_heads", 2},
+        {"head_dim", 128},
+        {"page_size", 16}}},
+      {"sampling", "bf16", {{"batch", 3}, {"vocab", 151936}, {"top_k", 1024}}},
+  };
+  for (const auto& [name, dtype, shape] : cases) {
+    INFO(name << " " << dtype << " " << shape.text());
+    const OpInfo& op = *find_op(name);
+    validate_shape(op, shape, "test", "shape");
+    const Support s = backend->support(op, dtype, shape);
+    if (!s.supported) {
+      WARN(name << " " << dtype << " skipped: " << s.reason);
+      continue;
+    }
+    const auto r = backend->prepare(op, s.dtype, shape)->check(true);
+    CHECK(r.compared > 0);
   }
 }

@@ -13,6 +13,7 @@
 #include "../problems/attention_problem.hpp"
 #include "../problems/gemm_problem.hpp"
 #include "../problems/memcpy_problem.hpp"
+#include "../problems/prefill_problem.hpp"
 #include "../problems/rowwise_problems.hpp"
 #include "../problems/sampling_problem.hpp"
 #include "cpu_kernels.hpp"
@@ -152,6 +153,27 @@ private:
   std::string what_;
 };
 
+class Prefill : public PreparedOp {
+public:
+  Prefill(const Shape& s, std::string what)
+      : p_(s, Storage::fp32), q_(filled(p_.q)), k_(filled(p_.k_cache)), v_(filled(p_.v_cache)), out_(q_.size()),
+        what_(std::move(what)) {}
+  void run() override {
+    cpu::attention_prefill({q_.data(), k_.data(), v_.data(), p_.block_table.data(), out_.data(), p_.batch, p_.chunk,
+                            p_.context, p_.q_heads, p_.kv_heads, p_.head_dim, p_.page_size, p_.pages_per_seq,
+                            static_cast<float>(p_.scale)});
+  }
+  CheckResult check(bool full) override {
+    run();
+    return p_.check(reader(out_), what_, kTol, full);
+  }
+
+private:
+  PrefillProblem p_;
+  std::vector<float> q_, k_, v_, out_;
+  std::string what_;
+};
+
 class Memcpy : public PreparedOp {
 public:
   Memcpy(const Shape& s, std::string what) : p_(s), src_(p_.bytes), dst_(p_.bytes), what_(std::move(what)) {
@@ -190,7 +212,12 @@ public:
   }
 
   Support support(const OpInfo& op, const std::string&, const Shape& shape) const override {
-    const std::string dtype = op.name == "memcpy" ? "u8" : "fp32";
+    const std::string dtype = op.dtypes.front() == "u8" ? "u8" : "fp32";
+    // Host-device and peer copies and collectives measure links between devices; a host copy would
+    // record a memcpy under their name.
+    if (op.name == "memcpy_h2d" || op.name == "memcpy_d2h" || op.name == "memcpy_p2p")
+      return {false, dtype, "no device: the CPU backend has no host-device or peer link to copy over"};
+    if (op.op_class == OpClass::collective) return {false, dtype, "no device: NCCL collectives need GPUs"};
     // Bytes moved is a fair footprint estimate: every input and output is touched once.
     const double need = op_cost(op, shape, dtype).bytes;
     const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
@@ -210,6 +237,7 @@ public:
     if (op.name == "attention_decode_gqa") return std::make_unique<Attention>(s, false, what);
     if (op.name == "attention_decode_mla") return std::make_unique<Attention>(s, true, what);
     if (op.name == "memcpy") return std::make_unique<Memcpy>(s, what);
+    if (op.name == "attention_prefill") return std::make_unique<Prefill>(s, what);
     throw std::logic_error("cpu backend: no kernel for " + op.name);
   }
 

@@ -34,4 +34,16 @@ struct PagedAttention {
 };
 void attention_decode(const PagedAttention& a);
 
+struct PagedPrefill {
+  const float* q;          // [batch, chunk, q_heads, head_dim]
+  const float* k_cache;    // [pages, page_size, kv_heads, head_dim]
+  const float* v_cache;    // same layout as k_cache
+  const std::int32_t* block_table;  // [batch, pages_per_seq]
+  float* out;              // [batch, chunk, q_heads, head_dim]
+  std::int64_t batch, chunk, context, q_heads, kv_heads, head_dim, page_size, pages_per_seq;
+  float scale;
+};
+// Causal: query i of a chunk attends to cached tokens 0 .. context + i (the chunk's own already cached).
+void attention_prefill(const PagedPrefill& a);
+
 }  // namespace fleetcast::engine::cpu

@@ -16,7 +16,9 @@ AttentionProblem::AttentionProblem(const Shape& shape, bool is_mla, Storage s)
       dk(is_mla ? shape.at("latent_dim") + shape.at("rope_dim") : shape.at("head_dim")),
       dv(is_mla ? shape.at("latent_dim") : shape.at("head_dim")),
       page_size(shape.at("page_size")),
-      storage(s) {
+      storage(s),
+      q_storage(s == Storage::fp8_e4m3 ? Storage::bf16 : s),
+      kv_storage(s) {
   pages_per_seq = (context + page_size - 1) / page_size;
   num_pages = batch * pages_per_seq;
   scale = 1.0 / std::sqrt(static_cast<double>(dk));
@@ -52,14 +54,14 @@ CheckResult AttentionProblem::check(const ReadRange& out, const std::string& wha
       // This sequence's keys and values for kv head h, regenerated token by token.
       std::vector<std::vector<float>> keys, values;
       for (std::int64_t t = 0; t < context; ++t) {
-        keys.push_back(k_cache.values(storage, static_cast<std::size_t>(k_offset(b, t, h)), dk));
-        if (!mla) values.push_back(v_cache.values(storage, static_cast<std::size_t>(v_offset(b, t, h)), dv));
+        keys.push_back(k_cache.values(kv_storage, static_cast<std::size_t>(k_offset(b, t, h)), dk));
+        if (!mla) values.push_back(v_cache.values(kv_storage, static_cast<std::size_t>(v_offset(b, t, h)), dv));
       }
       auto key = [&](std::int64_t t) { return keys[t].data(); };
       auto value = [&](std::int64_t t) { return mla ? keys[t].data() : values[t].data(); };
       for (std::int64_t g = 0; g < group; ++g) {
         const std::int64_t head = h * group + g;
-        const auto qv = q.values(storage, static_cast<std::size_t>((b * q_heads + head) * dk), dk);
+        const auto qv = q.values(q_storage, static_cast<std::size_t>((b * q_heads + head) * dk), dk);
         const auto expected = reference::attention_head(qv.data(), dk, dv, context, key, value, scale);
         const auto offset = static_cast<std::size_t>((b * q_heads + head) * dv);
         const auto got = out(offset, dv);

@@ -4,7 +4,8 @@
 //  - MLA (absorbed, as FlashMLA runs it): one cache [pages, page_size, 1, latent + rope] shared by all
 //    query heads; keys are whole entries, values the first `latent` dims of the same entries.
 // Every sequence has `context` tokens; its pages come from a seeded shuffle of the pool, so a kernel
-// cannot get away with reading the cache in order.
+// cannot get away with reading the cache in order. An FP8 cache (E4M3, one per-tensor scale, vLLM's
+// kv_cache_dtype "fp8_e4m3") is checked against the reference on the dequantised values it holds.
 
 #include <cstdint>
 #include <string>
@@ -22,7 +23,9 @@ struct AttentionProblem {
   std::int64_t batch, context, q_heads, kv_heads, dk, dv, page_size;
   std::int64_t pages_per_seq, num_pages;
   double scale;  // 1 / sqrt(dk)
-  Storage storage;
+  Storage storage;     // as asked: fp32, bf16, or fp8_e4m3 (an FP8 KV cache)
+  Storage q_storage;   // q and the output: bf16 when the cache is FP8, as vLLM's fp8 kv_cache_dtype runs
+  Storage kv_storage;  // the cache; FP8 values dequantise with the per-tensor scale kFp8Scale (fill.hpp)
   TensorInit q;        // [batch, q_heads, dk]
   TensorInit k_cache;  // [num_pages, page_size, kv_heads, dk]
   TensorInit v_cache;  // [num_pages, page_size, kv_heads, dv]; unused (count 0) for MLA

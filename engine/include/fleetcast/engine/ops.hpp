@@ -11,7 +11,7 @@
 
 namespace fleetcast::engine {
 
-enum class OpClass { gemm, elementwise, sampling, attention, memory };
+enum class OpClass { gemm, elementwise, sampling, attention, memory, collective };
 
 struct OpInfo {
   std::string name;
@@ -30,6 +30,11 @@ std::string valid_op_names();  // "gemm, rmsnorm, ..." for messages
 // Throws InputError(file, field, value, problem) when a shape field is missing, unknown, not positive, or
 // inconsistent (a head count not dividing, an odd RoPE dimension, ...).
 void validate_shape(const OpInfo& op, const Shape& shape, const std::string& file, const std::string& field);
+
+// nccl-tests' bus-bandwidth factor of a collective over `gpus` GPUs (doc/PERFORMANCE.md there): all_reduce
+// 2(n-1)/n, all_gather, reduce_scatter and all_to_all (n-1)/n, send_recv 1. Bus bandwidth = size / time x
+// this, comparable with the link's own bandwidth whatever the GPU count.
+double collective_bus_factor(std::string_view op, std::int64_t gpus);
 
 // Bytes of one element stored as `dtype`: fp32 4, bf16 2, fp8 1, u8 1.
 double dtype_bytes(std::string_view dtype);

@@ -1,0 +1,53 @@
+#pragma once
+// Host launchers for the attention kernels (attention_kernels.cu): paged decode attention (GQA and
+// absorbed MLA, fp32 / bf16 / FP8 E4M3 caches) split over the context flash-decoding style, and causal
+// prefill attention over a paged cache. Enqueued on `stream`; launch errors are thrown as CudaError.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "fleetcast/engine/fill.hpp"
+
+namespace fleetcast::engine::cuda {
+
+struct DecodeArgs {
+  const void* q;                    // [batch, q_heads, dk], as q_storage
+  const void* k_cache;              // [pages, page_size, kv_heads, dk], as kv_storage
+  const void* v_cache;              // [pages, page_size, kv_heads, dv]; nullptr: the first dv of each key (MLA)
+  const std::int32_t* block_table;  // [batch, pages_per_seq]
+  void* out;                        // [batch, q_heads, dv], as q_storage
+  float* partial_out;               // [batch, q_heads, splits, dv]: each split's normalised output (splits > 1)
+  float* partial_lse;               // [batch, q_heads, splits]: each split's log-sum-exp of scores
+  std::int64_t batch, context, q_heads, kv_heads, dk, dv, page_size, pages_per_seq;
+  int splits;      // context pieces per sequence, from decode_splits
+  float scale;     // 1 / sqrt(dk)
+  float kv_scale;  // dequantisation scale of an FP8 cache (1 otherwise)
+  Storage q_storage, kv_storage;
+};
+
+// Query heads one block serves (the K/V it reads serve them all): up to 8 of a kv head's group.
+int decode_head_tile(std::int64_t group);
+// Dynamic shared memory a decode block needs; the caller checks it against the device's opt-in limit.
+std::size_t decode_shared_bytes(std::int64_t group, std::int64_t dk, std::int64_t dv);
+// How many pieces to split each sequence's context into so that the grid has at least two blocks per SM
+// (a batch-1 long-context decode would otherwise run on a handful of SMs), keeping each piece at least
+// 256 tokens and at most 64 pieces.
+int decode_splits(std::int64_t batch, std::int64_t kv_heads, std::int64_t group, std::int64_t context, int sm_count);
+void attention_decode(const DecodeArgs& a, cudaStream_t stream);
+
+struct PrefillArgs {
+  const void* q;  // [batch, chunk, q_heads, head_dim]
+  const void* k_cache;
+  const void* v_cache;  // [pages, page_size, kv_heads, head_dim] each
+  const std::int32_t* block_table;
+  void* out;  // [batch, chunk, q_heads, head_dim]
+  std::int64_t batch, chunk, context, q_heads, kv_heads, head_dim, page_size, pages_per_seq;
+  float scale;
+  Storage storage;  // fp32 or bf16, inputs and output
+};
+std::size_t prefill_shared_bytes(std::int64_t head_dim);
+void attention_prefill(const PrefillArgs& a, cudaStream_t stream);
+
+}  // namespace fleetcast::engine::cuda
