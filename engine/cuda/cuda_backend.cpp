@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda_context.hpp"
+#include "cuda_moe.hpp"
 #include "device_info.hpp"
 #include "fleetcast/engine/datasheet.hpp"
 #include "fleetcast/engine/errors.hpp"
@@ -36,6 +37,8 @@ public:
       if (dtype == "fp8" && (shape.at("n") % 16 != 0 || shape.at("k") % 16 != 0))
         return {false, dtype, "cuBLASLt FP8 needs n and k to be multiples of 16"};
       if (dtype == "bf16" && cc < 80) return {false, dtype, "BF16 GEMMs need compute capability 8.0 or later"};
+    } else if (is_moe_op(op.name)) {
+      if (const std::string why = moe_support(op, shape); !why.empty()) return {false, dtype, why};
     } else if (op.name != "rmsnorm" && op.name != "swiglu" && op.name != "memcpy") {
       return {false, dtype, "no CUDA kernel for " + op.name + " yet (a later increment); --backend cpu runs it"};
     }
@@ -54,6 +57,7 @@ public:
     if (op.name == "rmsnorm") return make_rmsnorm(ctx_, s, storage_of(dtype), what);
     if (op.name == "swiglu") return make_swiglu(ctx_, s, storage_of(dtype), what);
     if (op.name == "memcpy") return make_memcpy(ctx_, s, what);
+    if (auto moe = make_moe_op(ctx_, op, s, storage_of(dtype), what)) return moe;
     throw std::logic_error("cuda backend: no kernel for " + op.name);
   }
 

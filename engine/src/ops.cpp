@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "fleetcast/specs/error.hpp"
+#include "moe_step_ops.hpp"
 
 namespace fleetcast::engine {
 
@@ -35,7 +36,8 @@ const std::vector<OpInfo>& all_ops() {
       {"memcpy", OpClass::memory, {"bytes"}, {"u8"}, {{"bytes", 1000003}},
        "copy a buffer within device memory (host memory on the CPU backend)"},
   };
-  return ops;
+  static const std::vector<OpInfo> with_moe_and_step = with_moe_and_step_ops(ops);
+  return with_moe_and_step;
 }
 
 const OpInfo* find_op(std::string_view name) {
@@ -51,6 +53,8 @@ std::string_view op_class_name(OpClass c) {
     case OpClass::sampling: return "sampling";
     case OpClass::attention: return "attention";
     case OpClass::memory: return "memory";
+    case OpClass::moe: return "moe";
+    case OpClass::step: return "model_step";
   }
   return "?";
 }
@@ -66,8 +70,10 @@ void validate_shape(const OpInfo& op, const Shape& shape, const std::string& fil
     if (!shape.has(name)) throw InputError(file, field + "." + name, "", "missing: " + op.name + " needs it");
     const auto v = shape.at(name);
     // 2^40 elements is far beyond any device; the cap keeps products of fields from overflowing.
-    if (v < 1 || v > (std::int64_t{1} << 40))
-      throw InputError(file, field + "." + name, std::to_string(v), "must be between 1 and 2^40");
+    const std::int64_t low = field_may_be_zero(op.name, name) ? 0 : 1;
+    if (v < low || v > (std::int64_t{1} << 40))
+      throw InputError(file, field + "." + name, std::to_string(v),
+                       "must be between " + std::to_string(low) + " and 2^40");
   }
   for (const auto& [name, v] : shape.fields()) {
     bool known = false;
@@ -82,6 +88,7 @@ void validate_shape(const OpInfo& op, const Shape& shape, const std::string& fil
     fail("top_k", "must be at most min(vocab, 1024)");
   if (op.name == "attention_decode_gqa" && shape.at("q_heads") % shape.at("kv_heads") != 0)
     fail("q_heads", "must be a multiple of kv_heads");
+  validate_moe_and_step(op, shape, file, field);
 }
 
 double dtype_bytes(std::string_view dtype) {
@@ -95,6 +102,7 @@ Cost op_cost(const OpInfo& op, const Shape& s, std::string_view dtype) {
   const double e = dtype_bytes(dtype);
   auto d = [&s](const char* name) { return static_cast<double>(s.at(name)); };
   Cost c;
+  if (moe_and_step_cost(op, s, e, c)) return c;
   if (op.name == "gemm") {
     const double out_e = dtype == "fp8" ? 2.0 : e;
     c.flops = 2.0 * d("m") * d("n") * d("k");

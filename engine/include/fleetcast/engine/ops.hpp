@@ -11,7 +11,7 @@
 
 namespace fleetcast::engine {
 
-enum class OpClass { gemm, elementwise, sampling, attention, memory };
+enum class OpClass { gemm, elementwise, sampling, attention, memory, moe, step };
 
 struct OpInfo {
   std::string name;
