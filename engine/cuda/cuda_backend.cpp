@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda_context.hpp"
+#include "cuda_moe.hpp"
 #include "device_info.hpp"
 #include "fleetcast/engine/datasheet.hpp"
 #include "fleetcast/engine/errors.hpp"
@@ -45,6 +46,8 @@ public:
       if (auto why = copy_support(ctx_, op.name); !why.empty()) return {false, dtype, why};
     } else if (op.op_class == OpClass::collective) {
       if (auto why = collective_support(shape); !why.empty()) return {false, dtype, why};
+    } else if (is_moe_op(op.name)) {
+      if (const std::string why = moe_support(op, shape); !why.empty()) return {false, dtype, why};
     } else if (op.name != "rmsnorm" && op.name != "swiglu" && op.name != "memcpy" && op.name != "rope" &&
                op.name != "sampling") {
       return {false, dtype, "no CUDA kernel for " + op.name + " yet (a later increment); --backend cpu runs it"};
@@ -72,6 +75,7 @@ public:
     if (op.name == "memcpy_h2d" || op.name == "memcpy_d2h" || op.name == "memcpy_p2p")
       return make_copy(ctx_, s, op.name, what);
     if (op.op_class == OpClass::collective) return make_collective(ctx_, s, op.name, storage_of(dtype), what);
+    if (auto moe = make_moe_op(ctx_, op, s, storage_of(dtype), what)) return moe;
     throw std::logic_error("cuda backend: no kernel for " + op.name);
   }
 

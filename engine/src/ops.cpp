@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "fleetcast/specs/error.hpp"
+#include "moe_step_ops.hpp"
 
 namespace fleetcast::engine {
 
@@ -57,7 +58,8 @@ const std::vector<OpInfo>& all_ops() {
       {"send_recv", OpClass::collective, {"bytes", "gpus"}, {"bf16", "fp32"}, {{"bytes", 1 << 20}, {"gpus", 2}},
        "NCCL send/recv of `bytes` from each GPU to the next in a ring"},
   };
-  return ops;
+  static const std::vector<OpInfo> with_moe_and_step = with_moe_and_step_ops(ops);
+  return with_moe_and_step;
 }
 
 const OpInfo* find_op(std::string_view name) {
@@ -74,6 +76,8 @@ std::string_view op_class_name(OpClass c) {
     case OpClass::attention: return "attention";
     case OpClass::memory: return "memory";
     case OpClass::collective: return "collective";
+    case OpClass::moe: return "moe";
+    case OpClass::step: return "model_step";
   }
   return "?";
 }
@@ -91,8 +95,10 @@ void validate_shape(const OpInfo& op, const Shape& shape, const std::string& fil
     // A prefill chunk may have no prior context: the first chunk of a prompt.
     if (op.name == "attention_prefill" && name == "context" && v == 0) continue;
     // 2^40 elements is far beyond any device; the cap keeps products of fields from overflowing.
-    if (v < 1 || v > (std::int64_t{1} << 40))
-      throw InputError(file, field + "." + name, std::to_string(v), "must be between 1 and 2^40");
+    const std::int64_t low = field_may_be_zero(op.name, name) ? 0 : 1;
+    if (v < low || v > (std::int64_t{1} << 40))
+      throw InputError(file, field + "." + name, std::to_string(v),
+                       "must be between " + std::to_string(low) + " and 2^40");
   }
   for (const auto& [name, v] : shape.fields()) {
     bool known = false;
@@ -116,6 +122,7 @@ void validate_shape(const OpInfo& op, const Shape& shape, const std::string& fil
       fail("bytes", "must be a multiple of 4 x gpus (= " + std::to_string(4 * shape.at("gpus")) +
                         "): every GPU's share is whole fp32 elements");
   }
+  validate_moe_and_step(op, shape, file, field);
 }
 
 double collective_bus_factor(std::string_view op, std::int64_t gpus) {
@@ -137,6 +144,7 @@ Cost op_cost(const OpInfo& op, const Shape& s, std::string_view dtype) {
   const double e = dtype_bytes(dtype);
   auto d = [&s](const char* name) { return static_cast<double>(s.at(name)); };
   Cost c;
+  if (moe_and_step_cost(op, s, e, c)) return c;
   if (op.name == "gemm") {
     const double out_e = dtype == "fp8" ? 2.0 : e;
     c.flops = 2.0 * d("m") * d("n") * d("k");

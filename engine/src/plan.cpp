@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "fleetcast/engine/model_step.hpp"
 #include "fleetcast/engine/ops.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
@@ -155,9 +156,27 @@ PlanEntry parse_entry(const json& j, const std::string& file, const std::string&
   return e;
 }
 
+// A model_step case in the contract's order: the model from the entry's "models", the rest as expanded.
+Shape model_step_shape(const Shape& base, const Shape& fields) {
+  for (const auto& f : find_op("model_step")->fields)
+    if (!fields.has(f)) return fields;  // validate_shape names the missing field
+  StepShape s;
+  s.model = base.text_at("model");
+  s.tp = fields.at("tp");
+  s.ep = fields.at("ep");
+  s.layers = fields.at("layers");
+  s.batch = fields.at("batch");
+  s.context = fields.at("context");
+  s.new_tokens = fields.at("new_tokens");
+  return engine::model_step_shape(s);
+}
+
 // The entry's cases, validated; `out` collects them across entries without repeats.
 void expand_entry(const Plan& plan, const PlanEntry& e, std::vector<PlannedCase>& out, std::set<std::string>& seen) {
   const OpInfo& op = *find_op(e.op);
+  if (e.op == "model_step" && e.models.empty())
+    throw InputError(plan.file, e.field + ".models", "",
+                     "missing: model_step runs a model preset (\"models\"), on one GPU of \"tp\"");
   std::vector<Shape> bases = {Shape{}};
   if (!e.models.empty()) {
     bases.clear();
@@ -183,6 +202,8 @@ void expand_entry(const Plan& plan, const PlanEntry& e, std::vector<PlannedCase>
           for (std::size_t s = 0; s < e.sweep.size(); ++s)
             if (e.sweep[s].first == f) shape.set(f, e.sweep[s].second[at[s]]);
         }
+        // model_step's record shape is a fixed contract with the model's name in it (model_step.hpp).
+        if (e.op == "model_step" && base.has_text("model")) shape = model_step_shape(base, shape);
         validate_shape(op, shape, plan.file, e.field + ".sweep");
         const std::string key = e.op + "|" + dtype + "|" + shape.text();
         if (seen.insert(key).second) out.push_back({{e.op, dtype, shape}, e.warmup, e.repetitions, e.field});

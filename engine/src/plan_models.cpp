@@ -115,6 +115,12 @@ std::vector<Shape> model_shapes(const std::string& op, const std::string& model,
     return {Shape{{"q_heads", q}, {"kv_heads", 1}, {"head_dim", a.qk_rope_head_dim}}};
   }
   if (op == "sampling") return {Shape{{"vocab", m.vocab_size}}};
+  if (op == "model_step") {  // the model by name; the step's sizes come from the sweep
+    Shape s;
+    s.set_text("model", model);
+    s.set("tp", tp);
+    return {s};
+  }
   if (op == "attention_decode_gqa") {
     needs(AttentionType::gqa, "grouped-query");
     return {Shape{{"q_heads", split(a.num_query_heads, "num_query_heads")},

@@ -25,9 +25,13 @@ counted=$("$read_trace" "$work/cpu.jsonl") && ok || bad "the reader rejects the 
 lines=$(wc -l <"$work/cpu.jsonl")
 [ "$counted" = "cpu $((lines - 1))" ] && ok || bad "reader counted '$counted' for $lines lines"
 [ "$lines" -ge 10 ] && ok || bad "only $lines lines in the trace"
-for op in gemm rmsnorm swiglu rope sampling attention_decode_gqa attention_decode_mla attention_prefill memcpy; do
+for op in gemm rmsnorm swiglu rope sampling attention_decode_gqa attention_decode_mla attention_prefill memcpy \
+  moe_routing moe_permute moe_unpermute moe_grouped_gemm model_step; do
   grep -q "\"op\":\"$op\"" "$work/cpu.jsonl" && ok || bad "no $op measurement in the trace"
 done
+# The model_step record's shape is a contract the calibration compose check reads: these keys, this order.
+grep -q '"op":"model_step","dtype":"fp32","shape":{"model":"llama-3.1-8b","tp":8,"ep":1,"layers":1,"phase":"decode","batch":2,"context":64,"new_tokens":1},"gpus":1' \
+  "$work/cpu.jsonl" && ok || bad "the model_step record's shape is not the contract's"
 grep -c '"checked":true' "$work/cpu.jsonl" | grep -qx "$((lines - 1))" && ok || bad "a measurement is unchecked"
 ls "$work" | grep -q tmp && bad "a temporary file was left" || ok
 

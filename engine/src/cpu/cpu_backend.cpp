@@ -17,6 +17,7 @@
 #include "../problems/rowwise_problems.hpp"
 #include "../problems/sampling_problem.hpp"
 #include "cpu_kernels.hpp"
+#include "cpu_moe_ops.hpp"
 #include "fleetcast/engine/host_info.hpp"
 #include "parallel.hpp"
 
@@ -238,6 +239,7 @@ public:
     if (op.name == "attention_decode_mla") return std::make_unique<Attention>(s, true, what);
     if (op.name == "memcpy") return std::make_unique<Memcpy>(s, what);
     if (op.name == "attention_prefill") return std::make_unique<Prefill>(s, what);
+    if (auto moe_or_step = cpu::prepare_moe_or_step(op, s, what)) return moe_or_step;
     throw std::logic_error("cpu backend: no kernel for " + op.name);
   }
 

@@ -11,7 +11,7 @@
 
 namespace fleetcast::engine {
 
-enum class OpClass { gemm, elementwise, sampling, attention, memory, collective };
+enum class OpClass { gemm, elementwise, sampling, attention, memory, collective, moe, step };
 
 struct OpInfo {
   std::string name;

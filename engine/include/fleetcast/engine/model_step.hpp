@@ -1,0 +1,60 @@
+#pragma once
+// The model_step op: one forward step of the first `layers` layers of a model preset, as one GPU of a
+// tp-way tensor-parallel (and ep-way expert-parallel) group runs it. This header holds what every backend
+// agrees on: the step's shape (the trace record's contract), the per-GPU dimensions a preset gives, and
+// the hand-counted FLOPs and bytes.
+//
+// The record's shape, in this order (read by the calibration compose check; keep it exactly):
+//   {"model": "llama-3.1-8b", "tp": 4, "ep": 1, "layers": 2, "phase": "decode", "batch": 8,
+//    "context": 2048, "new_tokens": 1}
+// phase is "decode" when new_tokens is 1 and "prefill" otherwise: each of `batch` sequences has `context`
+// tokens in its KV cache already and runs `new_tokens` new ones (causal among themselves).
+
+#include <cstdint>
+#include <string>
+
+#include "fleetcast/engine/ops.hpp"
+#include "fleetcast/engine/shape.hpp"
+#include "fleetcast/specs/model.hpp"
+
+namespace fleetcast::engine {
+
+struct StepShape {
+  std::string model;
+  std::int64_t tp = 1, ep = 1, layers = 1, batch = 1, context = 0, new_tokens = 1;
+  bool decode() const { return new_tokens == 1; }
+  std::int64_t tokens() const { return batch * new_tokens; }
+};
+
+// The contract-ordered Shape of a step, and back.
+Shape model_step_shape(const StepShape& s);
+StepShape step_shape_of(const Shape& shape);
+
+// What one GPU of the group holds and computes. Attention heads, the dense FFN and the shared experts are
+// split over tp (kv heads replicated below tp), the LM head and embedding by vocabulary rows (padded).
+// Routed experts: with ep == 1 every expert is on every GPU, its width split over tp; with ep > 1 each GPU
+// holds num_routed_experts / ep whole experts (this one the first share: experts 0 .. local_experts - 1).
+struct StepDims {
+  std::int64_t hidden, vocab_local, q_heads, kv_heads, head_dim, dense_layers, layers;
+  std::int64_t dense_width;                                                  // per GPU; 0 without dense layers
+  std::int64_t experts = 0, local_experts = 0, top_k = 0, expert_width = 0;  // per GPU
+  std::int64_t shared_width = 0;                                             // all shared experts together, per GPU
+  bool is_dense(std::int64_t layer) const { return experts == 0 || layer < dense_layers; }
+  std::int64_t qkv_width() const { return (q_heads + 2 * kv_heads) * head_dim; }
+};
+
+// Throws std::invalid_argument saying which field cannot be (an attention type the step does not run,
+// heads or experts that do not divide, more layers than the model has).
+StepDims step_dims(const specs::ModelSpec& model, const StepShape& s);
+
+// The step's KV cache pages hold this many tokens (vLLM's default block size).
+inline constexpr std::int64_t kStepPageSize = 16;
+
+// Sum over the step's ops of their hand-counted FLOPs and bytes (ops.hpp's rules: each input read once,
+// each output written once): weights read once per step, the KV cache read once per sequence and layer,
+// activations in and out of every op. The routed experts' rows and the experts that get any are the
+// expected values under uniform routing (tokens x top_k x local / experts rows; local x (1 - (1 - top_k /
+// experts)^tokens) experts): the count cannot depend on the data.
+Cost model_step_cost(const specs::ModelSpec& model, const StepShape& s, double element_bytes);
+
+}  // namespace fleetcast::engine

@@ -1,0 +1,142 @@
+#include "cpu_model_step.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu_kernels.hpp"
+#include "cpu_moe.hpp"
+#include "parallel.hpp"
+
+namespace fleetcast::engine::cpu {
+
+namespace {
+
+void add_into(float* x, const float* y, std::int64_t count) {
+  parallel_for(count, 1, [&](std::int64_t i) { x[i] += y[i]; });
+}
+
+std::vector<float> buffer(std::int64_t count) { return std::vector<float>(static_cast<std::size_t>(count)); }
+
+}  // namespace
+
+ModelStepRunner::ModelStepRunner(ModelStepProblem& p) : p_(p), tokens_(p.shape.tokens()) {
+  const StepDims& d = p.dims;
+  const std::int64_t T = tokens_, H = d.hidden, dh = d.head_dim;
+  x_ = buffer(T * H);
+  h_ = buffer(T * H);
+  qkv_ = buffer(T * d.qkv_width());
+  q_ = buffer(T * d.q_heads * dh);
+  q_rot_ = buffer(T * d.q_heads * dh);
+  k_ = buffer(T * d.kv_heads * dh);
+  k_rot_ = buffer(T * d.kv_heads * dh);
+  attn_ = buffer(T * d.q_heads * dh);
+  proj_ = buffer(T * H);
+  const std::int64_t width = std::max(d.dense_width, d.shared_width);
+  gu_ = buffer(T * 2 * width);
+  act_ = buffer(T * width);
+  if (d.experts > 0) {
+    const std::int64_t slots = T * d.top_k;
+    router_logits_ = buffer(T * d.experts);
+    route_weights_ = buffer(slots);
+    route_ids_.resize(static_cast<std::size_t>(slots));
+    offsets_.resize(static_cast<std::size_t>(d.local_experts + 1));
+    source_slot_.resize(static_cast<std::size_t>(slots));
+    dest_row_.resize(static_cast<std::size_t>(slots));
+    permuted_ = buffer(slots * H);
+    expert_gu_ = buffer(slots * 2 * d.expert_width);
+    expert_act_ = buffer(slots * d.expert_width);
+    expert_out_ = buffer(slots * H);
+  }
+  last_ = buffer(p.shape.batch * H);
+  last_norm_ = buffer(p.shape.batch * H);
+  logits_ = buffer(p.shape.batch * d.vocab_local);
+}
+
+void ModelStepRunner::attention(std::int64_t layer) {
+  const StepDims& d = p_.dims;
+  StepLayer& L = p_.layers[layer];
+  const std::int64_t T = tokens_, H = d.hidden, dh = d.head_dim, Q = d.q_heads, KV = d.kv_heads;
+  const std::int64_t N = p_.shape.new_tokens, C = p_.shape.context;
+  rmsnorm(x_.data(), L.attn_norm.data(), h_.data(), T, H, static_cast<float>(ModelStepProblem::kEps));
+  gemm(h_.data(), L.qkv.data(), qkv_.data(), T, d.qkv_width(), H);
+  // The fused projection's q and k parts into their own arrays for RoPE; v goes straight to the cache.
+  parallel_for(T, d.qkv_width(), [&](std::int64_t t) {
+    const float* row = qkv_.data() + t * d.qkv_width();
+    std::memcpy(q_.data() + t * Q * dh, row, static_cast<std::size_t>(Q * dh) * sizeof(float));
+    std::memcpy(k_.data() + t * KV * dh, row + Q * dh, static_cast<std::size_t>(KV * dh) * sizeof(float));
+  });
+  rope(q_.data(), k_.data(), p_.positions.data(), p_.cos_sin.data(), q_rot_.data(), k_rot_.data(), T, Q, KV, dh);
+  parallel_for(T, 2 * KV * dh, [&](std::int64_t t) {
+    const std::int64_t b = t / N, pos = C + t % N;
+    const std::int64_t at = p_.cache_offset(b, pos, 0);  // the kv heads of one token are contiguous
+    std::memcpy(L.k_cache.data() + at, k_rot_.data() + t * KV * dh, static_cast<std::size_t>(KV * dh) * sizeof(float));
+    std::memcpy(L.v_cache.data() + at, qkv_.data() + t * d.qkv_width() + (Q + KV) * dh,
+                static_cast<std::size_t>(KV * dh) * sizeof(float));
+  });
+  const auto scale = static_cast<float>(p_.scale);
+  if (N == 1) {
+    attention_decode({q_rot_.data(), L.k_cache.data(), L.v_cache.data(), p_.block_table.data(), attn_.data(),
+                      p_.shape.batch, C + 1, Q, KV, dh, dh, kStepPageSize, p_.pages_per_seq, scale});
+  } else {
+    // Causal prefill with the decode kernel: new token j of a sequence is one query over the first
+    // context + j + 1 tokens of its cache, the new tokens' entries written above.
+    parallel_for(T, (C + N) * KV * dh, [&](std::int64_t t) {
+      const std::int64_t b = t / N, j = t % N;
+      attention_decode({q_rot_.data() + t * Q * dh, L.k_cache.data(), L.v_cache.data(),
+                        p_.block_table.data() + b * p_.pages_per_seq, attn_.data() + t * Q * dh, 1, C + j + 1, Q, KV,
+                        dh, dh, kStepPageSize, p_.pages_per_seq, scale});
+    });
+  }
+  gemm(attn_.data(), L.o.data(), proj_.data(), T, H, Q * dh);
+  add_into(x_.data(), proj_.data(), T * H);
+}
+
+void ModelStepRunner::dense_mlp(const std::vector<float>& gate_up, const std::vector<float>& down, std::int64_t width) {
+  const std::int64_t T = tokens_, H = p_.dims.hidden;
+  gemm(h_.data(), gate_up.data(), gu_.data(), T, 2 * width, H);
+  swiglu(gu_.data(), act_.data(), T, width);
+  gemm(act_.data(), down.data(), proj_.data(), T, H, width);
+  add_into(x_.data(), proj_.data(), T * H);
+}
+
+void ModelStepRunner::moe(std::int64_t layer) {
+  const StepDims& d = p_.dims;
+  const StepLayer& L = p_.layers[layer];
+  const std::int64_t T = tokens_, H = d.hidden, W = d.expert_width;
+  gemm(h_.data(), L.router.data(), router_logits_.data(), T, d.experts, H);
+  moe_routing(router_logits_.data(), route_ids_.data(), route_weights_.data(), T, {d.experts, d.top_k, 1, 1, false});
+  const std::int64_t rows = moe_permute(h_.data(), route_ids_.data(), permuted_.data(), offsets_.data(),
+                                        source_slot_.data(), dest_row_.data(), T, H, d.top_k, 0, d.local_experts);
+  moe_grouped_gemm(permuted_.data(), L.experts_gate_up.data(), offsets_.data(), expert_gu_.data(), d.local_experts,
+                   2 * W, H);
+  swiglu(expert_gu_.data(), expert_act_.data(), rows, W);
+  moe_grouped_gemm(expert_act_.data(), L.experts_down.data(), offsets_.data(), expert_out_.data(), d.local_experts, H,
+                   W);
+  moe_unpermute(expert_out_.data(), route_weights_.data(), dest_row_.data(), proj_.data(), T, H, d.top_k);
+  add_into(x_.data(), proj_.data(), T * H);
+  if (d.shared_width > 0) dense_mlp(L.shared_gate_up, L.shared_down, d.shared_width);
+}
+
+void ModelStepRunner::run() {
+  const StepDims& d = p_.dims;
+  const std::int64_t T = tokens_, H = d.hidden, N = p_.shape.new_tokens, B = p_.shape.batch;
+  parallel_for(T, H, [&](std::int64_t t) {
+    std::memcpy(x_.data() + t * H, p_.embedding.data() + std::int64_t{p_.token_ids[t]} * H,
+                static_cast<std::size_t>(H) * sizeof(float));
+  });
+  for (std::int64_t l = 0; l < d.layers; ++l) {
+    attention(l);
+    rmsnorm(x_.data(), p_.layers[l].mlp_norm.data(), h_.data(), T, H, static_cast<float>(ModelStepProblem::kEps));
+    if (p_.layers[l].dense) {
+      dense_mlp(p_.layers[l].gate_up, p_.layers[l].down, d.dense_width);
+    } else {
+      moe(l);
+    }
+  }
+  for (std::int64_t b = 0; b < B; ++b)
+    std::memcpy(last_.data() + b * H, x_.data() + (b * N + N - 1) * H, static_cast<std::size_t>(H) * sizeof(float));
+  rmsnorm(last_.data(), p_.final_norm.data(), last_norm_.data(), B, H, static_cast<float>(ModelStepProblem::kEps));
+  gemm(last_norm_.data(), p_.lm_head.data(), logits_.data(), B, d.vocab_local, H);
+}
+
+}  // namespace fleetcast::engine::cpu

@@ -1,0 +1,152 @@
+// model_step's shape contract, per-GPU dimensions and hand-counted cost.
+
+#include "fleetcast/engine/model_step.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace fleetcast::engine {
+
+Shape model_step_shape(const StepShape& s) {
+  Shape shape;
+  shape.set_text("model", s.model);
+  shape.set("tp", s.tp);
+  shape.set("ep", s.ep);
+  shape.set("layers", s.layers);
+  shape.set_text("phase", s.decode() ? "decode" : "prefill");
+  shape.set("batch", s.batch);
+  shape.set("context", s.context);
+  shape.set("new_tokens", s.new_tokens);
+  return shape;
+}
+
+StepShape step_shape_of(const Shape& shape) {
+  StepShape s;
+  s.model = shape.text_at("model");
+  s.tp = shape.at("tp");
+  s.ep = shape.at("ep");
+  s.layers = shape.at("layers");
+  s.batch = shape.at("batch");
+  s.context = shape.at("context");
+  s.new_tokens = shape.at("new_tokens");
+  return s;
+}
+
+StepDims step_dims(const specs::ModelSpec& m, const StepShape& s) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
+  const auto& a = m.attention;
+  if (a.type != specs::AttentionType::gqa)
+    fail("model_step runs grouped-query attention models only (MLA and compressed sparse attention not yet)");
+  if (s.layers > m.num_layers) fail("more layers than the model's " + std::to_string(m.num_layers));
+  if (a.num_query_heads % s.tp != 0)
+    fail("tp " + std::to_string(s.tp) + " does not divide the " + std::to_string(a.num_query_heads) + " query heads");
+  StepDims d{};
+  d.hidden = m.hidden_size;
+  d.vocab_local = (m.vocab_size + s.tp - 1) / s.tp;
+  d.q_heads = a.num_query_heads / s.tp;
+  d.kv_heads = std::max<std::int64_t>(1, a.num_kv_heads / s.tp);
+  d.head_dim = a.head_dim;
+  d.layers = s.layers;
+  d.dense_layers = m.moe ? m.dense_layers : m.num_layers;
+  if (d.dense_layers > 0 && std::min(d.dense_layers, s.layers) > 0) {
+    if (m.dense_ffn_width % s.tp != 0) fail("tp does not divide the dense FFN width");
+    d.dense_width = m.dense_ffn_width / s.tp;
+  }
+  if (!m.moe) {
+    if (s.ep != 1) fail("ep must be 1 for a dense model");
+    return d;
+  }
+  const auto& moe = *m.moe;
+  if (moe.num_routed_experts % s.ep != 0)
+    fail("ep " + std::to_string(s.ep) + " does not divide the " + std::to_string(moe.num_routed_experts) + " experts");
+  d.experts = moe.num_routed_experts;
+  d.local_experts = moe.num_routed_experts / s.ep;
+  d.top_k = moe.top_k;
+  if (s.ep == 1 && moe.expert_width % s.tp != 0) fail("tp does not divide the expert width (ep 1 splits experts)");
+  d.expert_width = s.ep == 1 ? moe.expert_width / s.tp : moe.expert_width;
+  if (moe.num_shared_experts > 0) {
+    const std::int64_t width =
+        std::int64_t{moe.shared_expert_width > 0 ? moe.shared_expert_width : moe.expert_width} * moe.num_shared_experts;
+    if (width % s.tp != 0) fail("tp does not divide the shared experts' width");
+    d.shared_width = width / s.tp;
+  }
+  return d;
+}
+
+Cost model_step_cost(const specs::ModelSpec& m, const StepShape& s, double e) {
+  const StepDims d = step_dims(m, s);
+  const double T = static_cast<double>(s.tokens()), B = static_cast<double>(s.batch);
+  const double C = static_cast<double>(s.context), N = static_cast<double>(s.new_tokens);
+  const double H = static_cast<double>(d.hidden), dh = static_cast<double>(d.head_dim);
+  const double Q = static_cast<double>(d.q_heads), KV = static_cast<double>(d.kv_heads);
+  Cost c;
+  auto gemm = [&](double rows, double n, double k) {  // weights [n, k] read once
+    c.flops += 2.0 * rows * n * k;
+    c.bytes += (rows * k + n * k + rows * n) * e;
+  };
+  auto rmsnorm = [&](double rows) {
+    c.flops += 4.0 * rows * H + rows;
+    c.bytes += (2.0 * rows * H + H) * e;
+  };
+  auto swiglu = [&](double rows, double width) {
+    c.flops += 5.0 * rows * width;
+    c.bytes += 3.0 * rows * width * e;
+  };
+  auto residual_add = [&] {
+    c.flops += T * H;
+    c.bytes += 3.0 * T * H * e;
+  };
+  auto mlp = [&](double width) {
+    gemm(T, 2.0 * width, H);
+    swiglu(T, width);
+    gemm(T, H, width);
+  };
+  // Embedding rows of the step's tokens, and the token ids.
+  c.bytes += T * H * e + T * 4.0;
+  for (std::int64_t layer = 0; layer < d.layers; ++layer) {
+    rmsnorm(T);
+    gemm(T, static_cast<double>(d.qkv_width()), H);
+    c.flops += 3.0 * T * (Q + KV) * dh;  // RoPE
+    c.bytes += 2.0 * T * (Q + KV) * dh * e + T * (4.0 + 4.0 * dh);
+    c.bytes += 2.0 * T * KV * dh * e;  // the new tokens' K and V written to the cache
+    // Attention: token j of a sequence (0-based) attends to context + j + 1 tokens; each sequence's cache
+    // (context + new_tokens tokens, K and V) is read once; q in, out written; one block-table entry per page.
+    c.flops += 4.0 * B * Q * dh * (N * C + N * (N + 1.0) / 2.0);
+    const double seq = C + N;
+    c.bytes += 2.0 * B * seq * KV * dh * e + 2.0 * T * Q * dh * e +
+               B * std::ceil(seq / static_cast<double>(kStepPageSize)) * 4.0;
+    gemm(T, H, Q * dh);
+    residual_add();
+    rmsnorm(T);
+    if (d.is_dense(layer)) {
+      mlp(static_cast<double>(d.dense_width));
+    } else {
+      const double E = static_cast<double>(d.experts), El = static_cast<double>(d.local_experts);
+      const double k = static_cast<double>(d.top_k), W = static_cast<double>(d.expert_width);
+      gemm(T, E, H);                       // router
+      c.flops += T * (4.0 * E + 2.0 * k);  // routing, as the moe_routing op counts it
+      c.bytes += T * E * e + T * k * 8.0;
+      const double rows = T * k * El / E;
+      const double used = El * (1.0 - std::pow(1.0 - k / E, T));
+      c.bytes += (T * H + rows * H) * e + T * k * 4.0 + (rows + T * k) * 4.0 + (El + 1.0) * 4.0;  // permute
+      c.flops += 2.0 * rows * H * 2.0 * W;  // grouped gate/up: only the experts with rows are read
+      c.bytes += (rows * H + used * 2.0 * W * H + rows * 2.0 * W) * e;
+      swiglu(rows, W);
+      c.flops += 2.0 * rows * W * H;  // grouped down
+      c.bytes += (rows * W + used * H * W + rows * H) * e;
+      c.flops += 2.0 * rows * H;  // unpermute: weighted sum into each token
+      c.bytes += (rows * H + T * H) * e + T * k * 8.0;
+      if (d.shared_width > 0) {
+        mlp(static_cast<double>(d.shared_width));
+        residual_add();
+      }
+    }
+    residual_add();
+  }
+  // The last token of each sequence: final norm and the LM head's share of the vocabulary.
+  rmsnorm(B);
+  gemm(B, static_cast<double>(d.vocab_local), H);
+  return c;
+}
+
+}  // namespace fleetcast::engine
