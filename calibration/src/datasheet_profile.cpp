@@ -1,6 +1,7 @@
-#include "fleetcast/calibration/profile.hpp"
-
 #include <stdexcept>
+
+#include "fleetcast/calibration/profile.hpp"
+#include "profile_v2_json.hpp"
 
 namespace fleetcast::calibration {
 namespace {
@@ -80,19 +81,28 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
   return p;
 }
 
+const OpPredictor* Profile::predictor(const std::string& op, const std::string& dtype) const {
+  for (const auto& pr : predictors) {
+    if (pr.op == op && pr.dtype == dtype) return &pr;
+  }
+  return nullptr;
+}
+
 nlohmann::json to_json(const Profile& p) {
-  return nlohmann::json{{"hardware", p.hardware},
-                        {"runtime", p.runtime},
-                        {"kind", p.kind},
-                        {"matmul_efficiency", p.matmul_efficiency},
-                        {"attention_compute_efficiency", p.attention_compute_efficiency},
-                        {"memory_efficiency", p.memory_efficiency},
-                        {"nvlink_efficiency", p.nvlink_efficiency},
-                        {"nic_efficiency", p.nic_efficiency},
-                        {"op_latency_s", p.op_latency_s},
-                        {"collective_latency_s", p.collective_latency_s},
-                        {"step_overhead_s", p.step_overhead_s},
-                        {"sources", p.sources}};
+  nlohmann::json j{{"hardware", p.hardware},
+                   {"runtime", p.runtime},
+                   {"kind", p.kind},
+                   {"matmul_efficiency", p.matmul_efficiency},
+                   {"attention_compute_efficiency", p.attention_compute_efficiency},
+                   {"memory_efficiency", p.memory_efficiency},
+                   {"nvlink_efficiency", p.nvlink_efficiency},
+                   {"nic_efficiency", p.nic_efficiency},
+                   {"op_latency_s", p.op_latency_s},
+                   {"collective_latency_s", p.collective_latency_s},
+                   {"step_overhead_s", p.step_overhead_s},
+                   {"sources", p.sources}};
+  detail::write_v2(p, j);
+  return j;
 }
 
 }  // namespace fleetcast::calibration
