@@ -1,10 +1,12 @@
-# Writes OUTPUT, a C++ file holding every PROFILES_DIR/*.json as a raw string literal named by its stem.
+# Writes OUTPUT, a C++ file holding every PROFILES_DIR/*.json and PROFILES_DIR/fitted/*.json as a raw string
+# literal named by its path under PROFILES_DIR without the extension ("h100", "fitted/h100").
 # Run as: cmake -DPROFILES_DIR=... -DOUTPUT=... -P embed_profiles.cmake
-file(GLOB files "${PROFILES_DIR}/*.json")
+file(GLOB files RELATIVE "${PROFILES_DIR}" "${PROFILES_DIR}/*.json" "${PROFILES_DIR}/fitted/*.json")
 list(SORT files)
 set(entries "")
-foreach(path IN LISTS files)
-  get_filename_component(name "${path}" NAME_WLE)
+foreach(relative IN LISTS files)
+  set(path "${PROFILES_DIR}/${relative}")
+  string(REGEX REPLACE "\\.json$" "" name "${relative}")
   file(READ "${path}" text)
   string(FIND "${text}" ")fcprofile\"" clash)
   if(NOT clash EQUAL -1)

@@ -1,6 +1,7 @@
-#include "fleetcast/calibration/profile.hpp"
-
 #include <stdexcept>
+
+#include "fleetcast/calibration/profile.hpp"
+#include "profile_v2_json.hpp"
 
 namespace fleetcast::calibration {
 namespace {
@@ -80,22 +81,30 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
   return p;
 }
 
+const OpPredictor* Profile::predictor(const std::string& op, const std::string& dtype) const {
+  for (const auto& pr : predictors) {
+    if (pr.op == op && pr.dtype == dtype) return &pr;
+  }
+  return nullptr;
+}
+
 nlohmann::json to_json(const Profile& p) {
   nlohmann::json j{{"hardware", p.hardware},
-                        {"runtime", p.runtime},
-                        {"kind", p.kind},
-                        {"matmul_efficiency", p.matmul_efficiency},
-                        {"attention_compute_efficiency", p.attention_compute_efficiency},
-                        {"memory_efficiency", p.memory_efficiency},
-                        {"nvlink_efficiency", p.nvlink_efficiency},
-                        {"nic_efficiency", p.nic_efficiency},
-                        {"op_latency_s", p.op_latency_s},
-                        {"collective_latency_s", p.collective_latency_s},
-                        {"step_overhead_s", p.step_overhead_s},
-                        {"sources", p.sources}};
+                   {"runtime", p.runtime},
+                   {"kind", p.kind},
+                   {"matmul_efficiency", p.matmul_efficiency},
+                   {"attention_compute_efficiency", p.attention_compute_efficiency},
+                   {"memory_efficiency", p.memory_efficiency},
+                   {"nvlink_efficiency", p.nvlink_efficiency},
+                   {"nic_efficiency", p.nic_efficiency},
+                   {"op_latency_s", p.op_latency_s},
+                   {"collective_latency_s", p.collective_latency_s},
+                   {"step_overhead_s", p.step_overhead_s},
+                   {"sources", p.sources}};
   // Written only when set, so that profiles without them (every datasheet one) keep their bytes.
   if (p.sequence_overhead_s > 0.0) j["sequence_overhead_s"] = p.sequence_overhead_s;
   if (p.request_overhead_s > 0.0) j["request_overhead_s"] = p.request_overhead_s;
+  detail::write_v2(p, j);
   return j;
 }
 

@@ -2,24 +2,18 @@
 
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "profile_v2_json.hpp"
 
 namespace fleetcast::calibration {
 namespace {
 
-const std::set<std::string> kKeys = {"hardware",
-                                     "runtime",
-                                     "kind",
-                                     "matmul_efficiency",
-                                     "attention_compute_efficiency",
-                                     "memory_efficiency",
-                                     "nvlink_efficiency",
-                                     "nic_efficiency",
-                                     "op_latency_s",
-                                     "collective_latency_s",
-                                     "step_overhead_s",
-                                     "sequence_overhead_s",
-                                     "request_overhead_s",
-                                     "sources"};
+const std::set<std::string> kKeys = {"hardware", "runtime", "kind", "matmul_efficiency", "attention_compute_efficiency",
+                                     "memory_efficiency", "nvlink_efficiency", "nic_efficiency", "op_latency_s",
+                                     "collective_latency_s", "step_overhead_s", "sources",
+                                     // optional: host overheads fitted to serving runs (0 when absent)
+                                     "sequence_overhead_s", "request_overhead_s",
+                                     // schema v2, optional (profile_v2_json.hpp)
+                                     "predictors", "collectives", "quality", "traces"};
 
 const nlohmann::json& field(const nlohmann::json& j, const std::string& key, const std::string& file) {
   if (!j.contains(key)) throw InputError(file, key, "", "missing; a profile needs every one of its fields");
@@ -90,6 +84,7 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file) {
     if (!value.is_string()) throw InputError(file, "sources." + key, value.dump(), "expected a string");
     p.sources[key] = value.get<std::string>();
   }
+  detail::read_v2(j, file, p);
   return p;
 }
 

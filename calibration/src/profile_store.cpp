@@ -1,6 +1,12 @@
 #include "fleetcast/calibration/profile_store.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "embedded_profiles.hpp"
+#include "fleetcast/specs/error.hpp"
 
 namespace fleetcast::calibration {
 namespace {
@@ -9,11 +15,56 @@ int kind_rank(const std::string& kind) { return kind == "measured" ? 3 : kind ==
 
 }  // namespace
 
+Profile read_profile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string(), "", "", "cannot open the profile");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path.string(), "", "", std::string("not valid JSON: ") + e.what());
+  }
+  return parse_profile(j, path.string());
+}
+
+void write_profile(const std::filesystem::path& path, const Profile& p) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(path.string(), "", "", "cannot write the profile here");
+    out << to_json(p).dump(2) << "\n";
+    if (!out.flush()) throw InputError(path.string(), "", "", "writing the profile failed");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw InputError(path.string(), "", "", "cannot rename the written profile into place: " + ec.message());
+}
+
 std::vector<Profile> shipped_profiles() {
   std::vector<Profile> out;
   for (const auto& e : detail::embedded_profiles()) {
-    out.push_back(parse_profile(nlohmann::json::parse(e.json), "calibration/profiles/" + std::string(e.name) + ".json"));
+    out.push_back(
+        parse_profile(nlohmann::json::parse(e.json), "calibration/profiles/" + std::string(e.name) + ".json"));
   }
+  return out;
+}
+
+std::vector<Profile> user_profiles() {
+  std::vector<Profile> out;
+  const char* dir = std::getenv("FLEETCAST_PROFILE_DIR");
+  if (dir == nullptr || *dir == '\0') return out;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw InputError(dir, "FLEETCAST_PROFILE_DIR", dir, "not a folder; it names a folder of profile *.json files");
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) out.push_back(read_profile(f));
   return out;
 }
 
@@ -34,8 +85,13 @@ Profile select_profile(const std::vector<Profile>& candidates, const specs::Hard
 }
 
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime) {
-  static const std::vector<Profile> shipped = shipped_profiles();
-  return select_profile(shipped, hardware, runtime);
+  static const std::vector<Profile> all = [] {
+    std::vector<Profile> v = user_profiles();
+    const auto shipped = shipped_profiles();
+    v.insert(v.end(), shipped.begin(), shipped.end());
+    return v;
+  }();
+  return select_profile(all, hardware, runtime);
 }
 
 }  // namespace fleetcast::calibration

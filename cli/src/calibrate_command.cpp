@@ -1,38 +1,196 @@
-// `fleetcast calibrate`: the profiles that turn datasheet peaks into achieved rates. This increment shows
-// them and writes the datasheet-derived ones; fitting from traces comes with the calibration issue.
+// `fleetcast calibrate`: the profiles that turn datasheet peaks into achieved rates: show and write the
+// datasheet ones, fit profiles from calibration traces, check their quality, import kernel timings from
+// nsys and PyTorch-profiler files, and the composition check (docs/CALIBRATION.md).
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include "commands.hpp"
+#include "fleetcast/calibration/compose.hpp"
+#include "fleetcast/calibration/fit.hpp"
+#include "fleetcast/calibration/kernel_import.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/calibration/quality_report.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
 
 namespace fleetcast::cli {
+namespace {
 
-int run_calibrate(const Args& args) {
-  const std::string usage_text =
-      "usage: fleetcast calibrate show HARDWARE [--runtime vllm|sglang|trtllm] | calibrate datasheet HARDWARE";
-  if (!args.empty() && args[0] == "serving") return run_calibrate_serving(args);
-  if (args.size() < 2) throw InputError("", "calibrate", args.empty() ? "" : args[0], usage_text);
-  const std::string& verb = args[0];
-  const specs::HardwareSpec hw = specs::hardware_preset(args[1]);
-  std::string runtime = "vllm";
-  for (std::size_t i = 2; i < args.size(); ++i) {
-    if (args[i] == "--runtime" && i + 1 < args.size()) {
-      runtime = args[++i];
+const char* kUsage =
+    "usage: fleetcast calibrate show HARDWARE|PROFILE.json [--runtime R] | datasheet HARDWARE\n"
+    "       | fit TRACE... [--hardware NAME] [--runtime R] -o PROFILE.json | check PROFILE.json [--threshold X]\n"
+    "       | import FILE [--format nsys-kern-sum|nsys-trace|chrome] [--map PATTERNS.json] [--device NAME]\n"
+    "                -o TRACE.jsonl\n"
+    "       | compose TRACE.jsonl [--json] [--max-median-ape X]\n"
+    "       | serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]";
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "", "cannot open the file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Positional arguments and "--name value" options; "--json" takes no value.
+struct Parsed {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options;
+};
+
+Parsed parse(const Args& args, const std::vector<std::string>& valued, const std::vector<std::string>& flags) {
+  Parsed p;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (std::find(flags.begin(), flags.end(), a) != flags.end()) {
+      p.options[a] = "1";
+    } else if (std::find(valued.begin(), valued.end(), a) != valued.end()) {
+      if (i + 1 >= args.size()) throw InputError("", a, "", std::string("needs a value\n") + kUsage);
+      p.options[a] = args[++i];
+    } else if (a.rfind("--", 0) == 0) {
+      throw InputError("", "calibrate " + args[0], a, std::string("unknown option\n") + kUsage);
     } else {
-      throw InputError("", "calibrate", args[i], usage_text);
+      p.positional.push_back(a);
     }
   }
-  if (verb == "show") {
-    std::printf("%s\n", calibration::to_json(calibration::profile_for(hw, runtime)).dump(2).c_str());
-  } else if (verb == "datasheet") {
-    // For every runtime (""): datasheet figures do not depend on the serving engine.
-    std::printf("%s\n", calibration::to_json(calibration::datasheet_profile(hw, "")).dump(2).c_str());
+  return p;
+}
+
+double parse_fraction(const std::string& option, const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double x = std::stod(text, &used);
+    if (used == text.size() && x > 0.0 && x < 100.0) return x;
+  } catch (const std::exception&) {
+  }
+  throw InputError("", option, text, "expected a fraction > 0 (0.15 = 15%)");
+}
+
+calibration::Profile profile_arg(const std::string& arg, const std::string& runtime) {
+  if (std::filesystem::exists(arg) || arg.find(".json") != std::string::npos) return calibration::read_profile(arg);
+  return calibration::profile_for(specs::hardware_preset(arg), runtime);
+}
+
+int run_fit(const Parsed& p) {
+  if (p.positional.empty() || !p.options.count("-o")) throw InputError("", "calibrate fit", "", kUsage);
+  std::vector<calibration::FitInput> inputs;
+  for (const auto& f : p.positional) inputs.push_back(calibration::load_fit_input(f));
+  calibration::FitOptions opt;
+  if (p.options.count("--hardware")) opt.hardware = p.options.at("--hardware");
+  if (p.options.count("--runtime")) opt.runtime = p.options.at("--runtime");
+  const auto profile = calibration::fit_profile(inputs, opt);
+  calibration::write_profile(p.options.at("-o"), profile);
+  std::printf("fitted %s from %zu trace(s): %zu op predictors, %zu collectives -> %s\n", profile.hardware.c_str(),
+              inputs.size(), profile.predictors.size(), profile.collectives.size(), p.options.at("-o").c_str());
+  std::fputs(calibration::quality_report(profile, 0.15).table.c_str(), stdout);
+  return 0;
+}
+
+int run_check(const Parsed& p) {
+  if (p.positional.size() != 1) throw InputError("", "calibrate check", "", kUsage);
+  const double threshold =
+      p.options.count("--threshold") ? parse_fraction("--threshold", p.options.at("--threshold")) : 0.15;
+  const auto profile = calibration::read_profile(p.positional[0]);
+  std::fputs(calibration::quality_report(profile, threshold).table.c_str(), stdout);
+  return 0;  // flagged ops are listed, not an error: the profile is still the best this hardware has
+}
+
+int run_import(const Parsed& p) {
+  if (p.positional.size() != 1 || !p.options.count("-o")) throw InputError("", "calibrate import", "", kUsage);
+  const std::string& file = p.positional[0];
+  const std::string text = read_text(file);
+  const auto format = p.options.count("--format") ? calibration::parse_kernel_format(p.options.at("--format"))
+                                                  : calibration::detect_kernel_format(text, file);
+  std::vector<calibration::KernelPattern> patterns;
+  if (p.options.count("--map"))
+    patterns = calibration::read_kernel_patterns(read_text(p.options.at("--map")), p.options.at("--map"));
+  for (auto& d : calibration::default_kernel_patterns()) patterns.push_back(d);
+  const std::string device = p.options.count("--device") ? p.options.at("--device") : "unknown";
+  const auto r =
+      calibration::import_kernels(calibration::read_kernel_timings(text, file, format), patterns, device, file);
+  traces::write_calibration_trace(p.options.at("-o"), r.trace);
+  std::printf("%zu kernel measurements -> %s\n", r.trace.measurements.size(), p.options.at("-o").c_str());
+  for (const auto& [cls, n] : r.kernels)
+    std::printf("  %-12s %4d kernels %9d launches\n", cls.c_str(), n, r.instances.at(cls));
+  int launches = 0;
+  for (const auto& [name, n] : r.unmapped) launches += n;
+  std::printf("unmapped: %zu kernels, %d launches (add patterns with --map)\n", r.unmapped.size(), launches);
+  for (const auto& [name, n] : r.unmapped) std::printf("  %7d  %s\n", n, name.substr(0, 160).c_str());
+  return 0;
+}
+
+int run_compose(const Parsed& p) {
+  if (p.positional.size() != 1) throw InputError("", "calibrate compose", "", kUsage);
+  const auto r = calibration::compose_check(calibration::load_fit_input(p.positional[0]));
+  if (p.options.count("--json")) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : r.rows) {
+      rows.push_back({{"model", row.model},
+                      {"layers", row.layers},
+                      {"phase", row.phase},
+                      {"batch", row.batch},
+                      {"context", row.context},
+                      {"new_tokens", row.new_tokens},
+                      {"measured_s", row.measured_s},
+                      {"predicted_s", row.predicted_s},
+                      {"ape", row.ape}});
+    }
+    const nlohmann::json j{
+        {"hardware", r.hardware.name}, {"rows", rows}, {"median_ape", r.median_ape}, {"max_ape", r.max_ape}};
+    std::printf("%s\n", j.dump(2).c_str());
   } else {
-    throw InputError("", "calibrate", verb, usage_text);
+    std::printf("composition check on %s (profile fitted from the trace's ops)\n", r.hardware.name.c_str());
+    std::printf("%-14s %6s %-8s %6s %8s %7s %13s %13s %7s\n", "model", "layers", "phase", "batch", "context", "tokens",
+                "measured_ms", "predicted_ms", "APE");
+    for (const auto& row : r.rows) {
+      std::printf("%-14s %6d %-8s %6d %8d %7d %13.3f %13.3f %6.1f%%\n", row.model.c_str(), row.layers,
+                  row.phase.c_str(), row.batch, row.context, row.new_tokens, row.measured_s * 1e3,
+                  row.predicted_s * 1e3, 100.0 * row.ape);
+    }
+    std::printf("median APE %.1f%%, max APE %.1f%% over %zu steps\n", 100.0 * r.median_ape, 100.0 * r.max_ape,
+                r.rows.size());
+  }
+  if (p.options.count("--max-median-ape") &&
+      r.median_ape > parse_fraction("--max-median-ape", p.options.at("--max-median-ape"))) {
+    std::fprintf(stderr, "composition check failed: median APE %.1f%% above %s\n", 100.0 * r.median_ape,
+                 p.options.at("--max-median-ape").c_str());
+    return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int run_calibrate(const Args& args) {
+  if (args.empty()) throw InputError("", "calibrate", "", kUsage);
+  const std::string& verb = args[0];
+  if (verb == "fit") return run_fit(parse(args, {"-o", "--hardware", "--runtime"}, {}));
+  if (verb == "check") return run_check(parse(args, {"--threshold"}, {}));
+  if (verb == "import") return run_import(parse(args, {"-o", "--format", "--map", "--device"}, {}));
+  if (verb == "compose") return run_compose(parse(args, {"--max-median-ape"}, {"--json"}));
+  if (verb == "serving") return run_calibrate_serving(args);
+  if (verb == "show") {
+    const Parsed p = parse(args, {"--runtime"}, {});
+    if (p.positional.size() != 1) throw InputError("", "calibrate show", "", kUsage);
+    const std::string runtime = p.options.count("--runtime") ? p.options.at("--runtime") : "vllm";
+    std::printf("%s\n", calibration::to_json(profile_arg(p.positional[0], runtime)).dump(2).c_str());
+    return 0;
+  }
+  if (verb == "datasheet") {
+    const Parsed p = parse(args, {}, {});
+    if (p.positional.size() != 1) throw InputError("", "calibrate datasheet", "", kUsage);
+    // For every runtime (""): datasheet figures do not depend on the serving engine.
+    std::printf("%s\n",
+                calibration::to_json(calibration::datasheet_profile(specs::hardware_preset(p.positional[0]), ""))
+                    .dump(2)
+                    .c_str());
+    return 0;
+  }
+  throw InputError("", "calibrate", verb, std::string("unknown verb\n") + kUsage);
 }
 
 }  // namespace fleetcast::cli

@@ -29,9 +29,18 @@ commands:
         step also gives its steady state (tokens/s per user and output tokens/s per GPU, drafts included);
         --prompt L averages T-token chunks over an L-token prompt (input tokens/s per GPU). A disaggregated
         deployment needs --pool prefill or --pool decode.
-  calibrate show HARDWARE [--runtime R] | calibrate datasheet HARDWARE
-        The profile a simulation of HARDWARE under runtime R uses (the most specific shipped one), or the
-        datasheet-derived profile computed from REFERENCE figures (what calibration/profiles/ ships).
+  calibrate show HARDWARE|PROFILE.json [--runtime R] | calibrate datasheet HARDWARE
+        The profile a simulation of HARDWARE under runtime R uses (the most specific one: FLEETCAST_PROFILE_DIR,
+        then calibration/profiles/fitted/, then the datasheet ones), or the datasheet-derived profile.
+  calibrate fit TRACE... [--hardware NAME] [--runtime R] -o PROFILE.json
+        Fit a profile from calibration traces: per-op predictors, collectives, fit quality, trace SHA-256.
+  calibrate check PROFILE.json [--threshold 0.15]
+        Per op: leave-one-out and held-out-shape median/max APE, points, range; ops above the threshold flagged.
+  calibrate import FILE [--format nsys-kern-sum|nsys-trace|chrome] [--map PATTERNS.json] [--device NAME]
+                   -o TRACE.jsonl
+        Kernel timings from nsys stats CSV or a PyTorch-profiler Chrome trace, mapped to op classes by name.
+  calibrate compose TRACE.jsonl [--json] [--max-median-ape X]
+        Fit the trace's device from its ops and predict its model_step records with the step-time model.
   workload fit TRACE [--format F] [--columns ROLE=NAME,...] [--time-unit s|ms] [--strict]
                [--window START:END] [--rate-scale X] [--loops N] [--empirical] [--name N] [-o WORKLOAD.json] [--json]
         Read a request trace (azure, mooncake, burstgpt, or a generic csv/jsonl with a column mapping; the

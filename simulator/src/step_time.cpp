@@ -272,8 +272,10 @@ void StepTimeModel::cost_head(const BatchShape& b, StepTime& st) const {
   // Verification needs logits at the last token and at every draft: 1 + drafts rows per decoding sequence.
   const double sampling_decode = b.decode_tokens();
   if (sampling_prefill + sampling_decode == 0.0) return;  // no token samples: the head does not run
-  // Checkpoints keep the LM head in 16-bit even when the layers are FP8 or FP4.
-  const specs::Precision head_precision = specs::Precision::bf16;
+  // Checkpoints keep the LM head in 16-bit even when the layers are FP8 or FP4; a model run in fp32 (the CPU
+  // engine's model steps, docs/CALIBRATION.md) keeps an fp32 head.
+  const specs::Precision head_precision =
+      model_.precision.weights == specs::Precision::fp32 ? specs::Precision::fp32 : specs::Precision::bf16;
   const double params = static_cast<double>(model_.vocab_size) * model_.hidden_size / tp;
   OpCost& head = st.ops[static_cast<int>(Op::lm_head)];
   head.flops_prefill = 2.0 * sampling_prefill * params;

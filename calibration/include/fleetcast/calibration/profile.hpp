@@ -1,17 +1,64 @@
 #pragma once
 // A profile says how fast one hardware really runs each class of work: the efficiencies and fixed costs
 // the step-time model multiplies datasheet peaks by. Every number carries its source.
-// This increment ships datasheet-derived profiles (REFERENCE.md sections 3 and 4); fitted and measured
-// profiles (the calibration issue) use the same struct.
+// Schema v2 (docs/CALIBRATION.md) adds what a fit from calibration traces yields: per-op predictors,
+// collective models, fit quality and the traces (with their SHA-256) the fitted numbers came from. A v1
+// profile (the datasheet ones shipped in calibration/profiles/) is a v2 profile with those lists empty.
 
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
+#include "fleetcast/calibration/predictor.hpp"
 #include "fleetcast/specs/hardware.hpp"
 
 namespace fleetcast::calibration {
+
+// One collective at one group size over one transport: time = latency_s + bytes / bytes_per_s, where bytes
+// is the buffer one GPU contributes (nccl-tests' "size") and bytes_per_s the algorithm bandwidth.
+struct CollectiveModel {
+  // SimGrid-style corrections for messages of at least `min_bytes` (up to the next band): the simulated
+  // link's latency and bandwidth are multiplied by these so that it reproduces the measured curve.
+  struct Band {
+    double min_bytes = 0.0;
+    double latency_factor = 1.0;
+    double bandwidth_factor = 1.0;
+    bool operator==(const Band&) const = default;
+  };
+  std::string op;  // all_reduce, all_gather, reduce_scatter, all_to_all, send_recv
+  int gpus = 0;
+  std::string transport;  // "nvlink" or "nic"
+  double latency_s = 0.0;
+  double bytes_per_s = 0.0;      // algorithm bandwidth (buffer bytes / time, latency removed)
+  double bus_bytes_per_s = 0.0;  // nccl-tests bus bandwidth: bytes_per_s times the op's bus factor
+  std::vector<Band> bands;
+  int points = 0;      // measurements behind the fit; 0: datasheet figures
+  std::string source;  // "datasheet: ..." or "fitted: trace sha256:..."
+  bool operator==(const CollectiveModel&) const = default;
+};
+
+// How well an op's predictor predicts points it did not see (absolute percentage errors, 0.1 = 10%).
+struct OpQuality {
+  std::string op;
+  std::string dtype;
+  int points = 0;
+  double loo_median_ape = 0.0;  // leave one point out, refit, predict it
+  double loo_max_ape = 0.0;
+  double held_out_median_ape = 0.0;  // leave out the largest value of each shape dim, refit, predict them
+  double held_out_max_ape = 0.0;
+  int held_out_points = 0;
+  std::map<std::string, std::pair<double, double>> range;  // dim -> [min, max] measured
+  bool operator==(const OpQuality&) const = default;
+};
+
+struct TraceSource {
+  std::string file;    // as given to `calibrate fit`
+  std::string sha256;  // of the file's bytes
+  std::string device;
+  int measurements = 0;
+  bool operator==(const TraceSource&) const = default;
+};
 
 struct Profile {
   std::string hardware;
@@ -35,13 +82,21 @@ struct Profile {
 
   std::map<std::string, std::string> sources;  // field -> where the number came from
 
+  // Schema v2, empty in a datasheet profile.
+  std::vector<OpPredictor> predictors;
+  std::vector<CollectiveModel> collectives;
+  std::vector<OpQuality> quality;
+  std::vector<TraceSource> traces;
+
   double matmul_efficiency_for(const std::string& compute_class) const;
+  const OpPredictor* predictor(const std::string& op, const std::string& dtype) const;
 };
 
 // Efficiencies from kernel-level measurements by others (REFERENCE.md section 4), with the closest
 // measured GPU standing in where the exact one has no figure (each such case says so in `sources`).
 Profile datasheet_profile(const specs::HardwareSpec& hardware, const std::string& runtime);
 
+// The v1 keys always; the v2 lists only when not empty (so a datasheet profile writes what it always did).
 nlohmann::json to_json(const Profile& p);
 
 }  // namespace fleetcast::calibration

@@ -1,11 +1,12 @@
 #pragma once
-// Profiles as files: the JSON schema (owned here), the profiles shipped in calibration/profiles/ and
-// compiled in, and the rule that picks one for a (hardware, runtime): the most specific wins.
+// Profiles as files: the JSON schema (owned here), the profiles shipped in calibration/profiles/ (datasheet)
+// and calibration/profiles/fitted/ (fitted from traces) compiled in, the profiles of the folder
+// FLEETCAST_PROFILE_DIR names, and the rule that picks one for a (hardware, runtime): the most specific wins.
 
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fleetcast/calibration/profile.hpp"
 
@@ -14,17 +15,23 @@ namespace fleetcast::calibration {
 // Strict: unknown keys, missing fields, wrong types and efficiencies outside (0, 1] are InputErrors naming
 // the file and field.
 Profile parse_profile(const nlohmann::json& j, const std::string& file);
+Profile read_profile(const std::filesystem::path& path);
+// Writes to a temporary name beside `path`, then renames: a crash leaves the old file or the whole new one.
+void write_profile(const std::filesystem::path& path, const Profile& p);
 
-// Every profile shipped in calibration/profiles/, parsed.
+// Every profile shipped in calibration/profiles/ and calibration/profiles/fitted/, parsed.
 std::vector<Profile> shipped_profiles();
+// Every *.json in the folder FLEETCAST_PROFILE_DIR names (none when it is unset), parsed.
+std::vector<Profile> user_profiles();
 
 // Among `candidates`, the profile for (hardware, runtime): one made for that runtime beats one for every
-// runtime (""), and within those a measured profile beats a fitted one beats a datasheet one. None fits:
-// the datasheet profile computed from the hardware spec (for hardware that ships no profile).
+// runtime (""), and within those a measured profile beats a fitted one beats a datasheet one; on a tie the
+// earlier candidate wins. None fits: the datasheet profile computed from the hardware spec (for hardware
+// that ships no profile).
 Profile select_profile(const std::vector<Profile>& candidates, const specs::HardwareSpec& hardware,
                        const std::string& runtime);
 
-// select_profile over the shipped profiles.
+// select_profile over the user's profiles (FLEETCAST_PROFILE_DIR, first: they win ties) then the shipped ones.
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime);
 
 }  // namespace fleetcast::calibration

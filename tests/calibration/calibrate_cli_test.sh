@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `fleetcast calibrate` as a user meets it: fit -> check -> show a profile file, import each kernel format,
+# compose on the CPU fixture, FLEETCAST_PROFILE_DIR making a fitted profile the one a hardware gets, and
+# bad input exiting 2 with the file and field named and nothing written.
+# usage: calibrate_cli_test.sh FLEETCAST FIXTURES_DIR
+set -u
+bin=$1
+fixtures=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAILED: $*"; }
+
+"$bin" calibrate fit "$fixtures/cpu_compose.jsonl" -o "$work/cpu.json" >"$work/out" 2>&1 &&
+  grep -q "gemm  *fp32  *20" "$work/out" && ok || bad "fit: $(cat "$work/out")"
+grep -q '"sha256": "'"$(sha256sum "$fixtures/cpu_compose.jsonl" | cut -c1-64)"'"' "$work/cpu.json" && ok ||
+  bad "the profile does not cite the trace's sha256sum"
+"$bin" calibrate check "$work/cpu.json" --threshold 0.5 >"$work/out" 2>&1 && grep -q "flagged (median APE above 50.0%): 0" "$work/out" &&
+  ok || bad "check 0.5: $(cat "$work/out")"
+"$bin" calibrate check "$work/cpu.json" --threshold 0.01 >"$work/out" 2>&1 && grep -q "gemm fp32" "$work/out" && ok ||
+  bad "check 0.01 should flag gemm: $(cat "$work/out")"
+"$bin" calibrate show "$work/cpu.json" | grep -q '"kind": "fitted"' && ok || bad "show PROFILE.json"
+
+for f in vllm_kern_sum.csv vllm_gpu_trace.csv vllm_chrome_trace.json; do
+  "$bin" calibrate import "$fixtures/$f" --device "NVIDIA H100 80GB HBM3" -o "$work/$f.jsonl" >"$work/out" 2>&1 &&
+    grep -q "unmapped: 1\|unmapped: 2" "$work/out" && [ -s "$work/$f.jsonl" ] && ok || bad "import $f: $(cat "$work/out")"
+done
+"$bin" calibrate fit "$work/vllm_kern_sum.csv.jsonl" -o "$work/h100.json" >/dev/null 2>&1 &&
+  grep -q '"hardware": "h100"' "$work/h100.json" && ok || bad "fit of an imported trace"
+
+mkdir "$work/profiles" && cp "$work/h100.json" "$work/profiles/"
+FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" calibrate show h100 | grep -q '"kind": "fitted"' && ok ||
+  bad "FLEETCAST_PROFILE_DIR: the fitted h100 profile should win over the datasheet one"
+"$bin" calibrate show h100 | grep -q '"kind": "datasheet"' && ok || bad "without the folder: datasheet"
+
+"$bin" calibrate compose "$fixtures/cpu_compose.jsonl" --json >"$work/out" 2>&1 &&
+  python3 -c "import json,sys; j=json.load(open('$work/out')); sys.exit(0 if len(j['rows'])==9 and j['median_ape']<0.15 else 1)" &&
+  ok || bad "compose --json: $(head -5 "$work/out")"
+"$bin" calibrate compose "$fixtures/cpu_compose.jsonl" --max-median-ape 0.01 >/dev/null 2>&1
+[ $? -eq 1 ] && ok || bad "compose above --max-median-ape should exit 1"
+
+head -c 3000 "$fixtures/cpu_compose.jsonl" >"$work/cut.jsonl"
+"$bin" calibrate fit "$work/cut.jsonl" -o "$work/cut.json" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q "cut.jsonl:" "$work/err" && [ ! -e "$work/cut.json" ] && ok || bad "truncated trace: $(cat "$work/err")"
+"$bin" calibrate import "$fixtures/vllm_kern_sum.csv" --format nvprof -o "$work/x.jsonl" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q -- "--format" "$work/err" && [ ! -e "$work/x.jsonl" ] && ok || bad "bad --format: $(cat "$work/err")"
+ls "$work" | grep -q '\.tmp$' && bad "a temporary file was left" || ok
+
+echo "calibrate CLI: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
