@@ -15,6 +15,7 @@ int run_bench(const Args& args);
 int run_step(const Args& args);
 int run_calibrate(const Args& args);
 int run_workload(const Args& args);
+int run_sweep(const Args& args);
 std::string usage();
 
 }  // namespace fleetcast::cli
