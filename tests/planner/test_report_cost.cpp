@@ -21,7 +21,11 @@ TEST_CASE("owned GPUs, spares and a price list reach the report's cost block", "
                  {"operations_usd_per_gpu_hour", 0.5}}},
                {"fleet", {{"spare_share", 0.5}, {"load_factor", 0.5}}},
                {"price_list", {{"usd_per_m_input", 0.30}, {"usd_per_m_output", 1.20}}}};
-  const nlohmann::json report = simulator::simulate_in_child(test::parse(j));
+  const specs::ScenarioSpec spec = test::parse(j);
+  // The blocks are written back as read (peak power resolved), so a report's scenario parses to the same spec.
+  CHECK(test::parse(specs::to_json(spec)).cost == spec.cost);
+  CHECK(spec.cost.owned->peak_power_w == 700.0);
+  const nlohmann::json report = simulator::simulate_in_child(spec);
   const auto& fleet = report["cost"]["fleet"];
   CHECK(fleet["usd_per_hour"].get<double>() == Approx(2.25).epsilon(1e-12));
   CHECK(fleet["fleet_gpus"].get<double>() == 1.5);
