@@ -29,6 +29,16 @@ commands:
         step also gives its steady state (tokens/s per user and output tokens/s per GPU, drafts included);
         --prompt L averages T-token chunks over an L-token prompt (input tokens/s per GPU). A disaggregated
         deployment needs --pool prefill or --pool decode.
+  sweep grid SCENARIO TAG --set PATH=V1,V2,... [--set ...] [--axes SWEEP.json]
+  sweep decode TAG CONTEXT NEXTN ACCEPTANCE [--scenario S] [--points N1,N2,...]
+  sweep prefill TAG CONTEXT [--scenario S] [--batches T1,T2,...]      (all: [-j N] [--out DIR] [--progress json])
+        Run every point of a sweep in its own worker process (-j at once) and write DIR/TAG/results.jsonl (one
+        line per point, sorted by point: its parameters and benchmark record, or its error) and the Pareto chart
+        DIR/TAG/pareto.svg (DIR: sweeps). grid: the scenario with each combination of field values (paths
+        into the scenario with its defaults filled in, e.g. deployment.replica.tp=1,2,4), simulated end to end.
+        decode / prefill: DeepInfer's steady-state sweeps (as `step`: requests per DP rank at CONTEXT with NEXTN MTP drafts at
+        ACCEPTANCE; tokens per rank per step over a CONTEXT-token prompt); scenarios deepinfer-decode-gb200 and
+        deepinfer-prefill-gb200 unless --scenario. Run again after an interruption: finished points are kept.
   calibrate show HARDWARE|PROFILE.json [--runtime R] | calibrate datasheet HARDWARE
         The profile a simulation of HARDWARE under runtime R uses (the most specific one: FLEETCAST_PROFILE_DIR,
         then calibration/profiles/fitted/, then the datasheet ones), or the datasheet-derived profile.
@@ -70,6 +80,7 @@ examples:
   fleetcast simulate default -o report.json --timeline --chrome-trace steps.json --trace-window 100:101
   fleetcast step default --decode 64 --context 4096
   fleetcast presets models
+  fleetcast sweep decode ce-128k 131072 3 0.75 --points 8,64,256
 
 exit codes: 0 ok, 1 the run failed, 2 bad input or usage (the message names the file, field and value).
 )";
@@ -97,8 +108,10 @@ int dispatch(int argc, char** argv) {
   if (cmd == "calibrate") return run_calibrate(args);
   if (cmd == "workload") return run_workload(args);
   if (cmd == "validate") return run_validate(args);
+  if (cmd == "sweep") return run_sweep(args);
   throw InputError("", "command", cmd,
-                   "unknown command; valid: simulate, step, calibrate, workload, validate, presets, bench, version, --help");
+                   "unknown command; valid: simulate, step, sweep, calibrate, workload, validate, presets, bench, "
+                   "version, --help");
 }
 
 }  // namespace fleetcast::cli

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "cost_text.hpp"
+
 namespace fleetcast::cost_model {
 namespace {
 
@@ -18,56 +20,10 @@ constexpr double kTokensPerMillion = 1e6;
 // Idle time may exceed gpus * window_s by rounding in the simulator's sums, not by more.
 constexpr double kCapacityTolerance = 1e-9;
 
-// Shortest faithful text for a number in a sentence: "%.6g" drops the float noise of 3 * (1 - 0.2).
-std::string number_text(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
-
-// Money as people write it: whole cents with two decimals ("$2.40"), finer prices as they are ("$2.125").
-std::string usd_text(double x) {
-  double cents = x * 100.0;
-  if (std::abs(cents - std::round(cents)) < 1e-6 * std::max(1.0, std::abs(cents))) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "$%.2f", x);
-    return buf;
-  }
-  return "$" + number_text(x);
-}
-
-[[noreturn]] void invalid(const std::string& field, double value, const std::string& valid) {
-  throw std::invalid_argument("cost_model: " + field + " = " + number_text(value) + ": must be " + valid);
-}
-
-void require_non_negative(const std::string& field, double value) {
-  if (!std::isfinite(value) || value < 0.0) invalid(field, value, "a finite number >= 0");
-}
-
-void validate(const ServingWork& w) {
-  if (w.gpus <= 0) invalid("ServingWork.gpus", w.gpus, "an integer >= 1 (every GPU of the deployment)");
-  if (!std::isfinite(w.window_s) || w.window_s <= 0.0) invalid("ServingWork.window_s", w.window_s, "> 0 seconds");
-  require_non_negative("ServingWork.input_tokens", w.input_tokens);
-  require_non_negative("ServingWork.output_tokens", w.output_tokens);
-  require_non_negative("ServingWork.prefill_busy_gpu_s", w.prefill_busy_gpu_s);
-  require_non_negative("ServingWork.decode_busy_gpu_s", w.decode_busy_gpu_s);
-  require_non_negative("ServingWork.idle_gpu_s", w.idle_gpu_s);
-  // idle_share must be a share: more idle time than the deployment had means the units are wrong
-  // (per-replica seconds, milliseconds) and every figure below would be too.
-  double capacity_gpu_s = w.gpus * w.window_s;
-  if (w.idle_gpu_s > capacity_gpu_s * (1.0 + kCapacityTolerance)) {
-    invalid("ServingWork.idle_gpu_s", w.idle_gpu_s,
-            "<= gpus * window_s = " + number_text(capacity_gpu_s) + " GPU-seconds");
-  }
-  // With no busy time there is nothing to split the cost by; tokens produced without it is a broken breakdown.
-  bool no_busy = w.prefill_busy_gpu_s + w.decode_busy_gpu_s == 0.0;
-  if (no_busy && (w.input_tokens > 0.0 || w.output_tokens > 0.0)) {
-    throw std::invalid_argument(
-        "cost_model: ServingWork has " + number_text(w.input_tokens) + " input and " +
-        number_text(w.output_tokens) + " output tokens but prefill_busy_gpu_s + decode_busy_gpu_s = 0: "
-        "tokens need busy GPU time to charge their cost to");
-  }
-}
+using detail::invalid;
+using detail::number_text;
+using detail::require_non_negative;
+using detail::usd_text;
 
 // $ per million tokens; +infinity when nothing was produced, even at zero cost, since 0/0 would say nothing.
 double per_million(double usd, double tokens) {
@@ -78,8 +34,7 @@ double per_million(double usd, double tokens) {
 std::string included_text(const RentalPrice& price, double usd_per_gpu_hour, int gpus) {
   std::string terms = "on demand";
   if (price.reserved) {
-    terms = "reserved, " + number_text(price.reserved_discount * 100.0) + "% off " +
-            usd_text(price.usd_per_gpu_hour);
+    terms = "reserved, " + number_text(price.reserved_discount * 100.0) + "% off " + usd_text(price.usd_per_gpu_hour);
   }
   std::string fleet = gpus == 1 ? "the 1 GPU" : "all " + std::to_string(gpus) + " GPUs";
   return "GPU rental at " + usd_text(usd_per_gpu_hour) + "/GPU-hour (" + terms + ") for " + fleet +
@@ -95,6 +50,33 @@ nlohmann::json number_or_null(double x) {
 
 }  // namespace
 
+void validate_work(const ServingWork& w) {
+  if (w.gpus <= 0) invalid("ServingWork.gpus", w.gpus, "an integer >= 1 (every GPU of the deployment)");
+  if (!std::isfinite(w.window_s) || w.window_s <= 0.0) invalid("ServingWork.window_s", w.window_s, "> 0 seconds");
+  require_non_negative("ServingWork.input_tokens", w.input_tokens);
+  require_non_negative("ServingWork.output_tokens", w.output_tokens);
+  require_non_negative("ServingWork.prefill_busy_gpu_s", w.prefill_busy_gpu_s);
+  require_non_negative("ServingWork.decode_busy_gpu_s", w.decode_busy_gpu_s);
+  require_non_negative("ServingWork.idle_gpu_s", w.idle_gpu_s);
+  require_non_negative("ServingWork.cached_input_tokens", w.cached_input_tokens);
+  require_non_negative("ServingWork.cache_read_busy_gpu_s", w.cache_read_busy_gpu_s);
+  // idle_share must be a share: more idle time than the deployment had means the units are wrong
+  // (per-replica seconds, milliseconds) and every figure below would be too.
+  double capacity_gpu_s = w.gpus * w.window_s;
+  if (w.idle_gpu_s > capacity_gpu_s * (1.0 + kCapacityTolerance)) {
+    invalid("ServingWork.idle_gpu_s", w.idle_gpu_s,
+            "<= gpus * window_s = " + number_text(capacity_gpu_s) + " GPU-seconds");
+  }
+  // With no busy time there is nothing to split the cost by; tokens produced without it is a broken breakdown.
+  bool no_busy = w.prefill_busy_gpu_s + w.decode_busy_gpu_s == 0.0;
+  if (no_busy && (w.input_tokens > 0.0 || w.output_tokens > 0.0)) {
+    throw std::invalid_argument("cost_model: ServingWork has " + number_text(w.input_tokens) + " input and " +
+                                number_text(w.output_tokens) +
+                                " output tokens but prefill_busy_gpu_s + decode_busy_gpu_s = 0: "
+                                "tokens need busy GPU time to charge their cost to");
+  }
+}
+
 double effective_usd_per_gpu_hour(const RentalPrice& price) {
   require_non_negative("RentalPrice.usd_per_gpu_hour", price.usd_per_gpu_hour);
   // Checked even when on demand: a discount out of range is a mistake in the input whichever flag is set.
@@ -107,7 +89,7 @@ double effective_usd_per_gpu_hour(const RentalPrice& price) {
 
 TokenCost token_cost(const RentalPrice& price, const ServingWork& work) {
   double usd_per_gpu_hour = effective_usd_per_gpu_hour(price);
-  validate(work);
+  validate_work(work);
 
   TokenCost out;
   out.usd_per_hour = usd_per_gpu_hour * work.gpus;

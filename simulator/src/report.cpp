@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "fleetcast/cost_model/cost.hpp"
+#include "fleetcast/cost_model/fleet_cost.hpp"
+#include "fleetcast/cost_model/sensitivity.hpp"
 #include "fleetcast/simulator/architecture.hpp"
 #include "fleetcast/simulator/speculative.hpp"
 #include "fleetcast/specs/load.hpp"
@@ -106,6 +108,46 @@ std::string version_string() {
 }
 
 namespace {
+
+// The scenario's optional owning, fleet and price-list terms (docs/COST.md): the whole fleet's cost, revenue at the
+// price list and a +-20% tornado, added to the report's cost block. Disaggregated: each pool's GPU time is charged
+// to its own class (prefill pool to input, decode pool to output), idle time included.
+void add_fleet_cost(nlohmann::json& cost, const specs::CostSpec& spec, cost_model::ServingWork work,
+                    const DisaggregatedPlan* pools) {
+  if (pools) {
+    work.prefill_busy_gpu_s = pools->prefill.deployment.total_gpus() * work.window_s;
+    work.decode_busy_gpu_s = pools->decode.deployment.total_gpus() * work.window_s;
+    work.idle_gpu_s = 0.0;
+  }
+  cost_model::CostInputs in;
+  in.rent = {spec.usd_per_gpu_hour, spec.pricing == specs::PricingKind::reserved, spec.reserved_discount};
+  if (spec.owned) {
+    const specs::OwnedCostSpec& o = *spec.owned;
+    in.ownership = cost_model::Ownership::own;
+    in.own = {.gpu_purchase_usd = o.gpu_purchase_usd,
+              .server_usd_per_gpu = o.server_usd_per_gpu,
+              .network_usd_per_port = o.network_usd_per_port,
+              .network_ports_per_gpu = o.network_ports_per_gpu,
+              .depreciation_years = o.depreciation_years,
+              .idle_power_w = o.idle_power_w,
+              .peak_power_w = o.peak_power_w,
+              .pue = o.pue,
+              .usd_per_kwh = o.usd_per_kwh,
+              .operations_usd_per_gpu_hour = o.operations_usd_per_gpu_hour};
+  }
+  if (spec.fleet) {
+    in.fleet = {spec.fleet->load_factor, spec.fleet->spare_share, spec.fleet->storage_tb,
+                spec.fleet->storage_usd_per_tb_month};
+  }
+  const cost_model::FleetCost fleet = cost_model::fleet_cost(in, work);
+  cost["fleet"] = cost_model::to_json(fleet);
+  if (spec.price_list) {
+    const cost_model::PriceList prices{spec.price_list->usd_per_m_input, spec.price_list->usd_per_m_output,
+                                       spec.price_list->usd_per_m_cache_read};
+    cost["revenue"] = cost_model::to_json(cost_model::revenue(fleet, work, in.fleet, prices));
+  }
+  cost["tornado"] = cost_model::to_json(cost_model::tornado(in, work, 0.2));
+}
 
 traces::BenchmarkRecord benchmark_record(const ReportInputs& in, const nlohmann::json& metrics, double window_s) {
   const auto& s = *in.scenario;
@@ -226,8 +268,11 @@ nlohmann::json build_report(const ReportInputs& in) {
                                      w.output_tokens,
                                      w.prefill_busy_gpu_s,
                                      w.decode_busy_gpu_s,
-                                     std::max(0.0, gpus * window_s - w.busy_gpu_s)};
+                                     std::max(0.0, gpus * window_s - w.busy_gpu_s),
+                                     cached_input_tokens};
   const auto cost = cost_model::token_cost(price, work);
+  nlohmann::json cost_json = cost_model::to_json(cost);
+  if (s.cost.owned || s.cost.fleet || s.cost.price_list) add_fleet_cost(cost_json, s.cost, work, in.pools);
   const traces::BenchmarkRecord b = benchmark_record(in, metrics, window_s);
 
   const ParameterCounts params = count_parameters(s.model);
@@ -261,7 +306,7 @@ nlohmann::json build_report(const ReportInputs& in) {
          "tpot_ms; an objective not set is not checked), per second of the window; slo_attainment is the share of "
          "measured requests within their SLOs. by_replica counts every request of the run."}}},
       {"metrics", metrics},
-      {"cost", cost_model::to_json(cost)},
+      {"cost", cost_json},
       {"benchmark_record", traces::to_json(b)},
   };
   if (in.pools) report["derived"]["pools"] = detail::pools_derived_json(*in.pools);

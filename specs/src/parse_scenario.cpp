@@ -33,6 +33,38 @@ CostSpec parse_cost(JsonReader r, const HardwareSpec& hw) {
   c.pricing = r.optional_enum("pricing", PricingKind::on_demand, detail::kPricingNames);
   c.reserved_discount = r.optional_at_least("reserved_discount", 0.0, 0.0);
   r.check(c.reserved_discount < 1.0, "reserved_discount", "must be in [0, 1)");
+  if (auto o = r.optional_object("owned")) {
+    OwnedCostSpec& w = c.owned.emplace();
+    w.gpu_purchase_usd = o->require_at_least("gpu_purchase_usd", 0.0);
+    w.server_usd_per_gpu = o->optional_at_least("server_usd_per_gpu", 0.0, 0.0);
+    w.network_usd_per_port = o->optional_at_least("network_usd_per_port", 0.0, 0.0);
+    w.network_ports_per_gpu = o->optional_at_least("network_ports_per_gpu", 1.0, 0.0);
+    w.depreciation_years = o->optional_positive("depreciation_years", 4.0);
+    w.idle_power_w = o->optional_at_least("idle_power_w", 0.0, 0.0);
+    w.peak_power_w = o->optional_at_least("peak_power_w", 0.0, 0.0);
+    if (w.peak_power_w == 0.0) w.peak_power_w = hw.power_w;  // 0: the hardware's board power
+    o->check(w.peak_power_w >= w.idle_power_w, "peak_power_w", "must be >= idle_power_w");
+    w.pue = o->optional_at_least("pue", 1.0, 1.0);
+    w.usd_per_kwh = o->optional_at_least("usd_per_kwh", 0.0, 0.0);
+    w.operations_usd_per_gpu_hour = o->optional_at_least("operations_usd_per_gpu_hour", 0.0, 0.0);
+    o->finish();
+  }
+  if (auto f = r.optional_object("fleet")) {
+    FleetTermsSpec& t = c.fleet.emplace();
+    t.load_factor = f->optional_positive("load_factor", 1.0);
+    f->check(t.load_factor <= 1.0, "load_factor", "must be in (0, 1]: average load / the simulated load");
+    t.spare_share = f->optional_at_least("spare_share", 0.0, 0.0);
+    t.storage_tb = f->optional_at_least("storage_tb", 0.0, 0.0);
+    t.storage_usd_per_tb_month = f->optional_at_least("storage_usd_per_tb_month", 0.0, 0.0);
+    f->finish();
+  }
+  if (auto p = r.optional_object("price_list")) {
+    PriceListSpec& l = c.price_list.emplace();
+    l.usd_per_m_input = p->require_at_least("usd_per_m_input", 0.0);
+    l.usd_per_m_output = p->require_at_least("usd_per_m_output", 0.0);
+    l.usd_per_m_cache_read = p->optional_at_least("usd_per_m_cache_read", 0.0, 0.0);
+    p->finish();
+  }
   r.finish();
   return c;
 }

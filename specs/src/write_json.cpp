@@ -237,6 +237,42 @@ json to_json(const WorkloadSpec& w) {
   return j;
 }
 
+namespace {
+
+// The optional blocks only when given, so a scenario without them writes back what it did before they existed.
+json cost_json(const CostSpec& c) {
+  json j = {{"usd_per_gpu_hour", c.usd_per_gpu_hour},
+            {"pricing", to_string(c.pricing)},
+            {"reserved_discount", c.reserved_discount}};
+  if (c.owned) {
+    const OwnedCostSpec& o = *c.owned;
+    j["owned"] = {{"gpu_purchase_usd", o.gpu_purchase_usd},
+                  {"server_usd_per_gpu", o.server_usd_per_gpu},
+                  {"network_usd_per_port", o.network_usd_per_port},
+                  {"network_ports_per_gpu", o.network_ports_per_gpu},
+                  {"depreciation_years", o.depreciation_years},
+                  {"idle_power_w", o.idle_power_w},
+                  {"peak_power_w", o.peak_power_w},
+                  {"pue", o.pue},
+                  {"usd_per_kwh", o.usd_per_kwh},
+                  {"operations_usd_per_gpu_hour", o.operations_usd_per_gpu_hour}};
+  }
+  if (c.fleet) {
+    j["fleet"] = {{"load_factor", c.fleet->load_factor},
+                  {"spare_share", c.fleet->spare_share},
+                  {"storage_tb", c.fleet->storage_tb},
+                  {"storage_usd_per_tb_month", c.fleet->storage_usd_per_tb_month}};
+  }
+  if (c.price_list) {
+    j["price_list"] = {{"usd_per_m_input", c.price_list->usd_per_m_input},
+                       {"usd_per_m_output", c.price_list->usd_per_m_output},
+                       {"usd_per_m_cache_read", c.price_list->usd_per_m_cache_read}};
+  }
+  return j;
+}
+
+}  // namespace
+
 json to_json(const ScenarioSpec& s) {
   return {{"name", s.name},
           {"model", to_json(s.model)},
@@ -248,10 +284,7 @@ json to_json(const ScenarioSpec& s) {
            {{"warmup_fraction", s.measurement.warmup_fraction},
             {"cooldown_fraction", s.measurement.cooldown_fraction},
             {"sample_interval_s", s.measurement.sample_interval_s}}},
-          {"cost",
-           {{"usd_per_gpu_hour", s.cost.usd_per_gpu_hour},
-            {"pricing", to_string(s.cost.pricing)},
-            {"reserved_discount", s.cost.reserved_discount}}}};
+          {"cost", cost_json(s.cost)}};
 }
 
 }  // namespace fleetcast::specs

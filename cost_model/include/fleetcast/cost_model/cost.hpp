@@ -6,9 +6,8 @@
 // Every result says what it includes (TokenCost::included): tokens/s/GPU is not $/M tokens, and a figure that
 // hides what it leaves out cannot be compared with anyone else's.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace fleetcast::cost_model {
 
@@ -33,7 +32,14 @@ struct ServingWork {
   double prefill_busy_gpu_s;  // GPU-seconds of step time attributed to prefill tokens (step-time breakdown)
   double decode_busy_gpu_s;   // GPU-seconds attributed to decode tokens
   double idle_gpu_s;          // GPU-seconds with no step running
+  // Input tokens read from the prefix cache instead of computed (what an API's cache-read price applies to), and
+  // the GPU-seconds charged to them. token_cost() ignores both; fleet_cost() (fleet_cost.hpp) prices them.
+  double cached_input_tokens = 0.0;
+  double cache_read_busy_gpu_s = 0.0;
 };
+
+// Throws std::invalid_argument naming the field for work no cost can be computed from (the rules of token_cost).
+void validate_work(const ServingWork& work);
 
 // $ figures for the window. A $/M figure whose token count is 0 is +infinity (and null in JSON): money was spent
 // and nothing of that class came out.
