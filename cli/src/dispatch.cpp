@@ -51,6 +51,10 @@ commands:
         Kernel timings from nsys stats CSV or a PyTorch-profiler Chrome trace, mapped to op classes by name.
   calibrate compose TRACE.jsonl [--json] [--max-median-ape X]
         Fit the trace's device from its ops and predict its model_step records with the step-time model.
+  calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]
+        Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
+        and request overheads to the measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the
+        rows, by id hash, held out); print the error before and after; -o writes DIR/<hardware>-<runtime>.json.
   workload fit TRACE [--format F] [--columns ROLE=NAME,...] [--time-unit s|ms] [--strict]
                [--window START:END] [--rate-scale X] [--loops N] [--empirical] [--name N] [-o WORKLOAD.json] [--json]
         Read a request trace (azure, mooncake, burstgpt, or a generic csv/jsonl with a column mapping; the
