@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Regenerates docs/VALIDATION.md: predicted against measured mean TTFT and TPOT on the silicon development set
+# (../shared/validation/silicon-dev.csv) with the shipped profiles, on the held-out rows (the fifth of the rows,
+# by id hash, that `fleetcast calibrate serving` never fits) and on all rows.
+# usage: scripts/validation-report.sh [BUILD_DIR] [JOBS]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+jobs=${2:-2}
+csv=$root/../shared/validation/silicon-dev.csv
+[ -f "$csv" ] || { echo "no $csv: ../shared is not checked out" >&2; exit 2; }
+bin=$build/cli/fleetcast
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$bin" validate --silicon "$csv" --split held-out --summary-only -j "$jobs" --markdown "$tmp/held.md" >/dev/null
+"$bin" validate --silicon "$csv" --summary-only -j "$jobs" --markdown "$tmp/all.md" --json "$tmp/all.json" >/dev/null
+{
+  echo "# Validation against measured serving runs (generated)"
+  echo
+  echo "Written by \`scripts/validation-report.sh\` on $(date -u +%Y-%m-%d) at commit $(git -C "$root" rev-parse --short HEAD)."
+  echo "Absolute percentage error of the mean TTFT and TPOT per row, median and 90th percentile per group; the"
+  echo "shipped profiles (fitted ones in calibration/profiles/fitted/ where they exist, else datasheet ones)."
+  echo
+  echo "## Held-out rows (never fitted)"
+  echo
+  echo "\`fleetcast validate --silicon ../shared/validation/silicon-dev.csv --split held-out\`"
+  echo
+  cat "$tmp/held.md"
+  echo
+  echo "## All rows"
+  echo
+  echo "\`fleetcast validate --silicon ../shared/validation/silicon-dev.csv\`"
+  echo
+  cat "$tmp/all.md"
+} >"$tmp/VALIDATION.md"
+mv "$tmp/VALIDATION.md" "$root/docs/VALIDATION.md"
+echo "wrote docs/VALIDATION.md"
