@@ -33,7 +33,7 @@ done
 mkdir "$work/profiles" && cp "$work/h100.json" "$work/profiles/"
 FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" calibrate show h100 | grep -q '"kind": "fitted"' && ok ||
   bad "FLEETCAST_PROFILE_DIR: the fitted h100 profile should win over the datasheet one"
-"$bin" calibrate show h100 --runtime trtllm | grep -q '"kind": "datasheet"' && ok || bad "without the folder: datasheet"
+"$bin" calibrate show h100 | grep -q '"kind": "datasheet"' && ok || bad "without the folder: datasheet"
 
 "$bin" calibrate compose "$fixtures/cpu_compose.jsonl" --json >"$work/out" 2>&1 &&
   python3 -c "import json,sys; j=json.load(open('$work/out')); sys.exit(0 if len(j['rows'])==9 and j['median_ape']<0.15 else 1)" &&
