@@ -16,6 +16,7 @@
 #include "../problems/prefill_problem.hpp"
 #include "../problems/rowwise_problems.hpp"
 #include "../problems/sampling_problem.hpp"
+#include "cpu_inputs.hpp"
 #include "cpu_kernels.hpp"
 #include "cpu_moe_ops.hpp"
 #include "fleetcast/engine/host_info.hpp"
@@ -24,24 +25,8 @@
 namespace fleetcast::engine {
 namespace {
 
-std::vector<float> filled(const TensorInit& t) {
-  std::vector<float> v(t.count);
-  constexpr std::int64_t kChunk = 1 << 16;
-  const auto chunks = static_cast<std::int64_t>((t.count + kChunk - 1) / kChunk);
-  cpu::parallel_for(chunks, kChunk, [&](std::int64_t c) {
-    const std::size_t end = std::min(t.count, static_cast<std::size_t>((c + 1) * kChunk));
-    for (auto i = static_cast<std::size_t>(c * kChunk); i < end; ++i) v[i] = t.value(Storage::fp32, i);
-  });
-  return v;
-}
-
-template <class T>
-ReadRange reader(const std::vector<T>& v) {
-  return [&v](std::size_t offset, std::size_t count) {
-    return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(offset),
-                              v.begin() + static_cast<std::ptrdiff_t>(offset + count));
-  };
-}
+using cpu::filled;
+using cpu::reader;
 
 const double kTol = tolerance_for("fp32");
 
