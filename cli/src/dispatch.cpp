@@ -69,6 +69,13 @@ commands:
         predicted mean TTFT and TPOT with the absolute percentage error, per group (model, system, backend,
         mode) the count, median and 90th-percentile error, the coverage, and every row not predicted with
         the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset.
+  validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
+           [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
+        The same for the result files of `vllm bench serve --save-result` and SGLang's bench_serving
+        --output-file (one record or one per line): what the files do not say (GPU, layout) comes from the
+        flags or from a record's own keys (vLLM --metadata hardware=h200 tp=8 ...), which win. Max
+        concurrency at an unbounded rate is that many closed-loop clients; a finite rate is Poisson (gamma
+        with --burstiness); every request the benchmark sent is simulated and measured.
   presets [models|hardware|scenarios]
         List the shipped presets with a one-line summary.
   bench sim [--requests N] [--replicas N]

@@ -8,6 +8,7 @@
 #include "atomic_file.hpp"
 #include "commands.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "fleetcast/traces/bench_results.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
@@ -16,8 +17,9 @@ namespace fleetcast::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: fleetcast validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] "
-    "[--split all|held-out|train] [--markdown FILE] [--progress json] [--summary-only]";
+    "usage: fleetcast validate (--silicon FILE | --bench FILE... [--hardware H] [--tp N] [--pp N] [--dp N] [--ep N] "
+    "[--model M] [--runtime R] [--precision P] [--max-num-seqs N]) [--json OUT] [-j N] [--strict] [--match TEXT] "
+    "[--every K] [--split all|held-out|train] [--markdown FILE] [--progress json] [--summary-only]";
 
 int whole_arg(const std::string& flag, const std::string& text, int min) {
   try {
@@ -96,10 +98,30 @@ std::string markdown_groups(const validation::ValidationResult& r) {
   return out + buf;
 }
 
+// Every record of every file, read before anything runs, so a bad file fails the command up front.
+traces::MeasuredServingResults read_bench_files(const std::vector<std::string>& files,
+                                                const traces::BenchDeployment& given, bool strict) {
+  traces::MeasuredServingResults all;
+  for (const std::string& f : files) {
+    traces::MeasuredServingResults one = traces::read_bench_results(f, given, strict);
+    all.file += (all.file.empty() ? "" : ", ") + one.file;
+    all.rows += one.rows;
+    all.skipped += one.skipped;
+    for (auto& b : one.first_bad_rows) {
+      if (all.first_bad_rows.size() < traces::kBadRowsKept) all.first_bad_rows.push_back(b);
+    }
+    for (auto& r : one.runs) all.runs.push_back(std::move(r));
+  }
+  for (const auto& b : all.first_bad_rows) std::fprintf(stderr, "skipped record at line %ld: %s\n", b.line, b.reason.c_str());
+  return all;
+}
+
 }  // namespace
 
 int run_validate(const Args& args) {
   std::string silicon, json_out;
+  std::vector<std::string> bench_files;
+  traces::BenchDeployment given;
   bool strict = false, progress_json = false, summary_only = false;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int every = 1;
@@ -112,6 +134,26 @@ int run_validate(const Args& args) {
     };
     if (a == "--silicon") {
       silicon = value();
+    } else if (a == "--bench") {
+      bench_files.push_back(value());
+    } else if (a == "--hardware") {
+      given.hardware = value();
+    } else if (a == "--model") {
+      given.model = value();
+    } else if (a == "--runtime") {
+      given.runtime = value();
+    } else if (a == "--precision") {
+      given.precision = value();
+    } else if (a == "--tp") {
+      given.tp = whole_arg(a, value(), 1);
+    } else if (a == "--pp") {
+      given.pp = whole_arg(a, value(), 1);
+    } else if (a == "--dp") {
+      given.dp = whole_arg(a, value(), 1);
+    } else if (a == "--ep") {
+      given.ep = whole_arg(a, value(), 1);
+    } else if (a == "--max-num-seqs") {
+      given.max_num_seqs = whole_arg(a, value(), 1);
     } else if (a == "--json") {
       json_out = value();
     } else if (a == "-j" || a == "--jobs") {
@@ -138,9 +180,11 @@ int run_validate(const Args& args) {
       throw InputError("", "validate", a, kUsage);
     }
   }
-  if (silicon.empty()) throw InputError("", "validate", "", std::string("--silicon FILE is required; ") + kUsage);
-
-  const traces::MeasuredServingResults results = traces::read_silicon_csv(silicon, strict);
+  if (silicon.empty() == bench_files.empty()) {
+    throw InputError("", "validate", "", std::string("give either --silicon FILE or --bench FILE...; ") + kUsage);
+  }
+  const traces::MeasuredServingResults results =
+      silicon.empty() ? read_bench_files(bench_files, given, strict) : traces::read_silicon_csv(silicon, strict);
   validation::ValidateOptions options;
   options.jobs = jobs;
   if (every > 1 || !match.empty() || split != "all") {

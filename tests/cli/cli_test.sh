@@ -158,7 +158,20 @@ silicon=$fixtures/../../validation/fixtures/silicon-small.csv
 { [ $? -eq 2 ] && grep -q "no-such.csv" "$work/err" && [ ! -e "$work/v2.json" ]; } && ok ||
   bad "validate of a missing file: $(cat "$work/err")"
 "$bin" validate --json "$work/v3.json" >/dev/null 2>"$work/err"
-{ [ $? -eq 2 ] && grep -q -- "--silicon" "$work/err"; } && ok || bad "validate without --silicon: $(cat "$work/err")"
+{ [ $? -eq 2 ] && grep -q -- "--silicon FILE or --bench" "$work/err"; } && ok || bad "validate without --silicon: $(cat "$work/err")"
+
+# validate --bench: vLLM and SGLang benchmark-client result files, the deployment from flags and metadata.
+bench=$fixtures/../../traces/fixtures
+"$bin" validate --bench "$bench/vllm-bench-result.json" --bench "$bench/sglang-bench-serving.jsonl" \
+  --model meta-llama/Llama-3.1-8B-Instruct --hardware h100 --tp 1 -j 2 --json "$work/b.json" >"$work/out" 2>"$work/err"
+{ [ $? -eq 0 ] && grep -q "coverage: 3 of 6 rows predicted" "$work/out" && grep -q "speculative decoding" "$work/out" &&
+  grep -q "skipped record at line 3: mean_tpot_ms: missing" "$work/err" &&
+  grep -q '"measured_ttft_ms": 118.4' "$work/b.json"; } && ok || bad "validate --bench: $(cat "$work/out" "$work/err")"
+"$bin" validate --bench "$bench/sglang-bench-serving.jsonl" --strict --json "$work/b2.json" >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q "line 3, field mean_tpot_ms" "$work/err" && [ ! -e "$work/b2.json" ]; } && ok ||
+  bad "validate --bench --strict on a bad record: $(cat "$work/err")"
+"$bin" validate --bench "$bench/vllm-bench-result.json" --silicon "$silicon" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && ok || bad "validate with both --bench and --silicon: $(cat "$work/err")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

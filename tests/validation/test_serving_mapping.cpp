@@ -139,3 +139,46 @@ TEST_CASE("mapping: a disaggregated row becomes prefill and decode pools of whol
   CHECK(s.deployment.disaggregation->decode.scheduler.max_num_seqs == 16);
   CHECK(m.scenario["workload"]["arrival"]["clients"] == 16);
 }
+
+TEST_CASE("mapping benchmark-file runs: open loop, burstiness, every request measured, what is not modelled",
+          "[validation][bench]") {
+  auto r = agg_run("meta-llama/Llama-3.1-8B-Instruct", "h100_sxm", "vllm", {1024, 0, 1, 1, 1, 1, 1});
+  r.concurrency = 0;
+  r.request_rate_per_s = 3.0;
+  r.num_requests = 200;
+  {
+    const auto s = specs::parse_scenario(mapped(r).scenario, "row");
+    const auto& a = s.workload.classes.at(0).arrival;
+    CHECK(a.kind == specs::ArrivalKind::poisson);
+    CHECK(a.rate_per_s == 3.0);
+    // The benchmark averaged over all 200 requests it sent: so does the simulation.
+    CHECK(s.num_requests == 200);
+    CHECK(s.measurement.warmup_fraction == 0.0);
+    CHECK(s.measurement.cooldown_fraction == 0.0);
+  }
+  r.burstiness = 4.0;  // gamma of shape 4: inter-arrival CV 1/2
+  {
+    const auto s = specs::parse_scenario(mapped(r).scenario, "row");
+    CHECK(s.workload.classes.at(0).arrival.kind == specs::ArrivalKind::gamma);
+    CHECK(s.workload.classes.at(0).arrival.cv == Catch::Detail::Approx(0.5));
+  }
+  r.input_lens = {100, 300};
+  r.output_lens = {20, 40};
+  {
+    const auto m = mapped(r);
+    const auto s = specs::parse_scenario(m.scenario, "row");
+    CHECK(s.workload.classes.at(0).input_tokens.kind == specs::LengthKind::empirical);
+    CHECK(s.workload.classes.at(0).output_tokens.values == std::vector<int>{20, 40});
+    CHECK(m.notes.find("drawn independently") != std::string::npos);
+  }
+  r.concurrency = 8;  // a rate and a client cap together
+  CHECK(unmapped(r).find("open-loop arrivals held back by a client cap") != std::string::npos);
+  auto spec = agg_run("meta-llama/Llama-3.1-8B-Instruct", "h100_sxm", "sglang", {1024, 0, 1, 1, 1, 1, 1});
+  spec.spec_accept_length = 2.6;
+  CHECK(unmapped(spec).find("speculative decoding") != std::string::npos);
+  // A CSV row (no request count) keeps the five-wave closed loop and the default measurement window.
+  const auto csv = specs::parse_scenario(
+      mapped(agg_run("meta-llama/Llama-3.1-8B-Instruct", "h100_sxm", "vllm", {16, 0, 1, 1, 1, 1, 1})).scenario, "row");
+  CHECK(csv.num_requests == validation::requests_for_clients(16));
+  CHECK(csv.measurement.warmup_fraction == 0.1);
+}

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "fleetcast/specs/load.hpp"
@@ -121,6 +123,17 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   if (run.backend != "vllm" && run.backend != "sglang" && run.backend != "trtllm") {
     return Unmapped{"backend " + run.backend + ": no scheduler model (vllm, sglang, trtllm)"};
   }
+  if (run.spec_accept_length > 0.0) {
+    char accepted[32];
+    std::snprintf(accepted, sizeof accepted, "%.2f", run.spec_accept_length);
+    return Unmapped{std::string("speculative decoding (accepted length ") + accepted + "): the file does not give the draft length and per-position acceptance"};
+  }
+  if (run.request_rate_per_s > 0.0 && run.concurrency > 0) {
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%g", run.request_rate_per_s);
+    return Unmapped{std::string("request_rate ") + rate + " with max_concurrency " +
+                    std::to_string(run.concurrency) + ": open-loop arrivals held back by a client cap are not modelled"};
+  }
   std::string notes;
   auto note = [&](const std::string& n) { notes += (notes.empty() ? "" : "; ") + n; };
 
@@ -160,7 +173,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     deployment["gpus_per_node"] = per_node;
     deployment["replica"] = l.replica;
     deployment["scheduler"] = scheduler_for(run.backend, run.agg.batch_size, hw.hbm_gb);
-    if (clients <= 0) {
+    if (clients <= 0 && run.request_rate_per_s <= 0.0) {
       clients = run.agg.batch_size * or_one(run.agg.attention_dp);
       note("concurrency from batch_size x attention_dp_size");
     }
@@ -187,7 +200,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
                                      {{"nodes", decode_gpus / per_node},
                                       {"replica", d.replica},
                                       {"scheduler", scheduler_for(run.backend, run.decode.batch_size, hw.hbm_gb)}}}};
-    if (clients <= 0) {
+    if (clients <= 0 && run.request_rate_per_s <= 0.0) {
       clients = run.decode.batch_size * or_one(run.decode.attention_dp) * run.decode.num_workers;
       note("concurrency from decode batch_size x attention_dp_size x num_workers");
     }
@@ -195,12 +208,30 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     return Unmapped{"mode " + run.mode + ": neither agg nor disagg"};
   }
 
-  nlohmann::json workload = {{"name", "closed loop, fixed lengths"},
-                             {"arrival", {{"kind", "closed_loop"}, {"clients", clients}}},
-                             {"input_tokens", {{"kind", "fixed"}, {"value", run.isl}}},
-                             {"output_tokens", {{"kind", "fixed"}, {"value", run.osl}}}};
+  nlohmann::json arrival = {{"kind", "closed_loop"}, {"clients", clients}};
+  if (run.request_rate_per_s > 0.0) {
+    // vLLM's gaps are gamma draws of shape `burstiness` (vllm/benchmarks/serve.py, get_request): CV 1/sqrt(shape).
+    arrival = run.burstiness == 1.0 ? nlohmann::json{{"kind", "poisson"}, {"rate_per_s", run.request_rate_per_s}}
+                                    : nlohmann::json{{"kind", "gamma"},
+                                                     {"rate_per_s", run.request_rate_per_s},
+                                                     {"cv", 1.0 / std::sqrt(run.burstiness)}};
+  }
+  auto lengths = [&](const std::vector<int>& values, int fixed) {
+    return values.empty() ? nlohmann::json{{"kind", "fixed"}, {"value", fixed}}
+                          : nlohmann::json{{"kind", "empirical"}, {"values", values}};
+  };
+  if (!run.input_lens.empty()) note("input and output lengths drawn independently from the file's lists");
+  nlohmann::json workload = {{"name", run.request_rate_per_s > 0.0 ? "open loop" : "closed loop"},
+                             {"arrival", arrival},
+                             {"input_tokens", lengths(run.input_lens, run.isl)},
+                             {"output_tokens", lengths(run.output_lens, run.osl)}};
+  // A benchmark file says how many requests it sent and averages over all of them, the first wave included;
+  // a CSV row does not, so enough waves are simulated to measure past the first.
+  const long requests = run.num_requests > 0 ? run.num_requests : requests_for_clients(clients);
   nlohmann::json scenario = {{"name", run.id},       {"model", model}, {"deployment", deployment},
-                             {"workload", workload}, {"seed", 1},      {"num_requests", requests_for_clients(clients)}};
+                             {"workload", workload}, {"seed", 1},      {"num_requests", requests}};
+  if (run.num_requests > 0) scenario["measurement"] = {{"warmup_fraction", 0.0}, {"cooldown_fraction", 0.0}};
+  if (!run.notes.empty()) note(run.notes);
   return MappedRun{std::move(scenario), serving_run_group(run), notes};
 }
 

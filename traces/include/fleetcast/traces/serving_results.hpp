@@ -38,6 +38,15 @@ struct MeasuredServingRun {
   int isl = 0;             // input tokens per request
   int osl = 0;             // output tokens per request
   int concurrency = 0;     // closed-loop clients (silicon_concurrency=N in silicon_data_source); 0: not given
+  // Open-loop runs (benchmark clients that send at a rate: vllm bench serve --request-rate R): requests per
+  // second and the gamma shape of the gaps (vLLM's --burstiness: 1 is Poisson); 0: closed loop.
+  double request_rate_per_s = 0.0;
+  double burstiness = 1.0;
+  long num_requests = 0;          // requests the benchmark sent, all measured; 0: not given (a CSV row)
+  std::vector<int> input_lens;    // per-request lengths when the file lists them (else isl and osl for all)
+  std::vector<int> output_lens;
+  double spec_accept_length = 0.0;  // speculative decoding's mean accepted tokens per step; 0: none
+  std::string notes;              // what the reader assumed that the file did not say
   MeasuredLayout agg;      // mode agg
   MeasuredLayout prefill;  // mode disagg
   MeasuredLayout decode;   // mode disagg

@@ -1,0 +1,143 @@
+// The benchmark-client result readers (vllm bench serve --save-result, SGLang bench_serving --output-file) on
+// records written in their writers' formats: traffic, lengths, the deployment from flags and metadata, bad
+// records. The fixtures' figures are made up (not measurements); their keys and layout are the writers'.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/traces/bench_results.hpp"
+
+using namespace fleetcast;
+using Catch::Detail::Approx;
+
+namespace {
+const std::string kFixtures = FLEETCAST_TEST_FIXTURES;
+
+traces::MeasuredServingResults parse(const std::string& text, const traces::BenchDeployment& given = {},
+                                     bool strict = false) {
+  std::istringstream in(text);
+  return traces::parse_bench_results(in, "mem.json", given, strict);
+}
+
+// The smallest record each writer produces, as a prefix to which a test adds fields.
+const std::string kVllmCore =
+    R"({"endpoint_type": "vllm", "model_id": "Qwen/Qwen3-32B", "num_prompts": 10, "completed": 10, )"
+    R"("total_input_tokens": 1000, "total_output_tokens": 500, "mean_ttft_ms": 50.0, "mean_tpot_ms": 10.0)";
+}  // namespace
+
+TEST_CASE("vllm bench serve result: concurrency at an unbounded rate is closed loop, metadata gives the layout",
+          "[traces][bench]") {
+  traces::BenchDeployment given;
+  given.hardware = "h200";  // the record's own "hardware" key wins
+  given.tp = 8;
+  const auto r = traces::read_bench_results(kFixtures + "/vllm-bench-result.json", given);
+  REQUIRE(r.rows == 1);
+  REQUIRE(r.skipped == 0);
+  REQUIRE(r.runs.size() == 1);
+  const auto& run = r.runs[0];
+  CHECK(run.id == "vllm-bench-result.json#1");
+  CHECK(run.line == 1);
+  CHECK(run.backend == "vllm");
+  CHECK(run.model_path == "meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(run.system == "h100_sxm");
+  CHECK(run.mode == "agg");
+  CHECK(run.agg.tp == 1);  // "tp": "1", a string as --metadata writes it
+  CHECK(run.agg.pp == 1);
+  CHECK(run.agg.batch_size == 1024);  // vLLM's default max_num_seqs, noted
+  CHECK(run.notes.find("max_num_seqs not given") != std::string::npos);
+  CHECK(run.isl == 1024);  // 65536 / 64
+  CHECK(run.osl == 128);   // 8192 / 64
+  CHECK(run.concurrency == 16);
+  CHECK(run.request_rate_per_s == 0.0);
+  CHECK(run.num_requests == 64);
+  CHECK(run.ttft_ms == 118.4);
+  CHECK(run.tpot_ms == 9.42);
+  CHECK(run.input_lens.empty());
+}
+
+TEST_CASE("sglang bench_serving lines: Infinity, open loop, bad and truncated records, speculative decoding",
+          "[traces][bench]") {
+  traces::BenchDeployment given;
+  given.hardware = "h100_sxm";
+  given.model = "meta-llama/Llama-3.1-8B-Instruct";
+  given.tp = 2;
+  const auto r = traces::read_bench_results(kFixtures + "/sglang-bench-serving.jsonl", given);
+  CHECK(r.rows == 5);  // the blank line is not a record
+  CHECK(r.skipped == 2);
+  REQUIRE(r.first_bad_rows.size() == 2);
+  CHECK(r.first_bad_rows[0].line == 3);
+  CHECK(r.first_bad_rows[0].reason.find("mean_tpot_ms") != std::string::npos);
+  CHECK(r.first_bad_rows[1].line == 6);
+  REQUIRE(r.runs.size() == 3);
+
+  const auto& closed = r.runs[0];
+  CHECK(closed.id == "sglang-bench-serving.jsonl#1");
+  CHECK(closed.backend == "sglang");
+  CHECK(closed.model_path == given.model);
+  CHECK(closed.agg.tp == 2);
+  CHECK(closed.request_rate_per_s == 0.0);  // Infinity
+  CHECK(closed.concurrency == 8);
+  CHECK(closed.num_requests == 40);  // completed: SGLang writes no num_prompts
+  CHECK(closed.isl == 2048);
+  CHECK(closed.osl == 256);
+
+  const auto& open = r.runs[1];
+  CHECK(open.backend == "sglang");  // client backend sglang-oai talks to an SGLang server
+  CHECK(open.request_rate_per_s == 4.0);
+  CHECK(open.concurrency == 0);
+  CHECK(open.burstiness == 1.0);
+  CHECK(open.isl == 768);  // 153600 / 200: the mean of a 0.5 range ratio
+  CHECK(open.osl == 96);
+
+  CHECK(r.runs[2].line == 5);
+  CHECK(r.runs[2].spec_accept_length == Approx(2.61));
+
+  traces::BenchDeployment none;
+  REQUIRE_THROWS_WITH(traces::read_bench_results(kFixtures + "/sglang-bench-serving.jsonl", none, true),
+                      Catch::Contains("line 3, field mean_tpot_ms") && Catch::Contains("missing"));
+}
+
+TEST_CASE("bench results: rates, burstiness, detailed lengths and words inside strings", "[traces][bench]") {
+  SECTION("a finite rate with burstiness is gamma-distributed open loop") {
+    const auto r = parse(kVllmCore + R"(, "request_rate": 2.5, "burstiness": 4.0, "max_concurrency": null})");
+    REQUIRE(r.runs.size() == 1);
+    CHECK(r.runs[0].request_rate_per_s == 2.5);
+    CHECK(r.runs[0].burstiness == 4.0);
+    CHECK(r.runs[0].concurrency == 0);
+  }
+  SECTION("no cap at an unbounded rate: every request at once") {
+    const auto r = parse(kVllmCore + R"(, "request_rate": "inf", "max_concurrency": null})");
+    CHECK(r.runs[0].concurrency == 10);
+    CHECK(r.runs[0].notes.find("all 10 requests at once") != std::string::npos);
+  }
+  SECTION("--save-detailed lengths are kept when they vary, failed requests (output 0) left out") {
+    const auto r = parse(kVllmCore + R"(, "input_lens": [90, 110, 100, 7], "output_lens": [40, 60, 50, 0]})");
+    CHECK(r.runs[0].input_lens == std::vector<int>{90, 110, 100});
+    CHECK(r.runs[0].output_lens == std::vector<int>{40, 60, 50});
+    const auto same = parse(kVllmCore + R"(, "input_lens": [100, 100], "output_lens": [50, 50]})");
+    CHECK(same.runs[0].input_lens.empty());
+  }
+  SECTION("Infinity and NaN inside strings stay words; NaN as a value is not a number") {
+    const auto r = parse(kVllmCore + R"(, "id": "Infinity NaN run", "std_ttft_ms": NaN})");
+    CHECK(r.runs[0].id == "Infinity NaN run");
+    REQUIRE_THROWS_WITH(parse(kVllmCore + R"(, "max_concurrency": NaN})", {}, true),
+                        Catch::Contains("max_concurrency") && Catch::Contains("nan"));
+  }
+  SECTION("record keys win over the caller's deployment; a JSON array holds several records") {
+    traces::BenchDeployment given;
+    given.tp = 4;
+    given.runtime = "vllm";
+    const auto r = parse("[" + kVllmCore + R"(, "tp": 2, "runtime": "sglang"}, )" + kVllmCore + "}]", given);
+    REQUIRE(r.runs.size() == 2);
+    CHECK(r.runs[0].agg.tp == 2);
+    CHECK(r.runs[0].backend == "sglang");
+    CHECK(r.runs[1].agg.tp == 4);
+    CHECK(r.runs[1].backend == "vllm");
+    CHECK(r.runs[1].id == "mem.json#2");
+  }
+  SECTION("not a benchmark result, or empty, is an error naming the file") {
+    CHECK(parse(R"({"completed": 3})").skipped == 1);
+    REQUIRE_THROWS_WITH(parse("\n\n"), Catch::Contains("mem.json") && Catch::Contains("no benchmark result"));
+    REQUIRE_THROWS_WITH(parse(kVllmCore + R"(, "tp": 0})", {}, true), Catch::Contains("field tp"));
+  }
+}

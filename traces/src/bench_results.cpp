@@ -1,0 +1,315 @@
+// Benchmark clients' result files as measured serving runs. The formats follow their writers:
+//   vLLM (vllm/benchmarks/serve.py, main_async): result_json holds date, endpoint_type, backend, label,
+//     model_id, tokenizer_id, num_prompts, the --metadata KEY=VALUE pairs, request_rate (a number or "inf"),
+//     burstiness, max_concurrency (null when unset), then the benchmark's duration, completed, failed,
+//     total_input_tokens, total_output_tokens, ..., mean/median/std/pNN _ttft_ms, _tpot_ms, _itl_ms, _e2el_ms,
+//     and with --save-detailed the per-request input_lens and output_lens; json.dump, one object per line with
+//     --append-result.
+//   SGLang (python/sglang/bench_serving.py, benchmark): one json.dumps line per run with backend, dataset_name,
+//     request_rate (a float: inf is written as Infinity), max_concurrency, random_input_len, random_output_len,
+//     random_range_ratio, duration, completed, total_input_tokens, total_output_tokens, ..., mean_e2e_latency_ms,
+//     mean/median/std/p99 _ttft_ms and _tpot_ms, concurrency, accept_length, and with --output-details the
+//     per-request input_lens and output_lens.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <variant>
+
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/traces/bench_results.hpp"
+
+namespace fleetcast::traces {
+namespace {
+
+using nlohmann::json;
+
+struct BadField {
+  std::string field, value, reason;
+};
+
+// Python's json writes inf and nan as the bare words Infinity, -Infinity and NaN, which JSON does not have:
+// outside strings they become the strings "inf", "-inf" and "nan" that the field readers accept.
+std::string quote_python_specials(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (const auto& [word, as_string] :
+         {std::pair{"-Infinity", "\"-inf\""}, std::pair{"Infinity", "\"inf\""}, std::pair{"NaN", "\"nan\""}}) {
+      const std::string w = word;
+      if (text.compare(i, w.size(), w) == 0) {
+        out += as_string;
+        i += w.size() - 1;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
+std::string shown(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// A number, or one of the strings the specials became; nullopt when absent or null.
+std::variant<std::optional<double>, BadField> number(const json& r, const char* key) {
+  const auto it = r.find(key);
+  if (it == r.end() || it->is_null()) return std::optional<double>{};
+  if (it->is_number()) return std::optional<double>{it->get<double>()};
+  if (it->is_string()) {
+    const std::string s = it->get<std::string>();
+    if (s == "inf") return std::optional<double>{std::numeric_limits<double>::infinity()};
+    // vLLM's --metadata values are strings: "tp": "8".
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(s, &used);
+      if (used == s.size()) return std::optional<double>{v};
+    } catch (const std::exception&) {
+    }
+  }
+  return BadField{key, shown(*it), "not a number"};
+}
+
+std::string text(const json& r, const char* key) {
+  const auto it = r.find(key);
+  if (it == r.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+// Per-request lengths of the successful requests (a failed one has output length 0 in both writers).
+void read_lengths(const json& r, MeasuredServingRun& run) {
+  const auto in = r.find("input_lens"), out = r.find("output_lens");
+  if (in == r.end() || out == r.end() || !in->is_array() || !out->is_array() || in->size() != out->size()) return;
+  std::vector<int> ins, outs;
+  for (std::size_t i = 0; i < in->size(); ++i) {
+    const json &a = (*in)[i], &b = (*out)[i];
+    if (!a.is_number_integer() || !b.is_number_integer()) return;
+    if (a.get<long>() <= 0 || b.get<long>() <= 0) continue;
+    ins.push_back(a.get<int>());
+    outs.push_back(b.get<int>());
+  }
+  if (ins.empty()) return;
+  const bool all_same = std::all_of(ins.begin(), ins.end(), [&](int v) { return v == ins[0]; }) &&
+                        std::all_of(outs.begin(), outs.end(), [&](int v) { return v == outs[0]; });
+  if (!all_same) {
+    run.input_lens = std::move(ins);
+    run.output_lens = std::move(outs);
+  }
+}
+
+// The engine a client backend name stands for ("sglang-oai-chat" -> "sglang"); "" when it names none.
+std::string engine_of(const std::string& client_backend) {
+  if (client_backend.rfind("sglang", 0) == 0) return "sglang";
+  if (client_backend.rfind("vllm", 0) == 0) return "vllm";
+  if (client_backend.rfind("trt", 0) == 0 || client_backend.rfind("tensorrt", 0) == 0) return "trtllm";
+  return "";
+}
+
+class RecordReader {
+ public:
+  RecordReader(const std::string& file, const BenchDeployment& given) : file_(file), given_(given) {}
+
+  std::variant<MeasuredServingRun, BadField> read(const json& r, long line, long record) const {
+    if (!r.is_object()) return BadField{"", r.dump().substr(0, 40), "a record is a JSON object"};
+    const bool vllm = r.contains("model_id") || r.contains("endpoint_type") || r.contains("mean_e2el_ms");
+    const bool sglang = r.contains("mean_e2e_latency_ms") || r.contains("total_output_tokens_retokenized");
+    if (!vllm && !sglang) {
+      return BadField{"", "", "neither a vllm bench serve result (model_id, endpoint_type, mean_e2el_ms) nor an "
+                              "sglang bench_serving one (mean_e2e_latency_ms, total_output_tokens_retokenized)"};
+    }
+    MeasuredServingRun run;
+    run.line = line;
+    auto note = [&](const std::string& n) { run.notes += (run.notes.empty() ? "" : "; ") + n; };
+
+    double completed = 0, input_total = 0, output_total = 0;
+    for (const auto& [key, target] : {std::pair{"completed", &completed}, std::pair{"total_input_tokens", &input_total},
+                                      std::pair{"total_output_tokens", &output_total},
+                                      std::pair{"mean_ttft_ms", &run.ttft_ms}, std::pair{"mean_tpot_ms", &run.tpot_ms}}) {
+      auto v = number(r, key);
+      if (auto* bad = std::get_if<BadField>(&v)) return *bad;
+      const auto& value = std::get<std::optional<double>>(v);
+      if (!value) return BadField{key, "", "missing: every result has it"};
+      if (!(*value > 0.0) || !std::isfinite(*value)) return BadField{key, shown(r.at(key)), "must be > 0"};
+      *target = *value;
+    }
+    run.isl = static_cast<int>(std::lround(input_total / completed));
+    run.osl = static_cast<int>(std::lround(output_total / completed));
+    if (run.osl < 2) return BadField{"total_output_tokens", shown(r.at("total_output_tokens")), "TPOT needs >= 2 output tokens per request"};
+    read_lengths(r, run);
+
+    // Traffic: an unbounded rate sends every request at once and max_concurrency holds them back, which is
+    // max_concurrency closed-loop clients; a finite rate is open loop.
+    auto rate = number(r, "request_rate");
+    if (auto* bad = std::get_if<BadField>(&rate)) return *bad;
+    auto concurrency = number(r, "max_concurrency");
+    if (auto* bad = std::get_if<BadField>(&concurrency)) return *bad;
+    auto prompts = number(r, "num_prompts");
+    if (auto* bad = std::get_if<BadField>(&prompts)) return *bad;
+    auto burst = number(r, "burstiness");
+    if (auto* bad = std::get_if<BadField>(&burst)) return *bad;
+    const auto& rate_v = std::get<std::optional<double>>(rate);
+    const auto& conc_v = std::get<std::optional<double>>(concurrency);
+    const auto& prompts_v = std::get<std::optional<double>>(prompts);
+    run.num_requests = static_cast<long>(prompts_v ? *prompts_v : completed);
+    if (conc_v) {
+      if (*conc_v < 1 || *conc_v != std::floor(*conc_v)) return BadField{"max_concurrency", shown(r.at("max_concurrency")), "a whole number >= 1 or null"};
+      run.concurrency = static_cast<int>(*conc_v);
+    }
+    if (rate_v && std::isfinite(*rate_v)) {
+      if (*rate_v <= 0.0) return BadField{"request_rate", shown(r.at("request_rate")), "must be > 0 or inf"};
+      run.request_rate_per_s = *rate_v;
+      if (const auto& b = std::get<std::optional<double>>(burst)) {
+        if (!(*b > 0.0)) return BadField{"burstiness", shown(r.at("burstiness")), "must be > 0"};
+        run.burstiness = *b;
+      }
+    } else if (run.concurrency == 0) {
+      run.concurrency = static_cast<int>(run.num_requests);
+      note("no max_concurrency and an unbounded rate: all " + std::to_string(run.num_requests) + " requests at once");
+    }
+    auto failed = number(r, "failed");
+    if (const auto* f = std::get_if<std::optional<double>>(&failed); f && *f && **f > 0) {
+      note(std::to_string(static_cast<long>(**f)) + " failed requests in the benchmark");
+    }
+    auto accept = number(r, "accept_length");
+    if (const auto* a = std::get_if<std::optional<double>>(&accept); a && *a) run.spec_accept_length = **a;
+    auto spec = number(r, "spec_decode_acceptance_length");
+    if (const auto* a = std::get_if<std::optional<double>>(&spec); a && *a) run.spec_accept_length = **a;
+
+    // The deployment: the record's own keys, else the caller's.
+    auto pick = [&](const char* key, const std::string& fallback) {
+      const std::string v = text(r, key);
+      return v.empty() ? fallback : v;
+    };
+    run.system = pick("hardware", pick("system", given_.hardware));
+    const std::string model = pick("model", vllm ? pick("model_id", given_.model) : given_.model);
+    run.model_path = model;
+    run.precision = pick("precision", given_.precision);
+    std::string runtime = pick("runtime", given_.runtime);
+    if (runtime.empty()) {
+      runtime = engine_of(text(r, "backend"));
+      if (runtime.empty()) {
+        runtime = vllm ? "vllm" : "sglang";
+        note("runtime " + runtime + ": the benchmark's own server (client backend " + text(r, "backend") + ")");
+      }
+    }
+    run.backend = runtime;
+    run.backend_version = text(r, "backend_version");
+    run.mode = "agg";
+    int layout[5] = {given_.tp, given_.pp, given_.dp, given_.ep, given_.max_num_seqs};
+    const char* keys[5] = {"tp", "pp", "dp", "ep", "max_num_seqs"};
+    for (int k = 0; k < 5; ++k) {
+      auto v = number(r, keys[k]);
+      if (auto* bad = std::get_if<BadField>(&v)) return *bad;
+      if (const auto& x = std::get<std::optional<double>>(v)) {
+        if (*x < 1 || *x != std::floor(*x)) return BadField{keys[k], shown(r.at(keys[k])), "a whole number >= 1"};
+        layout[k] = static_cast<int>(*x);
+      }
+    }
+    run.agg.tp = layout[0];
+    run.agg.pp = layout[1];
+    run.agg.attention_dp = layout[2];
+    run.agg.moe_ep = layout[3];
+    run.agg.batch_size = layout[4];
+    if (run.agg.batch_size == 0) {
+      // The engines' defaults on >= 70 GiB GPUs: vLLM v1's API server max_num_seqs 1024
+      // (vllm/engine/arg_utils.py); trtllm-serve --max_batch_size 2048; SGLang sizes max_running_requests
+      // from the KV pool, so the cache, not a count, binds: 4096 stands for "no cap below the cache".
+      run.agg.batch_size = runtime == "trtllm" ? 2048 : runtime == "sglang" ? 4096 : 1024;
+      note("max_num_seqs not given: " + std::to_string(run.agg.batch_size) + " (" + runtime + "'s default)");
+    }
+    run.id = text(r, "id");
+    if (run.id.empty()) {
+      run.id = std::filesystem::path(file_).filename().string() + "#" + std::to_string(record);
+    }
+    return run;
+  }
+
+ private:
+  std::string file_;
+  BenchDeployment given_;
+};
+
+}  // namespace
+
+MeasuredServingResults parse_bench_results(std::istream& in, const std::string& file, const BenchDeployment& given,
+                                           bool strict) {
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string content = quote_python_specials(ss.str());
+  MeasuredServingResults out;
+  out.file = file;
+  const RecordReader reader(file, given);
+  long record = 0;
+  auto take = [&](const json& j, long line) {
+    ++out.rows;
+    ++record;
+    auto run = reader.read(j, line, record);
+    if (auto* bad = std::get_if<BadField>(&run)) {
+      const std::string where = "line " + std::to_string(line) + (bad->field.empty() ? "" : ", field " + bad->field);
+      if (strict) throw InputError(file, where, bad->value, bad->reason);
+      ++out.skipped;
+      if (out.first_bad_rows.size() < kBadRowsKept) {
+        out.first_bad_rows.push_back(
+            {line, (bad->field.empty() ? "" : bad->field + (bad->value.empty() ? "" : " " + bad->value) + ": ") +
+                       bad->reason});
+      }
+      return;
+    }
+    out.runs.push_back(std::move(std::get<MeasuredServingRun>(run)));
+  };
+
+  // One JSON value (an object, or an array of them), else one object per line.
+  const json whole = json::parse(content, nullptr, /*allow_exceptions=*/false);
+  if (!whole.is_discarded()) {
+    if (whole.is_array()) {
+      for (const json& j : whole) take(j, 1);
+    } else {
+      take(whole, 1);
+    }
+  } else {
+    std::istringstream lines(content);
+    std::string line;
+    long number = 0;
+    while (std::getline(lines, line)) {
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      const json j = json::parse(line, nullptr, false);
+      if (j.is_discarded()) {
+        if (strict) throw InputError(file, "line " + std::to_string(number), line.substr(0, 40), "not valid JSON");
+        ++out.rows;
+        ++record;
+        ++out.skipped;
+        if (out.first_bad_rows.size() < kBadRowsKept) out.first_bad_rows.push_back({number, "not valid JSON"});
+        continue;
+      }
+      take(j, number);
+    }
+  }
+  if (out.rows == 0) throw InputError(file, "", "", "no benchmark result records in the file");
+  return out;
+}
+
+MeasuredServingResults read_bench_results(const std::filesystem::path& path, const BenchDeployment& given,
+                                          bool strict) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string(), "", "", "cannot open the benchmark result file");
+  return parse_bench_results(in, path.string(), given, strict);
+}
+
+}  // namespace fleetcast::traces
