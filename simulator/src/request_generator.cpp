@@ -7,6 +7,8 @@
 #include <string>
 
 #include "fleetcast/simulator/random.hpp"
+#include "fleetcast/simulator/trace_classes.hpp"
+#include "fleetcast/specs/error.hpp"
 
 namespace fleetcast::simulator {
 namespace {
@@ -73,11 +75,47 @@ std::vector<std::uint64_t> prefix_blocks(int class_index, std::int64_t request, 
   return ids;
 }
 
+// A trace class: the first `count` requests of its trace as recorded. The trace's block ids (Mooncake's
+// hash_ids, shared between requests that share those tokens) keep their identity within the class: bit 63
+// clear (a shared block), the class in its bits, the id in the low 51 bits; only full blocks carry ids.
+std::vector<Request> replay_class_requests(const specs::RequestClass& c, int class_index, std::int64_t count,
+                                           int prefix_block_tokens) {
+  const traces::RequestTrace trace = load_class_trace(c);
+  if (count > static_cast<std::int64_t>(trace.requests.size())) {
+    throw InputError(c.arrival.trace.path, "num_requests", std::to_string(count),
+                     "class '" + c.name + "' replays " + std::to_string(count) + " requests but the trace (after window" +
+                         " and loops) holds " + std::to_string(trace.requests.size()) +
+                         ": lower num_requests or raise arrival.loops");
+  }
+  constexpr std::uint64_t kIdMask = (std::uint64_t{1} << (kOwnerBits + kPositionBits)) - 1;
+  std::vector<Request> requests(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) {
+    const traces::TraceRequest& t = trace.requests[static_cast<std::size_t>(i)];
+    Request& r = requests[static_cast<std::size_t>(i)];
+    r.id = i;
+    r.class_index = class_index;
+    r.arrival_s = t.arrival_s;
+    r.input_tokens = t.input_tokens;
+    r.output_tokens = t.output_tokens;
+    const std::size_t full = static_cast<std::size_t>(t.input_tokens / prefix_block_tokens);
+    if (t.prefix_blocks.empty()) {
+      r.prefix_blocks = prefix_blocks(class_index, i, -1, 0, t.input_tokens, prefix_block_tokens);
+    } else {
+      for (std::size_t j = 0; j < std::min(full, t.prefix_blocks.size()); ++j) {
+        r.prefix_blocks.push_back((static_cast<std::uint64_t>(class_index) << (kOwnerBits + kPositionBits)) |
+                                  (t.prefix_blocks[j] & kIdMask));
+      }
+    }
+  }
+  return requests;
+}
+
 }  // namespace
 
 std::vector<Request> generate_class_requests(const specs::RequestClass& c, int class_index, std::int64_t count,
                                              double rate_per_s, std::uint64_t seed, int max_context,
                                              int prefix_block_tokens) {
+  if (c.arrival.kind == specs::ArrivalKind::trace) return replay_class_requests(c, class_index, count, prefix_block_tokens);
   const auto stream = 3 * static_cast<std::uint64_t>(class_index);
   Random arrivals(seed, stream + 1), inputs(seed, stream + 2), outputs(seed, stream + 3);
   Random groups(seed, kPrefixGroupStreamBase + static_cast<std::uint64_t>(class_index));
@@ -106,7 +144,8 @@ std::vector<Request> generate_class_requests(const specs::RequestClass& c, int c
     switch (a.kind) {
       case specs::ArrivalKind::poisson: t += arrivals.exponential(1.0 / rate_per_s); break;
       case specs::ArrivalKind::gamma: t += arrivals.gamma(shape, 1.0 / (rate_per_s * shape)); break;
-      case specs::ArrivalKind::closed_loop: continue;
+      case specs::ArrivalKind::closed_loop:
+      case specs::ArrivalKind::trace: continue;
     }
     r.arrival_s = t;
   }

@@ -1,3 +1,4 @@
+#include "fleetcast/simulator/trace_classes.hpp"
 #include "fleetcast/simulator/simulation.hpp"
 
 #include <chrono>
@@ -82,8 +83,11 @@ std::vector<sg4::Host*> replica_hosts(const specs::ScenarioSpec& s, const Platfo
 
 }  // namespace
 
-SimulationResult run_simulation(const specs::ScenarioSpec& s, const RunOptions& options) {
+SimulationResult run_simulation(const specs::ScenarioSpec& scenario, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  // Trace classes take their lengths and rate from the trace before anything is planned.
+  const specs::ScenarioSpec resolved = resolve_trace_classes(scenario);
+  const specs::ScenarioSpec& s = resolved;
   const calibration::Profile profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime);
   // Disaggregated: each pool its own memory plan and step-time model; the report's memory is the decode pool's.
   std::optional<DisaggregatedPlan> pools;

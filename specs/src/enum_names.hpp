@@ -31,8 +31,10 @@ inline constexpr EnumNames<LengthKind, 4> kLengthKindNames{{{LengthKind::fixed, 
                                                             {LengthKind::uniform, "uniform"},
                                                             {LengthKind::lognormal, "lognormal"},
                                                             {LengthKind::empirical, "empirical"}}};
-inline constexpr EnumNames<ArrivalKind, 3> kArrivalKindNames{
-    {{ArrivalKind::poisson, "poisson"}, {ArrivalKind::gamma, "gamma"}, {ArrivalKind::closed_loop, "closed_loop"}}};
+inline constexpr EnumNames<ArrivalKind, 4> kArrivalKindNames{{{ArrivalKind::poisson, "poisson"},
+                                                               {ArrivalKind::gamma, "gamma"},
+                                                               {ArrivalKind::closed_loop, "closed_loop"},
+                                                               {ArrivalKind::trace, "trace"}}};
 inline constexpr EnumNames<PrefixPopularity, 2> kPrefixPopularityNames{
     {{PrefixPopularity::uniform, "uniform"}, {PrefixPopularity::zipf, "zipf"}}};
 inline constexpr EnumNames<RouterPolicy, 5> kRouterNames{{{RouterPolicy::round_robin, "round_robin"},

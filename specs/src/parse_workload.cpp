@@ -1,6 +1,7 @@
 // JSON -> WorkloadSpec: one class (top-level arrival and lengths) or a mix of named classes, each with its
 // arrival process, input and output length distributions, optional SLOs and optional shared prompt prefix.
 
+#include <filesystem>
 #include <set>
 
 #include "fleetcast/specs/load.hpp"
@@ -14,9 +15,37 @@ namespace {
 
 constexpr double kMaxLoad = 10.0;
 
+// A trace file named relative to the spec that names it (as model and deployment files are).
+TraceReplaySpec parse_trace(JsonReader& r) {
+  TraceReplaySpec t;
+  t.file = r.require<std::string>("file");
+  r.check(!t.file.empty(), "file", "must name a request trace file");
+  const std::filesystem::path written(t.file);
+  const std::filesystem::path folder = std::filesystem::path(r.file()).parent_path();
+  t.path = written.is_absolute() || folder.empty() ? t.file : (folder / written).string();
+  t.format = r.optional<std::string>("format", "");
+  r.check(t.format.empty() || t.format == "azure" || t.format == "mooncake" || t.format == "burstgpt", "format",
+          "valid: azure, mooncake, burstgpt (or leave it out to detect it; a generic CSV goes through "
+          "`fleetcast workload fit --format csv --columns ...`)");
+  t.rate_scale = r.optional_positive("rate_scale", 1.0);
+  t.window_start_s = r.optional_at_least("window_start_s", 0.0, 0.0);
+  t.window_end_s = r.optional_at_least("window_end_s", 0.0, 0.0);
+  r.check(t.window_end_s == 0.0 || t.window_end_s > t.window_start_s, "window_end_s",
+          "must be > window_start_s (" + std::to_string(t.window_start_s) + "), or 0 for the trace's end");
+  t.loops = r.optional_at_least("loops", 1, 1);
+  return t;
+}
+
 ArrivalSpec parse_arrival(JsonReader r) {
   ArrivalSpec a;
   a.kind = r.require_enum("kind", detail::kArrivalKindNames);
+  if (a.kind == ArrivalKind::trace) {
+    for (const char* key : {"rate_per_s", "load", "cv", "clients", "think_time_s"})
+      if (r.has(key)) r.fail(key, "does not apply to trace arrivals: the trace sets the times (rate_scale scales them)");
+    a.trace = parse_trace(r);
+    r.finish();
+    return a;
+  }
   if (a.kind == ArrivalKind::closed_loop) {
     for (const char* key : {"rate_per_s", "load"})
       if (r.has(key)) r.fail(key, "does not apply to closed_loop arrivals: the clients set the rate");
@@ -98,8 +127,14 @@ PrefixSpec parse_prefix(JsonReader r, int block_tokens) {
 // The keys a class shares with the single-class form; `r` is the class object or the workload itself.
 void parse_class_body(JsonReader& r, RequestClass& c, int prefix_block_tokens) {
   c.arrival = parse_arrival(r.object("arrival"));
-  c.input_tokens = parse_length(r.object("input_tokens"));
-  c.output_tokens = parse_length(r.object("output_tokens"));
+  if (c.arrival.kind == ArrivalKind::trace) {
+    // The trace gives every request's lengths; the simulator fills these from it before planning.
+    for (const char* key : {"input_tokens", "output_tokens", "prefix"})
+      if (r.has(key)) r.fail(key, "does not apply to a trace class: the trace gives the lengths and prefixes");
+  } else {
+    c.input_tokens = parse_length(r.object("input_tokens"));
+    c.output_tokens = parse_length(r.object("output_tokens"));
+  }
   if (auto slo = r.optional_object("slo")) c.slo = parse_slo(std::move(*slo));
   if (auto prefix = r.optional_object("prefix")) c.prefix = parse_prefix(std::move(*prefix), prefix_block_tokens);
 }

@@ -65,6 +65,15 @@ namespace {
 
 json arrival_json(const ArrivalSpec& a) {
   json j = {{"kind", to_string(a.kind)}};
+  if (a.kind == ArrivalKind::trace) {
+    j["file"] = a.trace.file;
+    if (!a.trace.format.empty()) j["format"] = a.trace.format;
+    j["rate_scale"] = a.trace.rate_scale;
+    j["window_start_s"] = a.trace.window_start_s;
+    j["window_end_s"] = a.trace.window_end_s;
+    j["loops"] = a.trace.loops;
+    return j;
+  }
   if (a.kind == ArrivalKind::closed_loop) {
     j["clients"] = a.clients;
     j["think_time_s"] = a.think_time_s;
@@ -201,8 +210,10 @@ namespace {
 // A class's keys shared with the single-class form; an SLO only when one is set (absent keys are unchecked).
 void write_class_body(const RequestClass& c, json& j) {
   j["arrival"] = arrival_json(c.arrival);
-  j["input_tokens"] = to_json(c.input_tokens);
-  j["output_tokens"] = to_json(c.output_tokens);
+  if (c.arrival.kind != ArrivalKind::trace) {  // a trace's lengths are its own, not the spec's
+    j["input_tokens"] = to_json(c.input_tokens);
+    j["output_tokens"] = to_json(c.output_tokens);
+  }
   if (c.prefix) {
     j["prefix"] = {
         {"groups", c.prefix->groups}, {"tokens", c.prefix->tokens}, {"popularity", to_string(c.prefix->popularity)}};

@@ -25,7 +25,22 @@ struct LengthDistribution {
   bool operator==(const LengthDistribution&) const = default;
 };
 
-enum class ArrivalKind { poisson, gamma, closed_loop };
+enum class ArrivalKind { poisson, gamma, closed_loop, trace };
+
+// Replaying a request trace as it is: each request at its recorded time with its recorded lengths (and
+// Mooncake's prefix block ids), optionally cut to [window_start_s, window_end_s), rescaled in rate (x2 halves
+// every gap) and looped (traces/request_trace.hpp, replay). The simulator reads the file (simulator/
+// trace_classes.hpp); the spec only names it.
+struct TraceReplaySpec {
+  std::string file;    // as written in the spec
+  std::string path;    // `file` resolved against the folder of the spec that names it
+  std::string format;  // "azure", "mooncake", "burstgpt"; "": detected from the first line
+  double rate_scale = 1.0;
+  double window_start_s = 0.0;
+  double window_end_s = 0.0;  // 0: to the end
+  int loops = 1;
+  bool operator==(const TraceReplaySpec&) const = default;
+};
 
 struct ArrivalSpec {
   ArrivalKind kind = ArrivalKind::poisson;
@@ -35,6 +50,7 @@ struct ArrivalSpec {
   double cv = 1.0;        // gamma: coefficient of variation of inter-arrival times (1 is Poisson, > 1 bursty)
   int clients = 0;        // closed loop: concurrent clients, each sends its next request when the last finished
   double think_time_s = 0.0;
+  TraceReplaySpec trace;  // kind trace: the trace gives the times and the lengths (rate_per_s: its mean rate)
   bool operator==(const ArrivalSpec&) const = default;
 };
 
