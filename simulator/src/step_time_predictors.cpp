@@ -88,8 +88,14 @@ std::pair<double, double> OpPredictors::work(const std::string& op, const OpShap
 
 std::optional<double> OpPredictors::time_s(const std::string& op, const std::string& dtype,
                                            const OpShape& shape) const {
-  const calibration::OpPredictor* p = profile_->predictor(op, dtype);
-  if (!p) return std::nullopt;
+  // Only a predictor over shapes with FLOP and byte counts (the engine's): an imported kernel's (variant
+  // "kernel=<name>", no counts, no peaks) times one kernel of a real engine, not this op at any shape.
+  const auto it = std::find_if(profile_->predictors.begin(), profile_->predictors.end(), [&](const auto& c) {
+    return c.op == op && c.dtype == dtype && c.variant.empty() && c.roofline.peaks.flops_per_s > 0.0 &&
+           c.roofline.peaks.bytes_per_s > 0.0;
+  });
+  if (it == profile_->predictors.end()) return std::nullopt;
+  const calibration::OpPredictor* p = &*it;
   std::vector<double> q;
   for (const auto& dim : p->dims) {
     const auto it = shape.find(dim);

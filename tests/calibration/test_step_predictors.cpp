@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/simulator/expert_placement.hpp"
 #include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/simulator/step_time_predictors.hpp"
 #include "fleetcast/specs/presets.hpp"
@@ -159,4 +160,56 @@ TEST_CASE("a datasheet profile has no predictors: the step-time model is the roo
   const auto datasheet = calibration::datasheet_profile(h100(), "vllm");
   CHECK(datasheet.predictors.empty());
   CHECK_FALSE(OpPredictors(datasheet).any());
+}
+
+TEST_CASE("an imported kernel's predictor does not time the model's ops", "[calibration][predictors]") {
+  // `calibrate import` predictors: one kernel of a real engine by name, no FLOP or byte counts, no peaks.
+  const auto datasheet = calibration::datasheet_profile(h100(), "vllm");
+  auto imported = datasheet;
+  imported.predictors.push_back(calibration::fit_predictor("gemm", "bf16", "kernel=nvjet_tst_128x256", {},
+                                                           {{{}, 2e-5, 0.0, 0.0}, {{}, 3e-5, 0.0, 0.0}}, {}));
+  const simulator::StepTimeModel with(two_layers(), one_h100(), imported), without(two_layers(), one_h100(), datasheet);
+  const auto a = with.predict(decode(16, 1000)), b = without.predict(decode(16, 1000));
+  CHECK(a.op(Op::attn_proj).time_s == b.op(Op::attn_proj).time_s);
+  CHECK(a.op(Op::lm_head).time_s == b.op(Op::lm_head).time_s);
+  CHECK(a.total_s == b.total_s);
+}
+
+TEST_CASE("a grouped-GEMM predictor times the routed experts on the busiest GPU", "[calibration][predictors]") {
+  // One qwen3-235b-a22b MoE layer (128 experts top-8 of width 1536, hidden 4096) on 8 H100s, EP 8: 16 experts
+  // per GPU, a decode of 16 tokens gives 16 x 8 / 8 = 16 rows per GPU under uniform routing.
+  auto model = specs::model_preset("qwen3-235b-a22b");
+  model.num_layers = 1;
+  model.dense_layers = 0;
+  model.precision = {specs::Precision::bf16, specs::Precision::bf16, specs::Precision::bf16, specs::Precision::bf16};
+  specs::DeploymentSpec d = one_h100();
+  d.gpus_per_node = 8;
+  d.replica = {8, 1, 8, 1};
+  const auto placement = simulator::place_experts(*model.moe, d.moe_load, 8);
+  // Rows are the tokens here (top_k / ep = 1): the experts a batch of `rows` tokens touches on the busiest GPU.
+  auto shape = [&](double rows, double n, double k) {
+    const double used = std::min(16.0, simulator::copies_touched_on_busiest(placement, 8, rows));
+    return simulator::OpShape{{"rows", rows},    {"experts", 16}, {"n", n},      {"k", k},
+                              {"zipf_milli", 0}, {"seed", 0},     {"used", used}};
+  };
+  auto truth = [&](double rows, double n, double k) {  // weight-read bound at 50% of HBM, 10 us fixed
+    return OpPredictors::work("moe_grouped_gemm", shape(rows, n, k), 2.0).second / (0.5 * h100().hbm_bytes_per_s()) +
+           1e-5;
+  };
+  std::vector<calibration::PredictorPoint> pts;
+  for (double rows : {4.0, 16.0, 64.0}) {
+    for (const auto& [n, k] : std::vector<std::pair<double, double>>{{3072, 4096}, {4096, 1536}}) {
+      const auto [flops, bytes] = OpPredictors::work("moe_grouped_gemm", shape(rows, n, k), 2.0);
+      pts.push_back({{rows, n, k}, truth(rows, n, k), flops, bytes});
+    }
+  }
+  const auto datasheet = calibration::datasheet_profile(h100(), "vllm");
+  auto fitted = datasheet;
+  fitted.predictors.push_back(
+      calibration::fit_predictor("moe_grouped_gemm", "bf16", "", {"rows", "n", "k"}, pts, h100_peaks()));
+  const simulator::StepTimeModel with(model, d, fitted), without(model, d, datasheet);
+  const auto st = with.predict(decode(16, 1000)), ds = without.predict(decode(16, 1000));
+  // Gate/up then down, one MoE layer; no SwiGLU, permute or routing predictor: nothing added for them.
+  CHECK(st.op(Op::moe_experts).time_s == Approx(truth(16, 3072, 4096) + truth(16, 4096, 1536)));
+  CHECK(st.op(Op::moe_gate).time_s == ds.op(Op::moe_gate).time_s);  // no GEMM predictor: the roofline
 }
