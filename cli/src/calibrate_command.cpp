@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "fleetcast/calibration/compose.hpp"
 #include "fleetcast/calibration/fit.hpp"
+#include "fleetcast/calibration/held_out.hpp"
 #include "fleetcast/calibration/kernel_import.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/calibration/quality_report.hpp"
@@ -23,9 +24,10 @@ namespace {
 const char* kUsage =
     "usage: fleetcast calibrate show HARDWARE|PROFILE.json [--runtime R] | datasheet HARDWARE\n"
     "       | fit TRACE... [--hardware NAME] [--runtime R] -o PROFILE.json | check PROFILE.json [--threshold X]\n"
+    "                [--trace HELD_OUT.jsonl]\n"
     "       | import FILE [--format nsys-kern-sum|nsys-trace|chrome] [--map PATTERNS.json] [--device NAME]\n"
     "                -o TRACE.jsonl\n"
-    "       | compose TRACE.jsonl [--json] [--max-median-ape X]\n"
+    "       | compose TRACE.jsonl [--json] [--max-median-ape X] [--no-predictors]\n"
     "       | serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]";
 
 std::string read_text(const std::string& path) {
@@ -96,7 +98,26 @@ int run_check(const Parsed& p) {
       p.options.count("--threshold") ? parse_fraction("--threshold", p.options.at("--threshold")) : 0.15;
   const auto profile = calibration::read_profile(p.positional[0]);
   std::fputs(calibration::quality_report(profile, threshold).table.c_str(), stdout);
-  return 0;  // flagged ops are listed, not an error: the profile is still the best this hardware has
+  if (!p.options.count("--trace")) return 0;  // flagged ops are listed, not an error: the profile is still the best
+  // Measurements the fit did not see: each op's median APE must be within the LOO max APE the profile reports.
+  const auto in = calibration::load_fit_input(p.options.at("--trace"));
+  const auto r = calibration::check_held_out(profile, in.trace, in.file);
+  std::printf("held-out measurements of %s: %-22s %6s %9s %9s %12s %12s\n", in.file.c_str(), "op dtype", "points",
+              "median", "max", "LOO median", "LOO max");
+  bool all_within = !r.ops.empty();
+  for (const auto& o : r.ops) {
+    std::printf("  %-22s %6d %8.1f%% %8.1f%% %11.1f%% %11.1f%%  %s\n", (o.op + " " + o.dtype).c_str(), o.points,
+                100.0 * o.median_ape, 100.0 * o.max_ape, 100.0 * o.reported_loo_median_ape,
+                100.0 * o.reported_loo_max_ape, o.within ? "within" : "ABOVE the reported LOO max");
+    all_within = all_within && o.within;
+  }
+  std::printf("%d measurement(s) without a predictor in the profile\n", r.unpredicted);
+  if (!all_within) {
+    std::fprintf(stderr, "held-out check failed: %s\n",
+                 r.ops.empty() ? "no measurement the profile predicts" : "an op's median APE is above its LOO max");
+    return 1;
+  }
+  return 0;
 }
 
 int run_import(const Parsed& p) {
@@ -125,7 +146,8 @@ int run_import(const Parsed& p) {
 
 int run_compose(const Parsed& p) {
   if (p.positional.size() != 1) throw InputError("", "calibrate compose", "", kUsage);
-  const auto r = calibration::compose_check(calibration::load_fit_input(p.positional[0]));
+  const auto r =
+      calibration::compose_check(calibration::load_fit_input(p.positional[0]), !p.options.count("--no-predictors"));
   if (p.options.count("--json")) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& row : r.rows) {
@@ -169,9 +191,9 @@ int run_calibrate(const Args& args) {
   if (args.empty()) throw InputError("", "calibrate", "", kUsage);
   const std::string& verb = args[0];
   if (verb == "fit") return run_fit(parse(args, {"-o", "--hardware", "--runtime"}, {}));
-  if (verb == "check") return run_check(parse(args, {"--threshold"}, {}));
+  if (verb == "check") return run_check(parse(args, {"--threshold", "--trace"}, {}));
   if (verb == "import") return run_import(parse(args, {"-o", "--format", "--map", "--device"}, {}));
-  if (verb == "compose") return run_compose(parse(args, {"--max-median-ape"}, {"--json"}));
+  if (verb == "compose") return run_compose(parse(args, {"--max-median-ape"}, {"--json", "--no-predictors"}));
   if (verb == "serving") return run_calibrate_serving(args);
   if (verb == "show") {
     const Parsed p = parse(args, {"--runtime"}, {});

@@ -221,6 +221,7 @@ void StepTimeModel::cost_layers(const BatchShape& b, const Layers& l, const MoeT
   cost_ffn(b, l, moe, st);
   cost_allreduce(b, l, st);
   cost_alltoall(b, l, moe, st);
+  predict_layers(b, l, moe, st);
 }
 
 void StepTimeModel::cost_projections(const BatchShape& b, const Layers& l, StepTime& st) const {
@@ -284,6 +285,7 @@ void StepTimeModel::cost_head(const BatchShape& b, StepTime& st) const {
                (sampling_prefill + sampling_decode) * model_.vocab_size / tp * 4.0;  // fp32 logits
   head.time_s = roofline_s(head, rates.matmul_flops(head_precision), rates.hbm_bytes_per_s(), 2);
   head.prefill_share = share(sampling_prefill, sampling_decode);
+  predict_head(sampling_prefill + sampling_decode, head_precision, st);
 }
 
 }  // namespace fleetcast::simulator

@@ -74,11 +74,12 @@ specs::HardwareSpec hardware_for(const Profile& fitted, const traces::Calibratio
   return hw;
 }
 
-ComposeResult compose_check(const FitInput& input) {
+ComposeResult compose_check(const FitInput& input, bool use_predictors) {
   ComposeResult r;
   r.profile = fit_profile({input}, {});
   r.hardware = hardware_for(r.profile, input.trace);
   calibration::Profile profile = r.profile;
+  if (!use_predictors) profile.predictors.clear();
   if (r.hardware.arch == "cpu") {
     // Attention FLOPs are timed against the bf16 peak (16 x the GEMM rate above): rescale the fitted share.
     const double mm = profile.matmul_efficiency.count("fp32") ? profile.matmul_efficiency.at("fp32") : 1.0;
@@ -123,7 +124,15 @@ ComposeResult compose_check(const FitInput& input) {
       }
     }
     row.measured_s = m.median_s;
-    row.predicted_s = model.predict(b).total_s;
+    // The engine's model step is one rank of the group and runs no collective (engine/README.md, "model_step"):
+    // its TP all-reduces and EP exchanges are not part of what it measured.
+    const simulator::StepTime st = model.predict(b);
+    // (Summed without them: a CPU has no link, its collectives' time is infinite.)
+    row.predicted_s = 0.0;
+    for (int o = 0; o < simulator::kNumOps; ++o) {
+      const auto op = static_cast<simulator::Op>(o);
+      if (op != simulator::Op::tp_allreduce && op != simulator::Op::ep_alltoall) row.predicted_s += st.ops[o].time_s;
+    }
     row.ape = std::abs(row.predicted_s - row.measured_s) / row.measured_s;
     r.rows.push_back(row);
   }

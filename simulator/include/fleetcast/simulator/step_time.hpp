@@ -115,6 +115,10 @@ private:
   StepTime predict_lockstep(std::span<const BatchShape> ranks) const;
   // Two-batch overlap: the step as two micro-batches, communication hidden behind compute.
   StepTime predict_overlapped(std::span<const BatchShape> ranks) const;
+  // A fitted profile's per-op predictors (step_time_predictors.cpp) in place of the roofline for the op classes
+  // of `l` and for the LM head over `sampled_rows` rows; classes without a predictor keep the roofline.
+  void predict_layers(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
+  void predict_head(double sampled_rows, specs::Precision head_precision, StepTime& st) const;
   double roofline_s(const OpCost& c, double peak_flops, double bytes_per_s, int kernels) const;
   // A GEMM every token of the step runs through: 2 x tokens x params FLOPs, the weights read once, and
   // `activation_bytes` of inputs and outputs per token.

@@ -39,6 +39,8 @@ struct ComposeResult {
 // profile's predictors: the best GEMM FLOP/s and the best copy bytes/s of the trace.
 specs::HardwareSpec hardware_for(const Profile& fitted, const traces::CalibrationTrace& trace);
 
-ComposeResult compose_check(const FitInput& input);
+// `use_predictors` false: the step-time model gets the fitted profile without its per-op predictors (the summary
+// efficiencies only), the baseline the predictors are compared against.
+ComposeResult compose_check(const FitInput& input, bool use_predictors = true);
 
 }  // namespace fleetcast::calibration

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The composition check for real, on this machine's CPU (docs/CALIBRATION.md, "Composition check in CI"):
+# fleetcast-engine measures the ops of a llama-3.1-8b model step (TP 16, 1 layer) and whole model steps
+# (engine/plans/cpu-compose-ci.json); `calibrate fit` makes this CPU a hardware of its own; `calibrate compose`
+# predicts the measured steps with the step-time model using the fitted predictors and fails above the bound;
+# and a profile fitted without the interior points (token count 16, decode batch 4) predicts them within the
+# leave-one-out error `calibrate check` reports.
+# usage: compose_ci_test.sh FLEETCAST_ENGINE FLEETCAST SOURCE_DIR MAX_MEDIAN_APE MAX_APE
+set -u
+engine=$1
+bin=$2
+src=$3
+max_median=$4
+max_ape=$5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAILED: $*"; }
+
+start=$(date +%s)
+# One thread: on two cores shared with other jobs (load 11 to 14), two-thread Eigen GEMMs with m >= 8 took
+# 0.3 to 0.6 s whatever their size (threads waiting on each other at every block), against milliseconds on one
+# thread. The ops and the model steps run the same kernels on the same one thread, which is what composes.
+if OMP_NUM_THREADS=1 "$engine" run "$src/engine/plans/cpu-compose-ci.json" --backend cpu -o "$work/cpu.jsonl" >"$work/out" 2>"$work/err"; then
+  ok
+else
+  bad "fleetcast-engine run: $(tail -5 "$work/err")"
+  echo "calibrate compose CI: $passed passed, $failed failed"
+  exit 1
+fi
+echo "engine run: $(($(date +%s) - start)) s, $(grep -c '"measurement"' "$work/cpu.jsonl") measurements on $(grep -o '"device":"[^"]*"' "$work/cpu.jsonl")"
+
+"$bin" calibrate fit "$work/cpu.jsonl" -o "$work/cpu.json" >"$work/out" 2>&1 &&
+  grep -q '"hardware": "cpu-' "$work/cpu.json" && grep -q '"predictors"' "$work/cpu.json" && ok ||
+  bad "calibrate fit: $(cat "$work/out")"
+cat "$work/out"
+
+# The table for the log, then the bound (median from --max-median-ape, max from the JSON).
+"$bin" calibrate compose "$work/cpu.jsonl" --max-median-ape "$max_median" >"$work/table" 2>&1
+rc=$?
+cat "$work/table"
+[ "$rc" -eq 0 ] && ok || bad "compose: median APE above $max_median (exit $rc)"
+"$bin" calibrate compose "$work/cpu.jsonl" --json >"$work/compose.json" 2>&1 &&
+  python3 - "$work/compose.json" "$max_ape" <<'PY' && ok || bad "compose --json: a step above the max APE bound $max_ape"
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = j["rows"]
+assert len(rows) == 6, f"{len(rows)} model steps, expected 6"
+assert {(r["phase"], r["batch"], r["context"]) for r in rows} >= {("decode", 16, 1024), ("prefill", 1, 0)}
+worst = max(r["ape"] for r in rows)
+print(f"compose: median APE {j['median_ape']:.3f}, max APE {worst:.3f} over {len(rows)} steps")
+sys.exit(0 if worst <= float(sys.argv[2]) else 1)
+PY
+
+# Held out: the interior token count 16 of every token-swept op and decode attention at batch 4.
+python3 - "$work/cpu.jsonl" "$work/fit.jsonl" "$work/held.jsonl" <<'PY'
+import json, sys
+fit, held = open(sys.argv[2], "w"), open(sys.argv[3], "w")
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("record") != "measurement":
+        fit.write(line); held.write(line); continue
+    s = r["shape"]
+    out = (r["op"] == "gemm" and s.get("m") == 16) or (r["op"] in ("rmsnorm", "swiglu", "rope") and s.get("tokens") == 16) \
+        or (r["op"] == "attention_decode_gqa" and s.get("batch") == 4)
+    (held if out else fit).write(line)
+PY
+"$bin" calibrate fit "$work/fit.jsonl" -o "$work/fit.json" >/dev/null 2>&1 && ok || bad "fit without the held-out points"
+"$bin" calibrate check "$work/fit.json" --threshold 0.5 --trace "$work/held.jsonl" >"$work/out" 2>&1
+rc=$?
+sed -n '/held-out measurements/,$p' "$work/out"
+[ "$rc" -eq 0 ] && grep -q "gemm fp32" "$work/out" && grep -q "attention_decode_gqa fp32" "$work/out" && ok ||
+  bad "held-out points not within the reported LOO error (exit $rc)"
+
+echo "calibrate compose CI: $passed passed, $failed failed ($(($(date +%s) - start)) s)"
+[ "$failed" -eq 0 ]
