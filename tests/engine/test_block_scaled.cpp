@@ -6,8 +6,12 @@
 #include <cmath>
 #include <vector>
 
+#include "fleetcast/engine/check.hpp"
 #include "fleetcast/engine/fill.hpp"
+#include "problems/block_gemm_problem.hpp"
+#include "problems/gemm_problem.hpp"
 #include "reference/block_scaled.hpp"
+#include "reference/reference.hpp"
 
 using namespace fleetcast::engine::reference;
 
@@ -126,4 +130,36 @@ TEST_CASE("block-scaled: the GEMM is within the quantisation bound of the fp32 p
   const auto g = block_scaled_gemm(x.data(), w.data(), m, n, k, BlockFormat::fp8_block);
   CHECK(g.w.scales.size() == 2);
   CHECK(g.x.scales.size() == static_cast<std::size_t>(m * 2));
+}
+
+TEST_CASE("block-scaled: the GEMM case checks against the dequantised product, not the fp32 one",
+          "[engine][block_scaled]") {
+  fleetcast::engine::Shape shape;
+  shape.set("m", 33);
+  shape.set("n", 80);
+  shape.set("k", 128);
+  const fleetcast::engine::GemmProblem plain(shape, fleetcast::engine::Storage::fp32);
+  const auto xs = plain.x.values(fleetcast::engine::Storage::fp32, 0, plain.x.count);
+  const auto ws = plain.w.values(fleetcast::engine::Storage::fp32, 0, plain.w.count);
+  for (const std::string dtype : {"fp8_block", "mxfp8", "nvfp4"}) {
+    INFO(dtype);
+    const fleetcast::engine::BlockGemmProblem p(shape, dtype);
+    const auto g = block_scaled_gemm(xs.data(), ws.data(), 33, 80, 128, block_format(dtype));
+    std::vector<float> quantised(g.y.begin(), g.y.end()), exact(33 * 80);
+    for (int i = 0; i < 33; ++i)
+      for (int j = 0; j < 80; ++j)
+        exact[i * 80 + j] =
+            static_cast<float>(fleetcast::engine::reference::dot(xs.data() + i * 128, ws.data() + j * 128, 128));
+    auto reader = [](const std::vector<float>& v) {
+      return [&v](std::size_t offset, std::size_t count) {
+        return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(offset),
+                                  v.begin() + static_cast<std::ptrdiff_t>(offset + count));
+      };
+    };
+    const double tolerance = fleetcast::engine::tolerance_for(dtype);
+    CHECK(p.check(reader(quantised), "block gemm", tolerance, true).compared == 33u * 80u);
+    // FP4's quantisation error is far past bf16's tolerance: the unquantised product fails its check.
+    if (dtype == "nvfp4")
+      CHECK_THROWS_AS(p.check(reader(exact), "block gemm", tolerance, true), fleetcast::engine::CheckFailed);
+  }
 }
