@@ -143,6 +143,10 @@ public:
       return;
     }
     if (exec_ == nullptr) {  // capture the decode step once; every run replays it
+      // One eager step first, as engines warm up before capturing: kernels' attributes set and modules
+      // loaded outside the capture. It writes the same cache entries the replays rewrite.
+      enqueue();
+      CUDA_CHECK(cudaStreamSynchronize(ctx_.s()));
       CUDA_CHECK(cudaStreamBeginCapture(ctx_.s(), cudaStreamCaptureModeThreadLocal));
       enqueue();
       CUDA_CHECK(cudaStreamEndCapture(ctx_.s(), &graph_));
