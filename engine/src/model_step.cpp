@@ -32,11 +32,21 @@ StepShape step_shape_of(const Shape& shape) {
   return s;
 }
 
+RoutingRule routing_rule(const std::string& name) {
+  // deepseek-ai/DeepSeek-V3 config.json: "scoring_func": "sigmoid", "n_group": 8, "topk_group": 4
+  // (R1 shares it); moonshotai/Kimi-K2 config.json: "scoring_func": "sigmoid", "n_group": 1, "topk_group": 1.
+  if (name == "deepseek-v3" || name == "deepseek-r1") return {8, 4, true};
+  if (name == "kimi-k2.5") return {1, 1, true};
+  return {};
+}
+
 StepDims step_dims(const specs::ModelSpec& m, const StepShape& s) {
   auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
   const auto& a = m.attention;
-  if (a.type != specs::AttentionType::gqa)
-    fail("model_step runs grouped-query attention models only (MLA and compressed sparse attention not yet)");
+  if (a.type == specs::AttentionType::csa)
+    fail(
+        "model_step runs grouped-query and MLA models only (compressed sparse attention, DeepSeek-V4: its "
+        "compressed global cache, indexer and window are not run yet)");
   if (s.layers > m.num_layers) fail("more layers than the model's " + std::to_string(m.num_layers));
   if (a.num_query_heads % s.tp != 0)
     fail("tp " + std::to_string(s.tp) + " does not divide the " + std::to_string(a.num_query_heads) + " query heads");
@@ -44,8 +54,22 @@ StepDims step_dims(const specs::ModelSpec& m, const StepShape& s) {
   d.hidden = m.hidden_size;
   d.vocab_local = (m.vocab_size + s.tp - 1) / s.tp;
   d.q_heads = a.num_query_heads / s.tp;
-  d.kv_heads = std::max<std::int64_t>(1, a.num_kv_heads / s.tp);
-  d.head_dim = a.head_dim;
+  if (a.type == specs::AttentionType::mla) {
+    if (a.kv_lora_rank <= 0 || a.qk_rope_head_dim <= 0 || a.qk_nope_head_dim <= 0 || a.v_head_dim <= 0)
+      fail("an MLA model needs kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim and v_head_dim");
+    if (a.qk_rope_head_dim % 2 != 0) fail("qk_rope_head_dim must be even (RoPE rotates pairs)");
+    d.mla = true;
+    d.q_lora = a.q_lora_rank;
+    d.kv_lora = a.kv_lora_rank;
+    d.nope = a.qk_nope_head_dim;
+    d.rope_dim = a.qk_rope_head_dim;
+    d.v_dim = a.v_head_dim;
+    d.kv_heads = 1;
+    d.head_dim = d.nope + d.rope_dim;
+  } else {
+    d.kv_heads = std::max<std::int64_t>(1, a.num_kv_heads / s.tp);
+    d.head_dim = a.head_dim;
+  }
   d.layers = s.layers;
   d.dense_layers = m.moe ? m.dense_layers : m.num_layers;
   if (d.dense_layers > 0 && std::min(d.dense_layers, s.layers) > 0) {
@@ -62,6 +86,13 @@ StepDims step_dims(const specs::ModelSpec& m, const StepShape& s) {
   d.experts = moe.num_routed_experts;
   d.local_experts = moe.num_routed_experts / s.ep;
   d.top_k = moe.top_k;
+  const RoutingRule rule = routing_rule(m.name);
+  if (d.experts % rule.n_group != 0 || rule.topk_group * (d.experts / rule.n_group) < d.top_k)
+    fail("the routing groups (" + std::to_string(rule.n_group) + " groups, best " + std::to_string(rule.topk_group) +
+         ") do not fit " + std::to_string(d.experts) + " experts top-" + std::to_string(d.top_k));
+  d.n_group = rule.n_group;
+  d.topk_group = rule.topk_group;
+  d.sigmoid = rule.sigmoid;
   if (s.ep == 1 && moe.expert_width % s.tp != 0) fail("tp does not divide the expert width (ep 1 splits experts)");
   d.expert_width = s.ep == 1 ? moe.expert_width / s.tp : moe.expert_width;
   if (moe.num_shared_experts > 0) {
@@ -96,6 +127,41 @@ Cost model_step_cost(const specs::ModelSpec& m, const StepShape& s, double e) {
     c.flops += T * H;
     c.bytes += 3.0 * T * H * e;
   };
+  auto norm = [&](double rows, double width) {  // RMSNorm of another width (MLA's q and kv latents)
+    c.flops += 4.0 * rows * width + rows;
+    c.bytes += (2.0 * rows * width + width) * e;
+  };
+  // MLA, absorbed (as decode_attention_mla runs it): the q path (LoRA down, norm, up) and the kv latent
+  // (down, norm), RoPE on the rope parts, the new entries (latent + rope key) into the cache, each head's
+  // q_nope through its W_UK into the latent space (a GEMM per head), attention of Q heads over one
+  // 576-wide entry per token (values its first kv_lora), each head's latent output through its W_UV, then O.
+  auto mla_attention = [&] {
+    const double ql = static_cast<double>(d.q_lora), kvl = static_cast<double>(d.kv_lora);
+    const double nope = static_cast<double>(d.nope), r = static_cast<double>(d.rope_dim);
+    const double v = static_cast<double>(d.v_dim), entry = kvl + r;
+    if (d.q_lora > 0) {
+      gemm(T, ql, H);
+      norm(T, ql);
+      gemm(T, Q * (nope + r), ql);
+    } else {
+      gemm(T, Q * (nope + r), H);
+    }
+    gemm(T, entry, H);
+    norm(T, kvl);
+    c.flops += 3.0 * T * (Q + 1.0) * r;  // RoPE
+    c.bytes += 2.0 * T * (Q + 1.0) * r * e + T * (4.0 + 4.0 * r);
+    c.bytes += T * entry * e;                         // the new entries written to the cache
+    for (const double n_k : {kvl * nope, v * kvl}) {  // W_UK absorption, then W_UV: Q GEMMs of T rows
+      c.flops += 2.0 * T * Q * n_k;
+      c.bytes += Q * n_k * e;
+    }
+    c.bytes += (T * Q * nope + 2.0 * T * Q * kvl + T * Q * v) * e;  // their inputs and outputs
+    c.flops += 2.0 * B * Q * (entry + kvl) * (N * C + N * (N + 1.0) / 2.0);
+    const double seq = C + N;
+    c.bytes +=
+        B * seq * entry * e + T * Q * (entry + kvl) * e + B * std::ceil(seq / static_cast<double>(kStepPageSize)) * 4.0;
+    gemm(T, H, Q * v);
+  };
   auto mlp = [&](double width) {
     gemm(T, 2.0 * width, H);
     swiglu(T, width);
@@ -105,17 +171,21 @@ Cost model_step_cost(const specs::ModelSpec& m, const StepShape& s, double e) {
   c.bytes += T * H * e + T * 4.0;
   for (std::int64_t layer = 0; layer < d.layers; ++layer) {
     rmsnorm(T);
-    gemm(T, static_cast<double>(d.qkv_width()), H);
-    c.flops += 3.0 * T * (Q + KV) * dh;  // RoPE
-    c.bytes += 2.0 * T * (Q + KV) * dh * e + T * (4.0 + 4.0 * dh);
-    c.bytes += 2.0 * T * KV * dh * e;  // the new tokens' K and V written to the cache
-    // Attention: token j of a sequence (0-based) attends to context + j + 1 tokens; each sequence's cache
-    // (context + new_tokens tokens, K and V) is read once; q in, out written; one block-table entry per page.
-    c.flops += 4.0 * B * Q * dh * (N * C + N * (N + 1.0) / 2.0);
-    const double seq = C + N;
-    c.bytes += 2.0 * B * seq * KV * dh * e + 2.0 * T * Q * dh * e +
-               B * std::ceil(seq / static_cast<double>(kStepPageSize)) * 4.0;
-    gemm(T, H, Q * dh);
+    if (d.mla) {
+      mla_attention();
+    } else {
+      gemm(T, static_cast<double>(d.qkv_width()), H);
+      c.flops += 3.0 * T * (Q + KV) * dh;  // RoPE
+      c.bytes += 2.0 * T * (Q + KV) * dh * e + T * (4.0 + 4.0 * dh);
+      c.bytes += 2.0 * T * KV * dh * e;  // the new tokens' K and V written to the cache
+      // Attention: token j of a sequence (0-based) attends to context + j + 1 tokens; each sequence's cache
+      // (context + new_tokens tokens, K and V) is read once; q in, out written; one block-table entry per page.
+      c.flops += 4.0 * B * Q * dh * (N * C + N * (N + 1.0) / 2.0);
+      const double seq = C + N;
+      c.bytes += 2.0 * B * seq * KV * dh * e + 2.0 * T * Q * dh * e +
+                 B * std::ceil(seq / static_cast<double>(kStepPageSize)) * 4.0;
+      gemm(T, H, Q * dh);
+    }
     residual_add();
     rmsnorm(T);
     if (d.is_dense(layer)) {

@@ -13,8 +13,10 @@ namespace fleetcast::engine {
 
 const std::vector<OpInfo>& all_ops() {
   static const std::vector<OpInfo> ops = {
-      {"gemm", OpClass::gemm, {"m", "n", "k"}, {"bf16", "fp8", "fp32"}, {{"m", 33}, {"n", 80}, {"k", 128}},
-       "Y[m,n] = X[m,k] W[n,k]^T, a linear layer over m tokens (FP8: per-tensor scales, bf16 out)"},
+      {"gemm", OpClass::gemm, {"m", "n", "k"}, {"bf16", "fp8", "fp32", "fp8_block", "mxfp8", "nvfp4"},
+       {{"m", 33}, {"n", 80}, {"k", 128}},
+       "Y[m,n] = X[m,k] W[n,k]^T, a linear layer over m tokens (FP8: per-tensor scales, bf16 out; fp8_block, mxfp8, "
+       "nvfp4: block-scaled, bf16 out)"},
       {"rmsnorm", OpClass::elementwise, {"tokens", "hidden"}, {"bf16", "fp32"}, {{"tokens", 5}, {"hidden", 96}},
        "y = x / sqrt(mean(x^2) + 1e-6) * w over each token's hidden vector"},
       {"swiglu", OpClass::elementwise, {"tokens", "width"}, {"bf16", "fp32"}, {{"tokens", 5}, {"width", 96}},
@@ -137,6 +139,11 @@ double dtype_bytes(std::string_view dtype) {
   if (dtype == "fp32") return 4.0;
   if (dtype == "bf16" || dtype == "fp16") return 2.0;
   if (dtype == "fp8" || dtype == "u8") return 1.0;
+  // Block-scaled GEMM inputs: the element and its share of the block's scale (fp32 per 128, UE8M0 per 32,
+  // UE4M3 per 16; fp8_block's weights have one fp32 per 128 x 128, counted as the activations' rate).
+  if (dtype == "fp8_block") return 1.0 + 4.0 / 128.0;
+  if (dtype == "mxfp8") return 1.0 + 1.0 / 32.0;
+  if (dtype == "nvfp4") return 0.5 + 1.0 / 16.0;
   throw std::invalid_argument("unknown dtype " + std::string(dtype));
 }
 
@@ -146,7 +153,7 @@ Cost op_cost(const OpInfo& op, const Shape& s, std::string_view dtype) {
   Cost c;
   if (moe_and_step_cost(op, s, e, c)) return c;
   if (op.name == "gemm") {
-    const double out_e = dtype == "fp8" ? 2.0 : e;
+    const double out_e = dtype == "fp32" ? 4.0 : 2.0;  // bf16 out for every narrower input
     c.flops = 2.0 * d("m") * d("n") * d("k");
     c.bytes = (d("m") * d("k") + d("n") * d("k")) * e + d("m") * d("n") * out_e;
   } else if (op.name == "rmsnorm") {

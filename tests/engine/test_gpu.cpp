@@ -11,6 +11,7 @@
 #include "attention_kernels.hpp"
 #include "cuda_backend.hpp"
 #include "fleetcast/engine/fill.hpp"
+#include "fleetcast/engine/model_step.hpp"
 #include "fleetcast/engine/ops.hpp"
 
 using namespace fleetcast::engine;
@@ -138,5 +139,44 @@ TEST_CASE("cuda: split-K decode, FP8 caches and long prefill chunks match the re
     }
     const auto r = backend->prepare(op, s.dtype, shape)->check(true);
     CHECK(r.compared > 0);
+  }
+}
+
+TEST_CASE("cuda: model_step decode under a CUDA graph matches the reference step", "[.gpu][engine][model_step]") {
+  if (!have_gpu()) return;
+  auto backend = make_cuda_backend();
+  const OpInfo& op = *find_op("model_step");
+  // llama-3.1-8b on one GPU of 8, two layers, 3 sequences decoding after 40 cached tokens; every logit.
+  const Shape shape = model_step_shape({"llama-3.1-8b", 8, 1, 2, 3, 40, 1});
+  const Support s = backend->support(op, "bf16", shape);
+  REQUIRE(s.supported);
+  CHECK(s.dtype == "fp32");
+  auto prepared = backend->prepare(op, s.dtype, shape);
+  CHECK(prepared->check(true).compared == 3u * 16032u);  // the first run captures the graph
+  for (int i = 0; i < 3; ++i) prepared->run();           // replays rewrite the same cache entries
+  CHECK(prepared->check(true).compared == 3u * 16032u);
+  // MoE and MLA steps are refused with the reason, not an error.
+  const Support moe = backend->support(op, "bf16", model_step_shape({"qwen3-235b-a22b", 8, 8, 1, 1, 0, 1}));
+  CHECK_FALSE(moe.supported);
+  CHECK_THAT(moe.reason, Catch::Contains("dense models only"));
+}
+
+TEST_CASE("cuda: block-scaled GEMMs run on SM100 and are skipped with the reason before", "[.gpu][engine]") {
+  if (!have_gpu()) return;
+  auto backend = make_cuda_backend();
+  const OpInfo& op = *find_op("gemm");
+  Shape shape;
+  shape.set("m", 64);
+  shape.set("n", 256);
+  shape.set("k", 512);
+  for (const char* dtype : {"fp8_block", "mxfp8", "nvfp4"}) {
+    INFO(dtype);
+    const Support s = backend->support(op, dtype, shape);
+    if (!s.supported) {
+      CHECK_THAT(s.reason, Catch::Contains("SM100"));
+      WARN(dtype << " skipped: " << s.reason);
+      continue;
+    }
+    CHECK(backend->prepare(op, s.dtype, shape)->check(true).compared == 64u * 256u);
   }
 }

@@ -245,8 +245,9 @@ TEST_CASE("model_step: plans name the model and fail on shapes it cannot take", 
   CHECK_THAT(error_of(R"({"op": "model_step", "dtypes": ["fp32"], "models": ["qwen3-235b-a22b"], "tp": 8,
                          "sweep": {"ep": [3], "layers": [1], "batch": [1], "context": [0], "new_tokens": [1]}})"),
              Catch::Contains("plan.json") && Catch::Contains("ep 3 does not divide the 128 experts"));
-  CHECK_THAT(error_of(R"({"op": "model_step", "dtypes": ["fp32"], "models": ["deepseek-v3"], "tp": 8, )" + sweep + "}"),
-             Catch::Contains("grouped-query attention models only"));
+  CHECK_THAT(error_of(R"({"op": "model_step", "dtypes": ["fp32"], "models": ["deepseek-v4.1-flash"], "tp": 8, )" +
+                      sweep + "}"),
+             Catch::Contains("compressed sparse attention"));
   CHECK_THAT(error_of(R"({"op": "model_step", "dtypes": ["fp32"], "models": ["llama-3.1-8b"], "tp": 4,
                          "sweep": {"ep": [1], "layers": [33], "batch": [1], "context": [0], "new_tokens": [1]}})"),
              Catch::Contains("more layers than the model's 32"));

@@ -24,13 +24,17 @@ ModelStepRunner::ModelStepRunner(ModelStepProblem& p) : p_(p), tokens_(p.shape.t
   const std::int64_t T = tokens_, H = d.hidden, dh = d.head_dim;
   x_ = buffer(T * H);
   h_ = buffer(T * H);
-  qkv_ = buffer(T * d.qkv_width());
-  q_ = buffer(T * d.q_heads * dh);
-  q_rot_ = buffer(T * d.q_heads * dh);
-  k_ = buffer(T * d.kv_heads * dh);
-  k_rot_ = buffer(T * d.kv_heads * dh);
-  attn_ = buffer(T * d.q_heads * dh);
   proj_ = buffer(T * H);
+  if (d.mla) {
+    prepare_mla();
+  } else {
+    qkv_ = buffer(T * d.qkv_width());
+    q_ = buffer(T * d.q_heads * dh);
+    q_rot_ = buffer(T * d.q_heads * dh);
+    k_ = buffer(T * d.kv_heads * dh);
+    k_rot_ = buffer(T * d.kv_heads * dh);
+    attn_ = buffer(T * d.q_heads * dh);
+  }
   const std::int64_t width = std::max(d.dense_width, d.shared_width);
   gu_ = buffer(T * 2 * width);
   act_ = buffer(T * width);
@@ -50,6 +54,25 @@ ModelStepRunner::ModelStepRunner(ModelStepProblem& p) : p_(p), tokens_(p.shape.t
   last_ = buffer(p.shape.batch * H);
   last_norm_ = buffer(p.shape.batch * H);
   logits_ = buffer(p.shape.batch * d.vocab_local);
+}
+
+void ModelStepRunner::paged_attention(const float* q, const float* k_cache, const float* v_cache, float* out,
+                                      std::int64_t dk, std::int64_t dv) {
+  const StepDims& d = p_.dims;
+  const std::int64_t Q = d.q_heads, KV = d.kv_heads, N = p_.shape.new_tokens, C = p_.shape.context;
+  const auto scale = static_cast<float>(p_.scale);
+  if (N == 1) {
+    attention_decode({q, k_cache, v_cache, p_.block_table.data(), out, p_.shape.batch, C + 1, Q, KV, dk, dv,
+                      kStepPageSize, p_.pages_per_seq, scale});
+    return;
+  }
+  // Causal prefill with the decode kernel: new token j of a sequence is one query over the first
+  // context + j + 1 tokens of its cache, the new tokens' entries written before.
+  parallel_for(tokens_, (C + N) * KV * (dk + dv), [&](std::int64_t t) {
+    const std::int64_t b = t / N, j = t % N;
+    attention_decode({q + t * Q * dk, k_cache, v_cache, p_.block_table.data() + b * p_.pages_per_seq, out + t * Q * dv,
+                      1, C + j + 1, Q, KV, dk, dv, kStepPageSize, p_.pages_per_seq, scale});
+  });
 }
 
 void ModelStepRunner::attention(std::int64_t layer) {
@@ -73,20 +96,7 @@ void ModelStepRunner::attention(std::int64_t layer) {
     std::memcpy(L.v_cache.data() + at, qkv_.data() + t * d.qkv_width() + (Q + KV) * dh,
                 static_cast<std::size_t>(KV * dh) * sizeof(float));
   });
-  const auto scale = static_cast<float>(p_.scale);
-  if (N == 1) {
-    attention_decode({q_rot_.data(), L.k_cache.data(), L.v_cache.data(), p_.block_table.data(), attn_.data(),
-                      p_.shape.batch, C + 1, Q, KV, dh, dh, kStepPageSize, p_.pages_per_seq, scale});
-  } else {
-    // Causal prefill with the decode kernel: new token j of a sequence is one query over the first
-    // context + j + 1 tokens of its cache, the new tokens' entries written above.
-    parallel_for(T, (C + N) * KV * dh, [&](std::int64_t t) {
-      const std::int64_t b = t / N, j = t % N;
-      attention_decode({q_rot_.data() + t * Q * dh, L.k_cache.data(), L.v_cache.data(),
-                        p_.block_table.data() + b * p_.pages_per_seq, attn_.data() + t * Q * dh, 1, C + j + 1, Q, KV,
-                        dh, dh, kStepPageSize, p_.pages_per_seq, scale});
-    });
-  }
+  paged_attention(q_rot_.data(), L.k_cache.data(), L.v_cache.data(), attn_.data(), dh, dh);
   gemm(attn_.data(), L.o.data(), proj_.data(), T, H, Q * dh);
   add_into(x_.data(), proj_.data(), T * H);
 }
@@ -104,7 +114,8 @@ void ModelStepRunner::moe(std::int64_t layer) {
   const StepLayer& L = p_.layers[layer];
   const std::int64_t T = tokens_, H = d.hidden, W = d.expert_width;
   gemm(h_.data(), L.router.data(), router_logits_.data(), T, d.experts, H);
-  moe_routing(router_logits_.data(), route_ids_.data(), route_weights_.data(), T, {d.experts, d.top_k, 1, 1, false});
+  moe_routing(router_logits_.data(), route_ids_.data(), route_weights_.data(), T,
+              {d.experts, d.top_k, d.n_group, d.topk_group, d.sigmoid});
   const std::int64_t rows = moe_permute(h_.data(), route_ids_.data(), permuted_.data(), offsets_.data(),
                                         source_slot_.data(), dest_row_.data(), T, H, d.top_k, 0, d.local_experts);
   moe_grouped_gemm(permuted_.data(), L.experts_gate_up.data(), offsets_.data(), expert_gu_.data(), d.local_experts,
@@ -125,7 +136,11 @@ void ModelStepRunner::run() {
                 static_cast<std::size_t>(H) * sizeof(float));
   });
   for (std::int64_t l = 0; l < d.layers; ++l) {
-    attention(l);
+    if (d.mla) {
+      mla_attention(l);
+    } else {
+      attention(l);
+    }
     rmsnorm(x_.data(), p_.layers[l].mlp_norm.data(), h_.data(), T, H, static_cast<float>(ModelStepProblem::kEps));
     if (p_.layers[l].dense) {
       dense_mlp(p_.layers[l].gate_up, p_.layers[l].down, d.dense_width);

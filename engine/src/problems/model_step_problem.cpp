@@ -44,8 +44,21 @@ ModelStepProblem::ModelStepProblem(const specs::ModelSpec& model, const StepShap
     StepLayer layer;
     layer.dense = d.is_dense(l);
     layer.attn_norm = norm_gain(seed + 1, H);
-    layer.qkv = filled(seed + 2, d.qkv_width() * H, weight_amplitude(H));
-    layer.o = filled(seed + 3, H * d.q_heads * dh, weight_amplitude(d.q_heads * dh));
+    if (d.mla) {
+      const std::int64_t q_in = d.q_lora > 0 ? d.q_lora : H;
+      if (d.q_lora > 0) {
+        layer.q_a = filled(seed + 14, d.q_lora * H, weight_amplitude(H));
+        layer.q_a_norm = norm_gain(seed + 15, d.q_lora);
+      }
+      layer.q_b = filled(seed + 16, d.q_heads * dh * q_in, weight_amplitude(q_in));
+      layer.kv_a = filled(seed + 17, d.cache_entry() * H, weight_amplitude(H));
+      layer.kv_a_norm = norm_gain(seed + 18, d.kv_lora);
+      layer.kv_b = filled(seed + 19, d.q_heads * (d.nope + d.v_dim) * d.kv_lora, weight_amplitude(d.kv_lora));
+      layer.o = filled(seed + 3, H * d.q_heads * d.v_dim, weight_amplitude(d.q_heads * d.v_dim));
+    } else {
+      layer.qkv = filled(seed + 2, d.qkv_width() * H, weight_amplitude(H));
+      layer.o = filled(seed + 3, H * d.q_heads * dh, weight_amplitude(d.q_heads * dh));
+    }
     layer.mlp_norm = norm_gain(seed + 4, H);
     if (layer.dense) {
       layer.gate_up = filled(seed + 5, 2 * d.dense_width * H, weight_amplitude(H));
@@ -60,9 +73,9 @@ ModelStepProblem::ModelStepProblem(const specs::ModelSpec& model, const StepShap
         layer.shared_down = filled(seed + 11, H * d.shared_width, weight_amplitude(d.shared_width));
       }
     }
-    const std::int64_t cache = num_pages * kStepPageSize * d.kv_heads * dh;
+    const std::int64_t cache = num_pages * kStepPageSize * d.kv_heads * d.cache_entry();
     layer.k_cache = filled(seed + 12, cache, 1.0f);
-    layer.v_cache = filled(seed + 13, cache, 1.0f);
+    if (!d.mla) layer.v_cache = filled(seed + 13, cache, 1.0f);
     layers.push_back(std::move(layer));
   }
   embedding = filled(9001, d.vocab_local * H, 1.0f);
@@ -80,28 +93,42 @@ ModelStepProblem::ModelStepProblem(const specs::ModelSpec& model, const StepShap
   for (std::int64_t i = num_pages - 1; i > 0; --i)
     std::swap(block_table[i],
               block_table[static_cast<std::int64_t>(mix64(9005 + static_cast<std::uint64_t>(i)) % (i + 1))]);
-  const std::int64_t span = s.context + s.new_tokens, half = dh / 2;
-  cos_sin.resize(static_cast<std::size_t>(span * dh));
+  const std::int64_t span = s.context + s.new_tokens, rd = d.rotated_dim(), half = rd / 2;
+  cos_sin.resize(static_cast<std::size_t>(span * rd));
   for (std::int64_t p = 0; p < span; ++p) {
     for (std::int64_t i = 0; i < half; ++i) {
-      const double angle = static_cast<double>(p) * std::pow(kRopeTheta, -2.0 * static_cast<double>(i) / dh);
-      cos_sin[p * dh + i] = static_cast<float>(std::cos(angle));
-      cos_sin[p * dh + half + i] = static_cast<float>(std::sin(angle));
+      const double angle =
+          static_cast<double>(p) * std::pow(kRopeTheta, -2.0 * static_cast<double>(i) / static_cast<double>(rd));
+      cos_sin[p * rd + i] = static_cast<float>(std::cos(angle));
+      cos_sin[p * rd + half + i] = static_cast<float>(std::sin(angle));
     }
   }
 }
 
 std::int64_t ModelStepProblem::cache_offset(std::int64_t b, std::int64_t t, std::int64_t h) const {
   const std::int64_t page = block_table[b * pages_per_seq + t / kStepPageSize];
-  return ((page * kStepPageSize + t % kStepPageSize) * dims.kv_heads + h) * dims.head_dim;
+  return ((page * kStepPageSize + t % kStepPageSize) * dims.kv_heads + h) * dims.cache_entry();
 }
 
 double ModelStepProblem::reference_work_per_sequence() const {
   const StepDims& d = dims;
   const double H = static_cast<double>(d.hidden), N = static_cast<double>(shape.new_tokens);
   double per_token = 0.0;
+  const double Q = static_cast<double>(d.q_heads), C = static_cast<double>(shape.context);
+  double attention = 0.0;
   for (std::int64_t l = 0; l < d.layers; ++l) {
-    per_token += H * static_cast<double>(d.qkv_width() + d.q_heads * d.head_dim);
+    if (d.mla) {
+      // The reference runs MLA un-absorbed: it expands every cached latent into each head's key and value.
+      const double kvl = static_cast<double>(d.kv_lora), q_in = static_cast<double>(d.q_lora > 0 ? d.q_lora : d.hidden);
+      per_token += (d.q_lora > 0 ? H * static_cast<double>(d.q_lora) : 0.0) +
+                   q_in * Q * static_cast<double>(d.head_dim) + H * static_cast<double>(d.cache_entry()) +
+                   H * Q * static_cast<double>(d.v_dim);
+      attention += (C + N) * Q * static_cast<double>(d.nope + d.v_dim) * kvl +
+                   Q * static_cast<double>(d.head_dim + d.v_dim) * (N * C + N * N / 2.0);
+    } else {
+      per_token += H * static_cast<double>(d.qkv_width() + d.q_heads * d.head_dim);
+      attention += Q * static_cast<double>(d.head_dim) * 2.0 * (N * C + N * N / 2.0);
+    }
     if (d.is_dense(l)) {
       per_token += 3.0 * H * static_cast<double>(d.dense_width);
     } else {
@@ -109,8 +136,6 @@ double ModelStepProblem::reference_work_per_sequence() const {
           H * static_cast<double>(d.experts) + 3.0 * H * static_cast<double>(d.top_k * d.expert_width + d.shared_width);
     }
   }
-  const double attention = static_cast<double>(d.layers * d.q_heads * d.head_dim) * 2.0 *
-                           (N * static_cast<double>(shape.context) + N * N / 2.0);
   return N * per_token + attention + H * static_cast<double>(d.vocab_local);
 }
 

@@ -10,6 +10,12 @@
 //   router [experts, hidden]; experts_gate_up [local_experts, 2 * width, hidden]; experts_down
 //   [local_experts, hidden, width]; k_cache and v_cache [pages, kStepPageSize, kv_heads, d]
 //   embedding and lm_head [vocab_local, hidden]: this GPU's rows of the vocabulary
+// MLA layers instead of qkv and a V cache (DeepSeek-V3's checkpoint layout, heads split over tp):
+//   q_a [q_lora, hidden], q_a_norm [q_lora], q_b [q_heads * (nope + rope), q_lora] (hidden when q_lora is 0;
+//   each head's nope rows, then its rope rows); kv_a [kv_lora + rope, hidden] (the latent, then the shared
+//   rope key), kv_a_norm [kv_lora]; kv_b [q_heads * (nope + v), kv_lora] (each head's W_UK rows, then its
+//   W_UV rows); o [hidden, q_heads * v]; k_cache [pages, kStepPageSize, kv_lora + rope]: the normed latent,
+//   then the rotated rope key. q_a and kv_a are replicated over tp, as vLLM's ReplicatedLinear holds them.
 
 #include <cstdint>
 #include <string>
@@ -23,9 +29,10 @@ namespace fleetcast::engine {
 struct StepLayer {
   bool dense = true;
   std::vector<float> attn_norm, qkv, o, mlp_norm;
-  std::vector<float> gate_up, down;                          // dense FFN
-  std::vector<float> router, experts_gate_up, experts_down;  // routed experts
-  std::vector<float> shared_gate_up, shared_down;            // shared experts, when the model has them
+  std::vector<float> gate_up, down;                              // dense FFN
+  std::vector<float> router, experts_gate_up, experts_down;      // routed experts
+  std::vector<float> shared_gate_up, shared_down;                // shared experts, when the model has them
+  std::vector<float> q_a, q_a_norm, q_b, kv_a, kv_a_norm, kv_b;  // MLA
   std::vector<float> k_cache, v_cache;  // the step writes its new tokens' K and V at positions >= context
 };
 
@@ -41,11 +48,11 @@ struct ModelStepProblem {
   std::vector<std::int32_t> token_ids;    // [batch * new_tokens], rows of this GPU's embedding
   std::vector<std::int32_t> positions;    // [batch * new_tokens]: context + j for a sequence's token j
   std::vector<std::int32_t> block_table;  // [batch, pages_per_seq], a seeded shuffle of the pages
-  std::vector<float> cos_sin;             // [context + new_tokens, head_dim]: cosines, then sines
+  std::vector<float> cos_sin;             // [context + new_tokens, rotated_dim]: cosines, then sines
   std::int64_t pages_per_seq = 0, num_pages = 0;
-  double scale = 0.0;  // attention's 1 / sqrt(head_dim)
+  double scale = 0.0;  // attention's 1 / sqrt(head_dim) (MLA: nope + rope, the un-absorbed q.k width)
 
-  // Cache element offset of token t of sequence b, kv head h.
+  // Cache element offset of token t of sequence b, kv head h (MLA: h 0, the entry of the token).
   std::int64_t cache_offset(std::int64_t b, std::int64_t t, std::int64_t h) const;
 
   // Multiply-adds the reference needs for one sequence: the sampled check runs it only below a budget.

@@ -34,12 +34,102 @@ void add_into(std::vector<float>& x, const std::vector<float>& y) {
   for (std::size_t i = 0; i < x.size(); ++i) x[i] += y[i];
 }
 
+// GQA attention of sequence b's new tokens: this sequence's new keys and values, then each new token over
+// the cache and the new tokens up to itself.
+void gqa_attention(const ModelStepProblem& p, const StepLayer& L, std::int64_t b, Rows& x) {
+  const StepDims& d = p.dims;
+  const std::int64_t H = d.hidden, dh = d.head_dim, N = p.shape.new_tokens, C = p.shape.context;
+  const std::int64_t Q = d.q_heads, KV = d.kv_heads, group = Q / KV;
+  Rows q(N), k_new(N), v_new(N);
+  for (std::int64_t j = 0; j < N; ++j) {
+    const auto h = to_float(rmsnorm_row(x[j].data(), L.attn_norm.data(), H, ModelStepProblem::kEps));
+    const auto qkv = linear(h, L.qkv, d.qkv_width(), H);
+    const float* table = p.cos_sin.data() + (C + j) * dh;
+    for (std::int64_t head = 0; head < Q; ++head) {
+      const auto r = to_float(rope_head(qkv.data() + head * dh, table, dh));
+      q[j].insert(q[j].end(), r.begin(), r.end());
+    }
+    for (std::int64_t head = 0; head < KV; ++head) {
+      const auto r = to_float(rope_head(qkv.data() + (Q + head) * dh, table, dh));
+      k_new[j].insert(k_new[j].end(), r.begin(), r.end());
+    }
+    v_new[j].assign(qkv.begin() + (Q + KV) * dh, qkv.end());
+  }
+  for (std::int64_t j = 0; j < N; ++j) {
+    std::vector<float> attn;
+    for (std::int64_t head = 0; head < Q; ++head) {
+      const std::int64_t kvh = head / group;
+      auto key = [&](std::int64_t t) {
+        return t < C ? L.k_cache.data() + p.cache_offset(b, t, kvh) : k_new[t - C].data() + kvh * dh;
+      };
+      auto value = [&](std::int64_t t) {
+        return t < C ? L.v_cache.data() + p.cache_offset(b, t, kvh) : v_new[t - C].data() + kvh * dh;
+      };
+      const auto out = attention_head(q[j].data() + head * dh, dh, dh, C + j + 1, key, value, p.scale);
+      attn.insert(attn.end(), out.begin(), out.end());
+    }
+    add_into(x[j], linear(attn, L.o, H, Q * dh));
+  }
+}
+
+// MLA attention of sequence b's new tokens, un-absorbed (DeepSeek-V3's modeling code): each head's key is
+// [W_UK c_t, k_rope_t] and its value W_UV c_t for every token t's latent c_t, cached or new; the query
+// [q_nope, rope(q_rope)] per head; softmax over the 192-wide dot products; O over the heads' values.
+void mla_attention(const ModelStepProblem& p, const StepLayer& L, std::int64_t b, Rows& x) {
+  const StepDims& d = p.dims;
+  const std::int64_t H = d.hidden, N = p.shape.new_tokens, C = p.shape.context, Q = d.q_heads;
+  const std::int64_t kvl = d.kv_lora, nope = d.nope, r = d.rope_dim, v = d.v_dim, qd = d.head_dim;
+  Rows q(N), latent(C + N), k_rope(C + N);
+  for (std::int64_t t = 0; t < C; ++t) {
+    const float* entry = L.k_cache.data() + p.cache_offset(b, t, 0);
+    latent[t].assign(entry, entry + kvl);
+    k_rope[t].assign(entry + kvl, entry + kvl + r);
+  }
+  for (std::int64_t j = 0; j < N; ++j) {
+    const auto h = to_float(rmsnorm_row(x[j].data(), L.attn_norm.data(), H, ModelStepProblem::kEps));
+    std::vector<float> q_full;
+    if (d.q_lora > 0) {
+      const auto cq = linear(h, L.q_a, d.q_lora, H);
+      const auto cq_norm = to_float(rmsnorm_row(cq.data(), L.q_a_norm.data(), d.q_lora, ModelStepProblem::kEps));
+      q_full = linear(cq_norm, L.q_b, Q * qd, d.q_lora);
+    } else {
+      q_full = linear(h, L.q_b, Q * qd, H);
+    }
+    const float* table = p.cos_sin.data() + (C + j) * r;
+    for (std::int64_t head = 0; head < Q; ++head) {
+      const float* qh = q_full.data() + head * qd;
+      q[j].insert(q[j].end(), qh, qh + nope);
+      const auto rotated = to_float(rope_head(qh + nope, table, r));
+      q[j].insert(q[j].end(), rotated.begin(), rotated.end());
+    }
+    const auto kv = linear(h, L.kv_a, kvl + r, H);
+    latent[C + j] = to_float(rmsnorm_row(kv.data(), L.kv_a_norm.data(), kvl, ModelStepProblem::kEps));
+    k_rope[C + j] = to_float(rope_head(kv.data() + kvl, table, r));
+  }
+  Rows heads_out(N);
+  for (std::int64_t head = 0; head < Q; ++head) {
+    const std::int64_t uk = head * (nope + v) * kvl, uv = uk + nope * kvl;
+    Rows keys(C + N), values(C + N);
+    for (std::int64_t t = 0; t < C + N; ++t) {
+      keys[t] = linear(latent[t], L.kv_b, nope, kvl, uk);
+      keys[t].insert(keys[t].end(), k_rope[t].begin(), k_rope[t].end());
+      values[t] = linear(latent[t], L.kv_b, v, kvl, uv);
+    }
+    for (std::int64_t j = 0; j < N; ++j) {
+      const auto out = attention_head(
+          q[j].data() + head * qd, qd, v, C + j + 1, [&](std::int64_t t) { return keys[t].data(); },
+          [&](std::int64_t t) { return values[t].data(); }, p.scale);
+      heads_out[j].insert(heads_out[j].end(), out.begin(), out.end());
+    }
+  }
+  for (std::int64_t j = 0; j < N; ++j) add_into(x[j], linear(heads_out[j], L.o, H, Q * v));
+}
+
 }  // namespace
 
 std::vector<double> model_step_logits(const ModelStepProblem& p, std::int64_t b) {
   const StepDims& d = p.dims;
-  const std::int64_t H = d.hidden, dh = d.head_dim, N = p.shape.new_tokens, C = p.shape.context;
-  const std::int64_t Q = d.q_heads, KV = d.kv_heads, group = Q / KV;
+  const std::int64_t H = d.hidden, N = p.shape.new_tokens;
   Rows x;
   for (std::int64_t j = 0; j < N; ++j) {
     const float* row = p.embedding.data() + std::int64_t{p.token_ids[b * N + j]} * H;
@@ -47,37 +137,10 @@ std::vector<double> model_step_logits(const ModelStepProblem& p, std::int64_t b)
   }
   for (std::int64_t l = 0; l < d.layers; ++l) {
     const StepLayer& L = p.layers[l];
-    // Attention: this sequence's new keys and values, then each new token over the cache and the new
-    // tokens up to itself.
-    Rows q(N), k_new(N), v_new(N);
-    for (std::int64_t j = 0; j < N; ++j) {
-      const auto h = to_float(rmsnorm_row(x[j].data(), L.attn_norm.data(), H, ModelStepProblem::kEps));
-      const auto qkv = linear(h, L.qkv, d.qkv_width(), H);
-      const float* table = p.cos_sin.data() + (C + j) * dh;
-      for (std::int64_t head = 0; head < Q; ++head) {
-        const auto r = to_float(rope_head(qkv.data() + head * dh, table, dh));
-        q[j].insert(q[j].end(), r.begin(), r.end());
-      }
-      for (std::int64_t head = 0; head < KV; ++head) {
-        const auto r = to_float(rope_head(qkv.data() + (Q + head) * dh, table, dh));
-        k_new[j].insert(k_new[j].end(), r.begin(), r.end());
-      }
-      v_new[j].assign(qkv.begin() + (Q + KV) * dh, qkv.end());
-    }
-    for (std::int64_t j = 0; j < N; ++j) {
-      std::vector<float> attn;
-      for (std::int64_t head = 0; head < Q; ++head) {
-        const std::int64_t kvh = head / group;
-        auto key = [&](std::int64_t t) {
-          return t < C ? L.k_cache.data() + p.cache_offset(b, t, kvh) : k_new[t - C].data() + kvh * dh;
-        };
-        auto value = [&](std::int64_t t) {
-          return t < C ? L.v_cache.data() + p.cache_offset(b, t, kvh) : v_new[t - C].data() + kvh * dh;
-        };
-        const auto out = attention_head(q[j].data() + head * dh, dh, dh, C + j + 1, key, value, p.scale);
-        attn.insert(attn.end(), out.begin(), out.end());
-      }
-      add_into(x[j], linear(attn, L.o, H, Q * dh));
+    if (d.mla) {
+      mla_attention(p, L, b, x);
+    } else {
+      gqa_attention(p, L, b, x);
     }
     // The FFN: dense, or the routed experts this GPU holds (and the shared ones).
     for (std::int64_t j = 0; j < N; ++j) {
@@ -88,7 +151,7 @@ std::vector<double> model_step_logits(const ModelStepProblem& p, std::int64_t b)
       }
       const std::int64_t W = d.expert_width;
       const auto logits = linear(h, L.router, d.experts, H);
-      const auto route = moe_route(logits.data(), d.experts, d.top_k, 1, 1, false);
+      const auto route = moe_route(logits.data(), d.experts, d.top_k, d.n_group, d.topk_group, d.sigmoid);
       std::vector<double> routed(static_cast<std::size_t>(H), 0.0);
       for (std::size_t i = 0; i < route.ids.size(); ++i) {
         const std::int64_t e = route.ids[i];

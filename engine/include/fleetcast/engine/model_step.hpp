@@ -39,9 +39,29 @@ struct StepDims {
   std::int64_t dense_width;                                                  // per GPU; 0 without dense layers
   std::int64_t experts = 0, local_experts = 0, top_k = 0, expert_width = 0;  // per GPU
   std::int64_t shared_width = 0;                                             // all shared experts together, per GPU
+  // Routing (moe_routing's fields): softmax top-k unless the model is one routing_rule() knows.
+  std::int64_t n_group = 1, topk_group = 1;
+  bool sigmoid = false;
+  // MLA (DeepSeek-V3 style): head_dim is nope + rope (q.k width), kv_heads 1 (one latent entry per token).
+  bool mla = false;
+  std::int64_t q_lora = 0, kv_lora = 0, nope = 0, rope_dim = 0, v_dim = 0;
   bool is_dense(std::int64_t layer) const { return experts == 0 || layer < dense_layers; }
   std::int64_t qkv_width() const { return (q_heads + 2 * kv_heads) * head_dim; }
+  // Floats per token and kv head in the cache: GQA one head's key (values in their own cache); MLA the
+  // latent then the rotated rope key (the value is the latent part).
+  std::int64_t cache_entry() const { return mla ? kv_lora + rope_dim : head_dim; }
+  std::int64_t rotated_dim() const { return mla ? rope_dim : head_dim; }  // RoPE's width per head
 };
+
+// How a model's router picks experts, from its published config.json (the presets do not record it):
+// DeepSeek-V3 and R1 (scoring_func "sigmoid", n_group 8, topk_group 4), Kimi-K2.5 (DeepSeek-V3
+// architecture, "sigmoid", n_group 1, topk_group 1); every other model softmax top-k (Qwen3, gpt-oss,
+// MiniMax). The score-correction bias and routed scaling factor change no cost and are left out.
+struct RoutingRule {
+  std::int64_t n_group = 1, topk_group = 1;
+  bool sigmoid = false;
+};
+RoutingRule routing_rule(const std::string& model_name);
 
 // Throws std::invalid_argument saying which field cannot be (an attention type the step does not run,
 // heads or experts that do not divide, more layers than the model has).

@@ -1,0 +1,260 @@
+// model_step on the CUDA backend, fp32 (the weights and caches of ModelStepProblem, as the CPU step runs
+// them, so the logits are checked against the same reference step before anything is timed): per layer
+// RMSNorm, the fused QKV GEMM (cuBLASLt), RoPE, the new K and V into the paged cache, paged attention
+// (decode: the split-K decode kernel; prefill: the tiled causal prefill kernel), O GEMM and residual,
+// RMSNorm, gate/up GEMM, SwiGLU, down GEMM and residual; then the final norm and the LM head over each
+// sequence's last token. Decode is captured once in a CUDA graph (cudaStreamBeginCapture /
+// cudaGraphInstantiate) and each run is one cudaGraphLaunch, as serving engines replay decode; prefill is
+// enqueued eagerly. Dense GQA models only so far: MoE layers and MLA are refused by the backend's support().
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "attention_kernels.hpp"
+#include "cuda_context.hpp"
+#include "cuda_kernels.hpp"
+#include "fleetcast/specs/presets.hpp"
+#include "model_step_kernels.hpp"
+#include "problems/model_step_problem.hpp"
+#include "rope_sampling_kernels.hpp"
+
+namespace fleetcast::engine::cuda {
+namespace {
+
+DeviceBuffer upload(const std::vector<float>& v) {
+  DeviceBuffer b(v.size() * sizeof(float));
+  if (!v.empty()) CUDA_CHECK(cudaMemcpy(b.get(), v.data(), b.bytes(), cudaMemcpyHostToDevice));
+  return b;
+}
+
+DeviceBuffer upload(const std::vector<std::int32_t>& v) {
+  DeviceBuffer b(v.size() * sizeof(std::int32_t));
+  if (!v.empty()) CUDA_CHECK(cudaMemcpy(b.get(), v.data(), b.bytes(), cudaMemcpyHostToDevice));
+  return b;
+}
+
+DeviceBuffer floats(std::int64_t count) { return DeviceBuffer(static_cast<std::size_t>(count) * sizeof(float)); }
+
+template <class T>
+void set_attribute(const LtMatmulDesc& desc, cublasLtMatmulDescAttributes_t attr, const T& value) {
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), attr, &value, sizeof value));
+}
+
+// y[m, n] = x[m, k] w[n, k]^T in fp32 through cuBLASLt ("TN" in its column-major terms), the algorithm
+// its first heuristic choice.
+class Linear {
+public:
+  Linear(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k) {
+    desc_ = make_matmul_desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
+    set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
+    set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
+    const auto mm = static_cast<std::uint64_t>(m), nn = static_cast<std::uint64_t>(n);
+    const auto kk = static_cast<std::uint64_t>(k);
+    a_ = make_layout(CUDA_R_32F, kk, nn, k);
+    b_ = make_layout(CUDA_R_32F, kk, mm, k);
+    d_ = make_layout(CUDA_R_32F, nn, mm, n);
+    LtPreference pref = make_preference();
+    const std::size_t workspace = ctx.lt_workspace.bytes();
+    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                      sizeof workspace));
+    int found = 0;
+    CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(ctx.lt.get(), desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(),
+                                                pref.get(), 1, &heuristic_, &found));
+    if (found == 0)
+      throw std::runtime_error("cuBLASLt offers no fp32 algorithm for a " + std::to_string(m) + " x " +
+                               std::to_string(n) + " x " + std::to_string(k) + " GEMM");
+  }
+
+  void operator()(const Context& ctx, const DeviceBuffer& x, const DeviceBuffer& w, DeviceBuffer& y) const {
+    const float alpha = 1.0f, beta = 0.0f;
+    CUBLAS_CHECK(cublasLtMatmul(ctx.lt.get(), desc_.get(), &alpha, w.get(), a_.get(), x.get(), b_.get(), &beta, y.get(),
+                                d_.get(), y.get(), d_.get(), &heuristic_.algo, ctx.lt_workspace.get(),
+                                ctx.lt_workspace.bytes(), ctx.s()));
+  }
+
+private:
+  LtMatmulDesc desc_;
+  LtLayout a_, b_, d_;
+  cublasLtMatmulHeuristicResult_t heuristic_{};
+};
+
+struct DeviceLayer {
+  DeviceBuffer attn_norm, qkv, o, mlp_norm, gate_up, down, k_cache, v_cache;
+};
+
+class ModelStep : public PreparedOp {
+public:
+  ModelStep(Context& ctx, const Shape& s, std::string what)
+      : ctx_(ctx),
+        p_(specs::model_preset(s.text_at("model")), step_shape_of(s)),
+        what_(std::move(what)),
+        T_(p_.shape.tokens()),
+        qkv_gemm_(ctx, T_, p_.dims.qkv_width(), p_.dims.hidden),
+        o_gemm_(ctx, T_, p_.dims.hidden, p_.dims.q_heads * p_.dims.head_dim),
+        gate_up_gemm_(ctx, T_, 2 * p_.dims.dense_width, p_.dims.hidden),
+        down_gemm_(ctx, T_, p_.dims.hidden, p_.dims.dense_width),
+        lm_head_gemm_(ctx, p_.shape.batch, p_.dims.vocab_local, p_.dims.hidden) {
+    const StepDims& d = p_.dims;
+    const std::int64_t H = d.hidden, dh = d.head_dim, Q = d.q_heads, KV = d.kv_heads;
+    for (const StepLayer& L : p_.layers) {
+      layers_.push_back({upload(L.attn_norm), upload(L.qkv), upload(L.o), upload(L.mlp_norm), upload(L.gate_up),
+                         upload(L.down), upload(L.k_cache), upload(L.v_cache)});
+    }
+    embedding_ = upload(p_.embedding);
+    final_norm_ = upload(p_.final_norm);
+    lm_head_ = upload(p_.lm_head);
+    token_ids_ = upload(p_.token_ids);
+    positions_ = upload(p_.positions);
+    block_table_ = upload(p_.block_table);
+    cos_sin_ = upload(p_.cos_sin);
+    x_ = floats(T_ * H);
+    h_ = floats(T_ * H);
+    qkv_ = floats(T_ * d.qkv_width());
+    q_ = floats(T_ * Q * dh);
+    k_ = floats(T_ * KV * dh);
+    q_rot_ = floats(T_ * Q * dh);
+    k_rot_ = floats(T_ * KV * dh);
+    attn_ = floats(T_ * Q * dh);
+    proj_ = floats(T_ * H);
+    gu_ = floats(T_ * 2 * d.dense_width);
+    act_ = floats(T_ * d.dense_width);
+    last_ = floats(p_.shape.batch * H);
+    last_norm_ = floats(p_.shape.batch * H);
+    logits_ = floats(p_.shape.batch * d.vocab_local);
+    if (p_.shape.decode()) {
+      splits_ = decode_splits(p_.shape.batch, KV, Q / KV, p_.shape.context + 1, ctx.props.multiProcessorCount);
+      partial_out_ = floats(p_.shape.batch * Q * splits_ * dh);
+      partial_lse_ = floats(p_.shape.batch * Q * splits_);
+    }
+  }
+
+  ~ModelStep() override {
+    if (exec_ != nullptr) (void)cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
+  }
+  ModelStep(const ModelStep&) = delete;
+  ModelStep& operator=(const ModelStep&) = delete;
+
+  void run() override {
+    if (!p_.shape.decode()) {
+      enqueue();
+      return;
+    }
+    if (exec_ == nullptr) {  // capture the decode step once; every run replays it
+      // One eager step first, as engines warm up before capturing: kernels' attributes set and modules
+      // loaded outside the capture. It writes the same cache entries the replays rewrite.
+      enqueue();
+      CUDA_CHECK(cudaStreamSynchronize(ctx_.s()));
+      CUDA_CHECK(cudaStreamBeginCapture(ctx_.s(), cudaStreamCaptureModeThreadLocal));
+      enqueue();
+      CUDA_CHECK(cudaStreamEndCapture(ctx_.s(), &graph_));
+      CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+    }
+    CUDA_CHECK(cudaGraphLaunch(exec_, ctx_.s()));
+  }
+
+  CheckResult check(bool full) override {
+    CUDA_CHECK(cudaMemsetAsync(logits_.get(), 0xff, logits_.bytes(), ctx_.s()));  // NaN until written
+    run();
+    return p_.check(device_reader(ctx_, logits_, Storage::fp32), what_, tolerance_for("fp32"), full);
+  }
+
+private:
+  void attention(std::size_t l) {
+    const StepDims& d = p_.dims;
+    DeviceLayer& L = layers_[l];
+    const std::int64_t H = d.hidden, dh = d.head_dim, Q = d.q_heads, KV = d.kv_heads;
+    const std::int64_t N = p_.shape.new_tokens, C = p_.shape.context;
+    const auto eps = static_cast<float>(ModelStepProblem::kEps);
+    const auto table = block_table_.as<std::int32_t>();
+    rmsnorm(x_.get(), L.attn_norm.get(), h_.get(), T_, H, eps, Storage::fp32, ctx_.s());
+    qkv_gemm_(ctx_, h_, L.qkv, qkv_);
+    split_qkv({qkv_.as<float>(), q_.as<float>(), k_.as<float>(), L.v_cache.as<float>(), table, T_, Q, KV, dh, N, C,
+               kStepPageSize, p_.pages_per_seq},
+              ctx_.s());
+    rope(q_.get(), k_.get(), positions_.as<std::int32_t>(), cos_sin_.as<float>(), q_rot_.get(), k_rot_.get(), T_, Q, KV,
+         dh, Storage::fp32, ctx_.s());
+    write_k_cache(k_rot_.as<float>(), L.k_cache.as<float>(), table, T_, KV, dh, N, C, kStepPageSize, p_.pages_per_seq,
+                  ctx_.s());
+    const auto scale = static_cast<float>(p_.scale);
+    if (p_.shape.decode()) {
+      DecodeArgs a{};
+      a.q = q_rot_.get();
+      a.k_cache = L.k_cache.get();
+      a.v_cache = L.v_cache.get();
+      a.block_table = table;
+      a.out = attn_.get();
+      a.partial_out = partial_out_.as<float>();
+      a.partial_lse = partial_lse_.as<float>();
+      a.batch = p_.shape.batch;
+      a.context = C + 1;
+      a.q_heads = Q;
+      a.kv_heads = KV;
+      a.dk = dh;
+      a.dv = dh;
+      a.page_size = kStepPageSize;
+      a.pages_per_seq = p_.pages_per_seq;
+      a.splits = splits_;
+      a.scale = scale;
+      a.kv_scale = 1.0f;
+      a.q_storage = Storage::fp32;
+      a.kv_storage = Storage::fp32;
+      attention_decode(a, ctx_.s());
+    } else {
+      attention_prefill({q_rot_.get(), L.k_cache.get(), L.v_cache.get(), table, attn_.get(), p_.shape.batch, N, C, Q,
+                         KV, dh, kStepPageSize, p_.pages_per_seq, scale, Storage::fp32},
+                        ctx_.s());
+    }
+    o_gemm_(ctx_, attn_, L.o, proj_);
+    add_into(x_.as<float>(), proj_.as<float>(), T_ * H, ctx_.s());
+  }
+
+  void enqueue() {
+    const StepDims& d = p_.dims;
+    const std::int64_t H = d.hidden, B = p_.shape.batch;
+    const auto eps = static_cast<float>(ModelStepProblem::kEps);
+    gather_rows(embedding_.as<float>(), token_ids_.as<std::int32_t>(), x_.as<float>(), T_, H, ctx_.s());
+    for (std::size_t l = 0; l < layers_.size(); ++l) {
+      attention(l);
+      DeviceLayer& L = layers_[l];
+      rmsnorm(x_.get(), L.mlp_norm.get(), h_.get(), T_, H, eps, Storage::fp32, ctx_.s());
+      gate_up_gemm_(ctx_, h_, L.gate_up, gu_);
+      swiglu(gu_.get(), act_.get(), T_, d.dense_width, Storage::fp32, ctx_.s());
+      down_gemm_(ctx_, act_, L.down, proj_);
+      add_into(x_.as<float>(), proj_.as<float>(), T_ * H, ctx_.s());
+    }
+    gather_last(x_.as<float>(), last_.as<float>(), B, p_.shape.new_tokens, H, ctx_.s());
+    rmsnorm(last_.get(), final_norm_.get(), last_norm_.get(), B, H, eps, Storage::fp32, ctx_.s());
+    lm_head_gemm_(ctx_, last_norm_, lm_head_, logits_);
+  }
+
+  Context& ctx_;
+  ModelStepProblem p_;
+  std::string what_;
+  std::int64_t T_;
+  Linear qkv_gemm_, o_gemm_, gate_up_gemm_, down_gemm_, lm_head_gemm_;
+  std::vector<DeviceLayer> layers_;
+  DeviceBuffer embedding_, final_norm_, lm_head_, token_ids_, positions_, block_table_, cos_sin_;
+  DeviceBuffer x_, h_, qkv_, q_, k_, q_rot_, k_rot_, attn_, proj_, gu_, act_, last_, last_norm_, logits_;
+  DeviceBuffer partial_out_, partial_lse_;
+  int splits_ = 1;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+}  // namespace
+
+std::string model_step_support(const Shape& s) {
+  const StepDims d = step_dims(specs::model_preset(s.text_at("model")), step_shape_of(s));
+  if (d.mla) return "model_step on CUDA runs GQA models only so far (MLA: --backend cpu)";
+  if (d.experts > 0) return "model_step on CUDA runs dense models only so far (MoE layers: --backend cpu)";
+  return "";
+}
+
+std::unique_ptr<PreparedOp> make_model_step(Context& ctx, const Shape& shape, std::string what) {
+  return std::make_unique<ModelStep>(ctx, shape, std::move(what));
+}
+
+}  // namespace fleetcast::engine::cuda

@@ -1,0 +1,107 @@
+// model_step's glue kernels: one thread per element, grid-stride; they move little next to the GEMMs and
+// attention of a step.
+
+#include <algorithm>
+
+#include "cuda_check.hpp"
+#include "model_step_kernels.hpp"
+
+namespace fleetcast::engine::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(std::int64_t count) {
+  return static_cast<unsigned>(std::clamp<std::int64_t>((count + kThreads - 1) / kThreads, 1, 65535 * 8));
+}
+
+__device__ inline std::int64_t slot_of(const std::int32_t* table, std::int64_t t, std::int64_t new_tokens,
+                                       std::int64_t context, std::int64_t page_size, std::int64_t pages_per_seq) {
+  const std::int64_t b = t / new_tokens, pos = context + t % new_tokens;
+  return std::int64_t{table[b * pages_per_seq + pos / page_size]} * page_size + pos % page_size;
+}
+
+__global__ void gather_rows_kernel(const float* table, const std::int32_t* ids, float* out, std::int64_t rows,
+                                   std::int64_t width) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < rows * width;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    out[i] = table[std::int64_t{ids[i / width]} * width + i % width];
+}
+
+__global__ void split_qkv_kernel(QkvSplit a) {
+  const std::int64_t row = (a.q_heads + 2 * a.kv_heads) * a.head_dim;
+  const std::int64_t qw = a.q_heads * a.head_dim, kw = a.kv_heads * a.head_dim;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < a.tokens * row;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t t = i / row, c = i % row;
+    const float v = a.qkv[i];
+    if (c < qw) {
+      a.q[t * qw + c] = v;
+    } else if (c < qw + kw) {
+      a.k[t * kw + c - qw] = v;
+    } else {
+      const std::int64_t slot = slot_of(a.block_table, t, a.new_tokens, a.context, a.page_size, a.pages_per_seq);
+      a.v_cache[slot * kw + c - qw - kw] = v;
+    }
+  }
+}
+
+__global__ void write_k_cache_kernel(const float* k, float* k_cache, const std::int32_t* table, std::int64_t tokens,
+                                     std::int64_t kw, std::int64_t new_tokens, std::int64_t context,
+                                     std::int64_t page_size, std::int64_t pages_per_seq) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < tokens * kw;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t t = i / kw;
+    k_cache[slot_of(table, t, new_tokens, context, page_size, pages_per_seq) * kw + i % kw] = k[i];
+  }
+}
+
+__global__ void add_into_kernel(float* x, const float* y, std::int64_t count) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    x[i] += y[i];
+}
+
+__global__ void gather_last_kernel(const float* x, float* last, std::int64_t batch, std::int64_t new_tokens,
+                                   std::int64_t width) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < batch * width;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t b = i / width;
+    last[i] = x[(b * new_tokens + new_tokens - 1) * width + i % width];
+  }
+}
+
+}  // namespace
+
+void gather_rows(const float* table, const std::int32_t* ids, float* out, std::int64_t rows, std::int64_t width,
+                 cudaStream_t stream) {
+  gather_rows_kernel<<<blocks_for(rows * width), kThreads, 0, stream>>>(table, ids, out, rows, width);
+  CUDA_CHECK_LAUNCH();
+}
+
+void split_qkv(const QkvSplit& a, cudaStream_t stream) {
+  split_qkv_kernel<<<blocks_for(a.tokens * (a.q_heads + 2 * a.kv_heads) * a.head_dim), kThreads, 0, stream>>>(a);
+  CUDA_CHECK_LAUNCH();
+}
+
+void write_k_cache(const float* k, float* k_cache, const std::int32_t* block_table, std::int64_t tokens,
+                   std::int64_t kv_heads, std::int64_t head_dim, std::int64_t new_tokens, std::int64_t context,
+                   std::int64_t page_size, std::int64_t pages_per_seq, cudaStream_t stream) {
+  const std::int64_t kw = kv_heads * head_dim;
+  write_k_cache_kernel<<<blocks_for(tokens * kw), kThreads, 0, stream>>>(k, k_cache, block_table, tokens, kw,
+                                                                         new_tokens, context, page_size, pages_per_seq);
+  CUDA_CHECK_LAUNCH();
+}
+
+void add_into(float* x, const float* y, std::int64_t count, cudaStream_t stream) {
+  add_into_kernel<<<blocks_for(count), kThreads, 0, stream>>>(x, y, count);
+  CUDA_CHECK_LAUNCH();
+}
+
+void gather_last(const float* x, float* last, std::int64_t batch, std::int64_t new_tokens, std::int64_t width,
+                 cudaStream_t stream) {
+  gather_last_kernel<<<blocks_for(batch * width), kThreads, 0, stream>>>(x, last, batch, new_tokens, width);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace fleetcast::engine::cuda
