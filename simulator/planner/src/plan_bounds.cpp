@@ -37,7 +37,12 @@ std::optional<Rejection> memory_rejection(const specs::ScenarioSpec& s, specs::P
   const simulator::MemoryPlan m = simulator::plan_memory(s.model, d);
   if (!m.fits()) {
     const double room = m.budget_bytes - m.activation_bytes - m.runtime_reserve_bytes;
-    return Rejection{"memory", "weight_bytes_per_gpu", "", pool_name(s.deployment, pool), m.weight_bytes, room,
+    return Rejection{"memory",
+                     "weight_bytes_per_gpu",
+                     "",
+                     pool_name(s.deployment, pool),
+                     m.weight_bytes,
+                     room,
                      fmt("weights need %.3g bytes per GPU; HBM x gpu_memory_utilization (%.3g bytes) less "
                          "activations and runtime reserve leaves %.3g",
                          m.weight_bytes, m.budget_bytes, room)};
@@ -47,7 +52,12 @@ std::optional<Rejection> memory_rejection(const specs::ScenarioSpec& s, specs::P
                         longest_length(c.output_tokens, s.model.max_context_tokens);
     const double need = simulator::kv_bytes_per_gpu(s.model, d, std::min(longest, s.model.max_context_tokens));
     if (need > m.kv_bytes) {
-      return Rejection{"memory", "kv_bytes_per_gpu", c.name, pool_name(s.deployment, pool), need, m.kv_bytes,
+      return Rejection{"memory",
+                       "kv_bytes_per_gpu",
+                       c.name,
+                       pool_name(s.deployment, pool),
+                       need,
+                       m.kv_bytes,
                        fmt("the longest request (%.0f tokens) needs %.3g bytes of KV per GPU; %.3g are left after "
                            "the weights",
                            longest, need, m.kv_bytes)};
@@ -73,7 +83,11 @@ std::optional<Rejection> slo_rejection(const specs::ScenarioSpec& s) {
       const simulator::PrefillPoint p = simulator::prefill_point(prefill_model, pd, std::max(1, chunk), computed);
       const double ttft_ms = 1e3 * p.mean_step_s * p.steps;
       if (ttft_ms > c.slo.ttft_ms) {
-        return Rejection{"slo", "ttft_ms", c.name, pool_name(s.deployment, specs::Pool::prefill), ttft_ms,
+        return Rejection{"slo",
+                         "ttft_ms",
+                         c.name,
+                         pool_name(s.deployment, specs::Pool::prefill),
+                         ttft_ms,
                          c.slo.ttft_ms,
                          fmt("a median prompt (%.0f tokens) alone takes %.1f ms to prefill, above the TTFT "
                              "objective %.1f ms",
@@ -84,7 +98,11 @@ std::optional<Rejection> slo_rejection(const specs::ScenarioSpec& s) {
       const simulator::DecodePoint p = simulator::decode_point(decode_model, dd, 1, in);
       const double tpot_ms = 1e3 / p.tokens_per_s_per_user;
       if (tpot_ms > c.slo.tpot_ms) {
-        return Rejection{"slo", "tpot_ms", c.name, pool_name(s.deployment, specs::Pool::decode), tpot_ms,
+        return Rejection{"slo",
+                         "tpot_ms",
+                         c.name,
+                         pool_name(s.deployment, specs::Pool::decode),
+                         tpot_ms,
                          c.slo.tpot_ms,
                          fmt("a decode step at batch 1 (context %.0f) gives %.2f ms per token, above the TPOT "
                              "objective %.2f ms",
@@ -113,7 +131,12 @@ std::optional<Rejection> capacity_rejection(const specs::PlanSpec& plan, const s
   const double capacity = w.mix.requests_per_s;
   const double offered = w.open_rate_per_s;
   if (capacity * (1.0 + plan.capacity_slack) >= offered) return std::nullopt;
-  return Rejection{"capacity", "requests_per_s", "", "", capacity, offered,
+  return Rejection{"capacity",
+                   "requests_per_s",
+                   "",
+                   "",
+                   capacity,
+                   offered,
                    fmt("estimated capacity %.3g requests/s (limited by ", capacity) + w.mix.limited_by +
                        fmt(") x (1 + slack %.2f) is below the offered %.3g requests/s", plan.capacity_slack, offered)};
 }
@@ -121,26 +144,34 @@ std::optional<Rejection> capacity_rejection(const specs::PlanSpec& plan, const s
 }  // namespace
 
 nlohmann::json to_json(const Rejection& r) {
-  nlohmann::json j = {{"reason", r.reason}, {"metric", r.metric}, {"value", r.value}, {"limit", r.limit},
-                      {"detail", r.detail}};
+  nlohmann::json j = {
+      {"reason", r.reason}, {"metric", r.metric}, {"value", r.value}, {"limit", r.limit}, {"detail", r.detail}};
   if (!r.request_class.empty()) j["class"] = r.request_class;
   if (!r.pool.empty()) j["pool"] = r.pool;
   return j;
 }
 
-double usd_per_hour(const specs::ScenarioSpec& s) {
-  return s.cost.usd_per_gpu_hour * s.deployment.total_gpus();
-}
+double usd_per_hour(const specs::ScenarioSpec& s) { return s.cost.usd_per_gpu_hour * s.deployment.total_gpus(); }
 
 std::optional<Rejection> limit_rejection(const specs::PlanSpec& plan, const specs::ScenarioSpec& s) {
   const int gpus = s.deployment.total_gpus();
   if (plan.max_gpus > 0 && gpus > plan.max_gpus) {
-    return Rejection{"gpu_limit", "gpus", "", "", static_cast<double>(gpus), static_cast<double>(plan.max_gpus),
+    return Rejection{"gpu_limit",
+                     "gpus",
+                     "",
+                     "",
+                     static_cast<double>(gpus),
+                     static_cast<double>(plan.max_gpus),
                      fmt("%.0f GPUs exceed max_gpus %.0f", gpus, plan.max_gpus)};
   }
   const double cost = usd_per_hour(s);
   if (plan.budget_usd_per_hour > 0.0 && cost > plan.budget_usd_per_hour) {
-    return Rejection{"budget", "usd_per_hour", "", "", cost, plan.budget_usd_per_hour,
+    return Rejection{"budget",
+                     "usd_per_hour",
+                     "",
+                     "",
+                     cost,
+                     plan.budget_usd_per_hour,
                      fmt("%.2f $/hour exceeds the budget %.2f $/hour", cost, plan.budget_usd_per_hour)};
   }
   return std::nullopt;

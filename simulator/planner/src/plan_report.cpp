@@ -116,11 +116,10 @@ std::string plan_text(const nlohmann::json& out, int rows) {
                   e["description"].get<std::string>().c_str(), e["stage"].get<std::string>().c_str(),
                   r["reason"].get<std::string>().c_str(), who.empty() ? "" : ("[" + who + "] ").c_str(),
                   r["detail"].get<std::string>().c_str(),
-                  r["value"].is_number()
-                      ? (" (" + r["metric"].get<std::string>() + " " + fmt("%.4g", num(r["value"])) + " vs " +
-                         fmt("%.4g", num(r["limit"])) + ")")
-                            .c_str()
-                      : "");
+                  r["value"].is_number() ? (" (" + r["metric"].get<std::string>() + " " + fmt("%.4g", num(r["value"])) +
+                                            " vs " + fmt("%.4g", num(r["limit"])) + ")")
+                                               .c_str()
+                                         : "");
     text += line;
   }
   if (static_cast<int>(out["rejected"].size()) > rows)

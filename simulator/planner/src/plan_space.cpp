@@ -136,9 +136,9 @@ nlohmann::json candidate_json(const PlanCandidate& c) {
 
 std::string candidate_text(const PlanCandidate& c) {
   char buf[160];
-  const std::string pools = c.disaggregated ? "disagg " + std::to_string(c.prefill_replicas) + "P:" +
-                                                  std::to_string(c.decode_replicas) + "D"
-                                            : "agg";
+  const std::string pools =
+      c.disaggregated ? "disagg " + std::to_string(c.prefill_replicas) + "P:" + std::to_string(c.decode_replicas) + "D"
+                      : "agg";
   std::snprintf(buf, sizeof buf, "%s x%d tp%d dp%d ep%d %s seqs%d tok%d mtp-%s", c.hardware.c_str(), c.gpus,
                 c.layout.tp, c.layout.dp, c.layout.ep, pools.c_str(), c.max_num_seqs, c.max_num_batched_tokens,
                 c.mtp ? "on" : "off");

@@ -4,11 +4,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "fleetcast/specs/model.hpp"
 #include "fleetcast/specs/workload.hpp"

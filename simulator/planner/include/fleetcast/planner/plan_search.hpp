@@ -27,8 +27,9 @@ struct PlanEntry {
   double usd_per_hour = 0.0;
   bool simulated = false;
   std::optional<Rejection> rejection;  // none: feasible
-  // Simulated: usd_per_m_blended, requests_per_s, output_tokens_per_s_per_gpu, tokens_per_s_per_user and per
-  // class ttft_p95_ms, tpot_p95_ms, success_rate (null where the run measured none). Empty when pruned.
+  // Simulated: usd_per_m_blended, requests_per_s (finished in the window), arrival_rate_per_s (arrived in it),
+  // output_tokens_per_s_per_gpu, tokens_per_s_per_user and per class ttft_p95_ms, tpot_p95_ms, success_rate (null where
+  // the run measured none). Empty when pruned.
   nlohmann::json figures;
 };
 

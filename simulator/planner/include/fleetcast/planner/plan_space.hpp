@@ -14,7 +14,7 @@ namespace fleetcast::planner {
 struct PlanCandidate {
   int index = 0;  // position in enumeration order: the tie-break of every ranking
   std::string hardware;
-  int gpus = 0;  // the whole fleet
+  int gpus = 0;                 // the whole fleet
   specs::ReplicaLayout layout;  // both pools' when disaggregated
   bool disaggregated = false;
   int prefill_replicas = 0;  // disaggregated only
