@@ -44,7 +44,8 @@ PlanSpace enumerate_plan_space(const specs::PlanSpec& plan) {
                   continue;
                 }
                 const int replicas = gpus / layout.gpus();
-                if (disagg && replicas % (p + d) != 0) {
+                // A disaggregated pool's "node" is one replica (candidate_scenario): it must fit one server.
+                if (disagg && (replicas % (p + d) != 0 || layout.gpus() > hw.gpus_per_node)) {
                   ++space.invalid_combinations;
                   continue;
                 }

@@ -34,7 +34,8 @@ struct PlanSpace {
 // In a fixed order (hardware as listed, then GPU count, disaggregation, ratio, tp, dp, ep, max_num_seqs, token
 // budget, MTP), so that the same plan gives the same indices. A disaggregated candidate splits its GPUs into
 // replicas of dp x tp GPUs, k x P of them prefilling and k x D decoding for the ratio P:D; each pool "node" holds
-// one replica (gpus_per_node = dp x tp), so KV moves between pools over the scale-out network.
+// one replica (gpus_per_node = dp x tp, at most the hardware's GPUs per server), so KV moves between pools over the
+// scale-out network.
 PlanSpace enumerate_plan_space(const specs::PlanSpec& plan);
 
 // The scenario of one candidate, as JSON for specs::parse_scenario: the plan's model and workload, the candidate's
