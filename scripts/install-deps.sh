@@ -9,6 +9,7 @@ packages=(
   libeigen3-dev nlohmann-json3-dev catch2
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev
   xvfb xauth fonts-dejavu-core
+  libopenmpi-dev openmpi-bin
 )
 
 sudo_cmd=()

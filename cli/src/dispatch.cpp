@@ -39,6 +39,13 @@ commands:
         decode / prefill: DeepInfer's steady-state sweeps (as `step`: requests per DP rank at CONTEXT with NEXTN MTP drafts at
         ACCEPTANCE; tokens per rank per step over a CONTEXT-token prompt); scenarios deepinfer-decode-gb200 and
         deepinfer-prefill-gb200 unless --scenario. Run again after an interruption: finished points are kept.
+  plan PLAN.json [-o OUT.json] [-j N] [--progress json] [--no-prune] [--rows N] [--quiet]
+        The cheapest fleet that meets the plan's SLOs: every combination of its search space (hardware, GPUs,
+        TP/DP/EP, aggregated or disaggregated P:D, batch caps, MTP) within its budget or GPU limit; configurations
+        that cannot fit the memory, reach the latency objectives alone or carry the offered rate are rejected
+        analytically, the rest simulated in N worker processes. Prints the feasible ones ranked by $/M tokens,
+        the Pareto frontier and why each rejected one failed; -o writes it all as JSON. --no-prune simulates
+        every configuration (to check the pruning). docs/PLANNER.md.
   calibrate show HARDWARE|PROFILE.json [--runtime R] | calibrate datasheet HARDWARE
         The profile a simulation of HARDWARE under runtime R uses (the most specific one: FLEETCAST_PROFILE_DIR,
         then calibration/profiles/fitted/, then the datasheet ones), or the datasheet-derived profile.
@@ -120,8 +127,9 @@ int dispatch(int argc, char** argv) {
   if (cmd == "workload") return run_workload(args);
   if (cmd == "validate") return run_validate(args);
   if (cmd == "sweep") return run_sweep(args);
+  if (cmd == "plan") return run_plan(args);
   throw InputError("", "command", cmd,
-                   "unknown command; valid: simulate, step, sweep, calibrate, workload, validate, presets, bench, "
+                   "unknown command; valid: simulate, step, sweep, plan, calibrate, workload, validate, presets, bench, "
                    "version, --help");
 }
 

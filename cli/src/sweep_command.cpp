@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "fleetcast/planner/sweep_runner.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
+#include "mpi_ranks.hpp"
 #include "scenario_arg.hpp"
 
 namespace fleetcast::cli {
@@ -132,7 +134,32 @@ double figure(const nlohmann::json& line, const char* block, const char* key) {
   return line[block][key].get<double>();
 }
 
-int finish(const planner::SweepOutcome& outcome, const fs::path& dir, const ChartSpec& chart) {
+// Under mpirun: each rank runs the points whose index % size is its rank, each point in its own worker as without
+// MPI, into the same folder (one host, or a folder every host shares); after a barrier rank 0 reads every point
+// back (run_sweep finds them all finished: the resume path) and alone writes results.jsonl and the chart, so the
+// files are the bytes of a local run. Other ranks get nullopt.
+std::optional<planner::SweepOutcome> run_ranked(const MpiRanks& ranks, const std::vector<planner::SweepPoint>& points,
+                                                const planner::PointWork& work, planner::SweepOptions options) {
+  if (ranks.size() == 1) return planner::run_sweep(points, work, options);
+  std::vector<planner::SweepPoint> mine;
+  for (const planner::SweepPoint& p : points)
+    if (p.index % ranks.size() == ranks.rank()) mine.push_back(p);
+  const bool progress = options.progress_json;
+  options.progress_json = false;
+  const planner::SweepOutcome own = planner::run_sweep(mine, work, options);
+  const int computed = ranks.sum(own.computed);  // also the barrier: every rank's points are written
+  if (ranks.rank() != 0) return std::nullopt;
+  options.progress_json = progress;
+  planner::SweepOutcome all = planner::run_sweep(points, work, options);
+  all.computed = computed;
+  all.resumed = all.total - computed;
+  return all;
+}
+
+int finish(const std::optional<planner::SweepOutcome>& ranked, const fs::path& dir, const ChartSpec& chart,
+           const MpiRanks& ranks) {
+  if (!ranked) return 0;  // not rank 0: rank 0 reports
+  const planner::SweepOutcome& outcome = *ranked;
   std::vector<planner::ChartPoint> points;
   for (const nlohmann::json& line : outcome.lines) {
     std::string label = std::to_string(line["point"].get<int>());
@@ -157,13 +184,14 @@ int finish(const planner::SweepOutcome& outcome, const fs::path& dir, const Char
   }
   std::printf(
       "%d points: %d run now, %d found finished, %d failed; wrote %s and %s (SVG: the Qt PNG comes with "
-      "the GUI)\n",
+      "the GUI)%s\n",
       outcome.total, outcome.computed, outcome.resumed, outcome.failed, (dir / "results.jsonl").string().c_str(),
-      (dir / "pareto.svg").string().c_str());
+      (dir / "pareto.svg").string().c_str(),
+      ranks.size() > 1 ? ("; points run over " + std::to_string(ranks.size()) + " MPI ranks").c_str() : "");
   return outcome.failed > 0 ? 1 : 0;
 }
 
-int run_grid(const Args& args) {
+int run_grid(const Args& args, const MpiRanks& ranks) {
   const Common c = parse_common(args, {"--set", "--axes"});
   if (c.positional.size() != 2) throw InputError("", "sweep grid", "", std::string("give SCENARIO and TAG; ") + kUsage);
   const std::string& scenario_arg = c.positional[0];
@@ -192,11 +220,11 @@ int run_grid(const Args& args) {
   for (const auto& a : axes) axes_json.push_back({{"path", a.path}, {"values", a.values}});
   const fs::path dir = fs::path(c.out) / c.positional[1];
   claim_folder(dir, {{"kind", "grid"}, {"scenario", base_json}, {"axes", axes_json}});
-  const auto outcome = planner::run_sweep(points,
-                                          [&](const planner::SweepPoint& p) {
-                                            return planner::grid_point(base_json, p.parameters, scenario_arg, base_dir);
-                                          },
-                                          {.dir = dir, .jobs = c.jobs, .progress_json = c.progress});
+  const auto outcome = run_ranked(ranks, points,
+                                  [&](const planner::SweepPoint& p) {
+                                    return planner::grid_point(base_json, p.parameters, scenario_arg, base_dir);
+                                  },
+                                  {.dir = dir, .jobs = c.jobs, .progress_json = c.progress});
   return finish(
       outcome, dir,
       {{"grid sweep " + c.positional[1] + ": " + base.name, "tokens/s per user (mean)", "output tokens/s per GPU"},
@@ -206,7 +234,8 @@ int run_grid(const Args& args) {
        1.0,
        "benchmark_record",
        "output_tokens_per_s_per_gpu",
-       ""});
+       ""},
+      ranks);
 }
 
 std::string flag_value(const Common& c, const std::string& flag, const std::string& fallback) {
@@ -216,7 +245,7 @@ std::string flag_value(const Common& c, const std::string& flag, const std::stri
   return v;
 }
 
-int run_steady(const Args& args, bool decode) {
+int run_steady(const Args& args, bool decode, const MpiRanks& ranks) {
   const Common c = parse_common(args, {"--scenario", decode ? "--points" : "--batches"});
   const std::size_t want = decode ? 4 : 2;
   if (c.positional.size() != want) {
@@ -247,13 +276,13 @@ int run_steady(const Args& args, bool decode) {
   for (std::size_t i = 0; i < values.size(); ++i) points.push_back({static_cast<int>(i), {{key, values[i]}}});
   const fs::path dir = fs::path(c.out) / tag;
   claim_folder(dir, definition);
-  const auto outcome = planner::run_sweep(points,
-                                          [&](const planner::SweepPoint& p) {
-                                            const int v = p.parameters[key].get<int>();
-                                            return decode ? planner::decode_point_line(s, v, context)
-                                                          : planner::prefill_point_line(s, v, context);
-                                          },
-                                          {.dir = dir, .jobs = c.jobs, .progress_json = c.progress});
+  const auto outcome = run_ranked(ranks, points,
+                                  [&](const planner::SweepPoint& p) {
+                                    const int v = p.parameters[key].get<int>();
+                                    return decode ? planner::decode_point_line(s, v, context)
+                                                  : planner::prefill_point_line(s, v, context);
+                                  },
+                                  {.dir = dir, .jobs = c.jobs, .progress_json = c.progress});
   if (decode) {
     return finish(outcome, dir,
                   {{"decode sweep " + tag + ": " + s.model.name + ", context " + std::to_string(context),
@@ -264,7 +293,8 @@ int run_steady(const Args& args, bool decode) {
                    1.0,
                    "steady_state",
                    "output_tokens_per_s_per_gpu",
-                   key});
+                   key},
+                  ranks);
   }
   return finish(outcome, dir,
                 {{"prefill sweep " + tag + ": " + s.model.name + ", prompt " + std::to_string(context),
@@ -275,7 +305,8 @@ int run_steady(const Args& args, bool decode) {
                  1e3,
                  "steady_state",
                  "input_tokens_per_s_per_gpu",
-                 key});
+                 key},
+                ranks);
 }
 
 }  // namespace
@@ -284,9 +315,10 @@ int run_sweep(const Args& args) {
   if (args.empty()) throw InputError("", "sweep", "", std::string("give a kind: grid, decode or prefill; ") + kUsage);
   const std::string kind = args[0];
   const Args rest(args.begin() + 1, args.end());
-  if (kind == "grid") return run_grid(rest);
-  if (kind == "decode") return run_steady(rest, true);
-  if (kind == "prefill") return run_steady(rest, false);
+  const MpiRanks ranks;
+  if (kind == "grid") return run_grid(rest, ranks);
+  if (kind == "decode") return run_steady(rest, true, ranks);
+  if (kind == "prefill") return run_steady(rest, false, ranks);
   throw InputError("", "sweep", kind, std::string("unknown kind; valid: grid, decode, prefill; ") + kUsage);
 }
 

@@ -1,0 +1,130 @@
+// The plan's JSON and text outputs (plan_report.hpp).
+#include "fleetcast/planner/plan_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace fleetcast::planner {
+namespace {
+
+nlohmann::json entry_json(const PlanEntry& e) {
+  nlohmann::json j = candidate_json(e.candidate);
+  j["description"] = candidate_text(e.candidate);
+  j["usd_per_hour"] = e.usd_per_hour;
+  j["stage"] = e.simulated ? "simulated" : "pruned";
+  if (e.simulated) j["figures"] = e.figures;
+  if (e.rejection) j["rejection"] = to_json(*e.rejection);
+  return j;
+}
+
+std::string fmt(const char* format, double v) {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+double num(const nlohmann::json& j) { return j.is_number() ? j.get<double>() : NAN; }
+
+// The worst class's p95 of `key`: the figure an SLO miss would show first.
+double worst(const nlohmann::json& figures, const char* key) {
+  double w = NAN;
+  for (const auto& [name, c] : figures["classes"].items()) {
+    const double v = num(c[key]);
+    if (std::isfinite(v) && !(v <= w)) w = v;
+  }
+  return w;
+}
+
+}  // namespace
+
+nlohmann::json plan_json(const specs::PlanSpec& plan, const PlanResult& result) {
+  nlohmann::json feasible = nlohmann::json::array();
+  for (std::size_t k = 0; k < result.ranking.size(); ++k) {
+    const int i = result.ranking[k];
+    nlohmann::json j = entry_json(result.entries[i]);
+    j["rank"] = k + 1;
+    j["pareto"] = std::find(result.frontier.begin(), result.frontier.end(), i) != result.frontier.end();
+    feasible.push_back(std::move(j));
+  }
+  nlohmann::json rejected = nlohmann::json::array();
+  std::map<std::string, int> pruned_by, simulated_by;
+  for (const PlanEntry& e : result.entries) {
+    if (!e.rejection) continue;
+    (e.simulated ? simulated_by : pruned_by)[e.rejection->reason] += 1;
+    rejected.push_back(entry_json(e));
+  }
+  const int pruned = static_cast<int>(result.entries.size()) - result.simulated;
+  return {{"schema", "fleetcast.plan/1"},
+          {"plan", plan.resolved},
+          {"summary",
+           {{"invalid_combinations", result.invalid_combinations},
+            {"candidates", result.entries.size()},
+            {"pruned", pruned},
+            {"pruned_by_reason", pruned_by},
+            {"simulated", result.simulated},
+            {"rejected_after_simulation_by_reason", simulated_by},
+            {"feasible", result.ranking.size()}}},
+          {"best", feasible.empty() ? nlohmann::json(nullptr) : feasible[0]},
+          {"feasible", feasible},
+          {"pareto", result.frontier},
+          {"rejected", rejected}};
+}
+
+std::string plan_text(const nlohmann::json& out, int rows) {
+  std::string text;
+  char line[512];
+  const nlohmann::json& s = out["summary"];
+  std::snprintf(line, sizeof line,
+                "%d candidates (%d combinations made no deployment): %d pruned, %d simulated, %d feasible\n\n",
+                s["candidates"].get<int>(), s["invalid_combinations"].get<int>(), s["pruned"].get<int>(),
+                s["simulated"].get<int>(), s["feasible"].get<int>());
+  text += line;
+  std::snprintf(line, sizeof line, "%4s %6s  %-52s %5s %9s %9s %11s %11s %s\n", "rank", "config", "configuration",
+                "GPUs", "$/hour", "$/M tok", "TTFT p95 ms", "TPOT p95 ms", "pareto");
+  text += line;
+  int shown = 0;
+  for (const nlohmann::json& e : out["feasible"]) {
+    if (shown++ >= rows) break;
+    std::snprintf(line, sizeof line, "%4d %6d  %-52s %5d %9s %9s %11s %11s %s\n", e["rank"].get<int>(),
+                  e["config"].get<int>(), e["description"].get<std::string>().c_str(), e["gpus"].get<int>(),
+                  fmt("%.2f", num(e["usd_per_hour"])).c_str(),
+                  fmt("%.4f", num(e["figures"]["usd_per_m_blended"])).c_str(),
+                  fmt("%.1f", worst(e["figures"], "ttft_p95_ms")).c_str(),
+                  fmt("%.2f", worst(e["figures"], "tpot_p95_ms")).c_str(), e["pareto"].get<bool>() ? "*" : "");
+    text += line;
+  }
+  if (out["feasible"].empty()) text += "  (no configuration meets every SLO within the limits)\n";
+  if (static_cast<int>(out["feasible"].size()) > rows)
+    text += "  ... " + std::to_string(out["feasible"].size() - rows) + " more in the JSON output\n";
+
+  text += "\nrejected by reason:";
+  for (const char* stage : {"pruned_by_reason", "rejected_after_simulation_by_reason"}) {
+    for (const auto& [reason, n] : s[stage].items())
+      text += std::string(" ") + reason + (stage[0] == 'p' ? " (pruned) " : " (simulated) ") + n.dump() + ";";
+  }
+  text += "\n";
+  shown = 0;
+  for (const nlohmann::json& e : out["rejected"]) {
+    if (shown++ >= rows) break;
+    const nlohmann::json& r = e["rejection"];
+    std::string who = r.value("class", "");
+    if (r.contains("pool")) who += (who.empty() ? "" : " ") + std::string("pool ") + r["pool"].get<std::string>();
+    std::snprintf(line, sizeof line, "%6d  %-52s %-9s %-9s %s%s%s\n", e["config"].get<int>(),
+                  e["description"].get<std::string>().c_str(), e["stage"].get<std::string>().c_str(),
+                  r["reason"].get<std::string>().c_str(), who.empty() ? "" : ("[" + who + "] ").c_str(),
+                  r["detail"].get<std::string>().c_str(),
+                  r["value"].is_number() ? (" (" + r["metric"].get<std::string>() + " " + fmt("%.4g", num(r["value"])) +
+                                            " vs " + fmt("%.4g", num(r["limit"])) + ")")
+                                               .c_str()
+                                         : "");
+    text += line;
+  }
+  if (static_cast<int>(out["rejected"].size()) > rows)
+    text += "  ... " + std::to_string(out["rejected"].size() - rows) + " more in the JSON output\n";
+  return text;
+}
+
+}  // namespace fleetcast::planner
