@@ -88,7 +88,7 @@ class ModelsTest : public QObject {
       for (int col = 1; col < Col::column_count; ++col) {
         const double v = model.index(row, col).data(ComparisonTableModel::value_role).toDouble();
         QCOMPARE(v, expected(lines[row], col));  // exact: the same decimal text, read by two JSON readers
-        QCOMPARE(model.index(row, col).data().toString(), ComparisonTableModel::format(v));
+        QCOMPARE(model.index(row, col).data().toString(), ComparisonTableModel::format(v, col));
       }
     }
     // The displayed text of a known cell, checked by hand against the file: point 0's TTFT p50 12.4931 ms.

@@ -41,8 +41,9 @@ bool ComparisonTableModel::higher_is_better(int column) {
   return column == output_tokens_per_s_per_gpu || column == tokens_per_s_per_user;
 }
 
-QString ComparisonTableModel::format(double v) {
+QString ComparisonTableModel::format(double v, int column) {
   if (!std::isfinite(v)) return QStringLiteral("–");
+  if (column == gpus) return QString::number(std::llround(v));
   const double a = std::fabs(v);
   return QString::number(v, 'f', a >= 1000 ? 0 : a >= 100 ? 1 : a >= 1 ? 2 : 3);
 }
@@ -55,7 +56,7 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       if (col == label) return c.error.isEmpty() ? c.label : c.label + " (failed)";
-      return format(value(c, col));
+      return format(value(c, col), col);
     case Qt::ToolTipRole:
       return c.error.isEmpty() ? c.details : c.error;
     case Qt::TextAlignmentRole:

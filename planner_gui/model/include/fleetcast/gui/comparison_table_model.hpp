@@ -42,7 +42,7 @@ class ComparisonTableModel : public QAbstractTableModel {
 
   static double value(const Configuration& c, int column);  // NaN for none
   static bool higher_is_better(int column);
-  static QString format(double value);  // the text the table shows
+  static QString format(double value, int column);  // the text the table shows: GPUs whole, others by size
 
  private:
   void update_best();
