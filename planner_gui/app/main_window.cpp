@@ -15,6 +15,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <cmath>
@@ -37,6 +38,7 @@ const char* const kE2eCdf = "End-to-end latency CDF";
 const char* const kCost = "Cost: GPU $/hour, busy and idle";
 const char* const kQueue = "Queue: requests waiting";
 const char* const kKv = "KV cache used";
+const char* const kMeasured = "Measured vs predicted (validate --json)";
 
 }  // namespace
 
@@ -83,13 +85,18 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   auto* charts = new QWidget;
   auto* grid = new QGridLayout(charts);
   grid->setContentsMargins(0, 0, 0, 0);
-  const char* const titles[] = {kPareto, kTtftCdf, kCost, kQueue, kKv, kE2eCdf};
-  for (int i = 0; i < 6; ++i) {
+  const char* const titles[] = {kPareto, kTtftCdf, kCost, kQueue, kKv, kE2eCdf, kMeasured};
+  for (int i = 0; i < 7; ++i) {
     auto* panel = new ChartPanel(titles[i]);
     panel->setMinimumSize(280, 220);
     charts_.insert(titles[i], panel);
-    grid->addWidget(panel, i / 3, i % 3);
+    if (i < 5) grid->addWidget(panel, i / 3, i % 3);
   }
+  // The last cell holds two charts as tabs: the measured-vs-predicted one comes forward when a validation opens.
+  bottom_right_ = new QTabWidget;
+  bottom_right_->addTab(charts_[kE2eCdf], "End-to-end CDF");
+  bottom_right_->addTab(charts_[kMeasured], "Measured vs predicted");
+  grid->addWidget(bottom_right_, 1, 2);
   auto* right = new QSplitter(Qt::Vertical);
   right->addWidget(table_);
   right->addWidget(charts);
@@ -154,6 +161,7 @@ void MainWindow::build_menus() {
   file->addSeparator();
   file->addAction("C&lear table", this, [this] {
     model_->clear();
+    validation_.clear();
     refresh_charts();
   });
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
@@ -161,7 +169,12 @@ void MainWindow::build_menus() {
 
 bool MainWindow::open_file(const QString& path, QString* error) {
   try {
-    add_configurations(load_any(path));
+    const LoadedFile loaded = load_any(path);
+    if (!loaded.validation.isEmpty()) {
+      validation_ += loaded.validation;
+      bottom_right_->setCurrentIndex(1);
+    }
+    add_configurations(loaded.configurations);
   } catch (const LoadError& e) {
     if (error) {
       *error = e.what();
@@ -230,6 +243,13 @@ void MainWindow::refresh_charts() {
   charts_[kQueue]->set_xy_series(queue, "simulated time (s)", "requests waiting");
   charts_[kKv]->set_xy_series(kv, "simulated time (s)", "KV cache used (%)");
 
+  const MeasuredVsPredicted mvp = measured_vs_predicted(validation_);
+  QVector<XYSeries> overlay{{mvp.ttft.name, mvp.ttft.points, mvp.ttft.tooltips, XYSeries::Style::points, {}},
+                            {mvp.tpot.name, mvp.tpot.points, mvp.tpot.tooltips, XYSeries::Style::points, {}}};
+  if (!mvp.identity.points.isEmpty())
+    overlay.push_back({mvp.identity.name, mvp.identity.points, {}, XYSeries::Style::line, QColor(120, 120, 120)});
+  charts_[kMeasured]->set_xy_series(overlay, "measured (ms)", "predicted (ms)");
+
   // Cost: $/hour of the GPUs, split into the busy and the idle share.
   QStringList categories;
   BarSet busy{"busy", {}}, idle{"idle", {}};
@@ -251,6 +271,7 @@ void MainWindow::start_run() {
     return;
   }
   ++runs_;
+  run_label_ = QString("run %1: %2").arg(runs_).arg(form_->summary());  // the form may change while it runs
   const QString axis = form_->sweep_axis();
   const bool started =
       axis.isEmpty()
@@ -260,7 +281,7 @@ void MainWindow::start_run() {
   run_->setEnabled(false);
   cancel_->setEnabled(true);
   progress_->setValue(0);
-  run_status_->setText(QString("running %1…").arg(form_->summary()));
+  run_status_->setText(QString("running %1…").arg(run_label_));
 }
 
 void MainWindow::on_progress(const RunProgress& p) {
@@ -273,7 +294,7 @@ void MainWindow::on_finished(const RunResult& r) {
   run_->setEnabled(form_->is_valid());
   QVector<Configuration> loaded = r.configurations;
   for (auto& c : loaded) {
-    if (c.origin == Origin::report) c.label = c.group = QString("run %1: %2").arg(runs_).arg(form_->summary());
+    if (c.origin == Origin::report) c.label = c.group = run_label_;
   }
   add_configurations(loaded);
   switch (r.outcome) {

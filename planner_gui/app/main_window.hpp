@@ -8,12 +8,14 @@
 #include <QVector>
 
 #include "fleetcast/gui/configuration.hpp"
+#include "fleetcast/gui/loaders.hpp"
 
 class QLabel;
 class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSplitter;
+class QTabWidget;
 class QTableView;
 
 namespace fleetcast::gui {
@@ -70,7 +72,10 @@ class MainWindow : public QMainWindow {
   QLabel* run_status_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QMap<QString, ChartPanel*> charts_;
+  QTabWidget* bottom_right_ = nullptr;
+  QVector<ValidationPoint> validation_;
   int runs_ = 0;
+  QString run_label_;
 };
 
 }  // namespace fleetcast::gui

@@ -245,6 +245,42 @@ class ModelsTest : public QObject {
     QCOMPARE(qwen.origin, Origin::measured);
   }
 
+  void validation_overlay() {
+    const QString path = QStringLiteral(GUI_FIXTURES "/validation-small.json");
+    const LoadedFile loaded = load_any(path);
+    QVERIFY(loaded.configurations.isEmpty());
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject j = QJsonDocument::fromJson(f.readAll()).object();
+    QCOMPARE(loaded.validation.size(), j["rows_predicted"].toInt());  // rows not predicted are left out
+    QCOMPARE(loaded.validation.size(), 3);
+    for (const ValidationPoint& p : loaded.validation) {
+      for (const QJsonValue row : j["rows"].toArray()) {
+        if (row["id"].toString() != p.id) continue;
+        QVERIFY(row["predicted"].toBool());
+        QCOMPARE(p.measured_tpot_ms, row["measured_tpot_ms"].toDouble());
+        QCOMPARE(p.predicted_tpot_ms, row["predicted_tpot_ms"].toDouble());
+        QCOMPARE(p.predicted_ttft_ms, row["predicted_ttft_ms"].toDouble());
+      }
+    }
+    const MeasuredVsPredicted mvp = measured_vs_predicted(loaded.validation);
+    QCOMPARE(mvp.ttft.points.size(), 3);
+    QCOMPARE(mvp.tpot.points.size(), 3);
+    // The identity line reaches the largest figure of either axis, so every point lies under its span.
+    double top = 0.0;
+    for (const auto& s : {mvp.ttft, mvp.tpot})
+      for (QPointF p : s.points) top = std::max({top, p.x(), p.y()});
+    QCOMPARE(mvp.identity.points.back(), QPointF(top, top));
+    // Tooltip: the run and its signed error, e.g. measured 20 ms, predicted 12.64 ms is -36.8%.
+    const int qwen = std::find_if(loaded.validation.begin(), loaded.validation.end(),
+                                  [](const ValidationPoint& p) { return p.id.startsWith("qwen235"); }) -
+                     loaded.validation.begin();
+    const ValidationPoint& q = loaded.validation[qwen];
+    const QString expected_error = QString::number(100.0 * (q.predicted_tpot_ms - 20.0) / 20.0, 'f', 1) + "%";
+    QVERIFY2(mvp.tpot.tooltips[qwen].contains(expected_error), qPrintable(mvp.tpot.tooltips[qwen]));
+    QVERIFY(mvp.tpot.tooltips[qwen].startsWith(q.id));
+  }
+
   void bad_files_say_which_and_why() {
     QTemporaryDir dir;
     QFile f(dir.path() + "/broken.json");

@@ -3,11 +3,13 @@
 // have their series, chart export, and, with the real CLI, the form's validation message and a run from the
 // Run button.
 
+#include <QChartView>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QPushButton>
+#include <QScatterSeries>
 #include <QSet>
 #include <QSettings>
 #include <QSpinBox>
@@ -73,6 +75,11 @@ class ScreenshotTest : public QObject {
       QString error;
       QVERIFY2(w.open_file(r, &error), qPrintable(error));
     }
+    // A validation result: the measured-vs-predicted chart, no table rows.
+    {
+      QString error;
+      QVERIFY2(w.open_file(GUI_FIXTURES "/validation-small.json", &error), qPrintable(error));
+    }
     // The form's check has come back (the CLI validated the default scenario).
     QTRY_VERIFY_WITH_TIMEOUT(!w.scenario_form()->message().startsWith("checking"), 10000);
     QVERIFY2(w.scenario_form()->is_valid(), qPrintable(w.scenario_form()->message()));
@@ -120,9 +127,20 @@ class ScreenshotTest : public QObject {
     QCOMPARE(w.chart("TTFT CDF")->series_count(), 4);
     QCOMPARE(w.chart("Queue: requests waiting")->series_count(), 2);
     QCOMPARE(w.chart("Cost: GPU $/hour, busy and idle")->series_count(), 1);
+    QCOMPARE(w.chart("Measured vs predicted (validate --json)")->series_count(), 3);  // TTFT, TPOT, identity
+
+    // Hover on a Pareto point shows that configuration's details.
+    ChartPanel* pareto = w.chart("Pareto: throughput per GPU vs per-user speed");
+    QScatterSeries* h200 = nullptr;
+    for (QAbstractSeries* s : pareto->findChild<QChartView*>()->chart()->series())
+      if (s->name() == "report-h200") h200 = qobject_cast<QScatterSeries*>(s);
+    QVERIFY(h200);
+    emit h200->hovered(h200->at(0), true);
+    QVERIFY2(pareto->last_hover_text().startsWith("report-h200\n"), qPrintable(pareto->last_hover_text()));
+    QVERIFY(pareto->last_hover_text().contains("tok/s per user"));
+    QVERIFY(pareto->last_hover_text().contains("h200"));
 
     // Export.
-    ChartPanel* pareto = w.chart("Pareto: throughput per GPU vs per-user speed");
     QString error;
     const QString png = QStringLiteral(SCREENSHOT_DIR "/pareto.png"),
                   svg = QStringLiteral(SCREENSHOT_DIR "/pareto.svg");

@@ -47,6 +47,31 @@ QVector<QPointF> latency_cdf(const LatencyQuantiles& q) {
   return points;
 }
 
+MeasuredVsPredicted measured_vs_predicted(const QVector<ValidationPoint>& points) {
+  MeasuredVsPredicted out;
+  out.ttft.name = QStringLiteral("mean TTFT (ms)");
+  out.tpot.name = QStringLiteral("mean TPOT (ms)");
+  out.identity.name = QStringLiteral("predicted = measured");
+  double top = 0.0;
+  auto add = [&top](SeriesPoints& s, const ValidationPoint& p, double measured, double predicted, const char* what) {
+    if (!std::isfinite(measured) || !std::isfinite(predicted) || measured <= 0.0) return;
+    s.points.push_back({measured, predicted});
+    s.tooltips << QString("%1 (%2)\n%3: measured %4 ms, predicted %5 ms (%6%7%)")
+                      .arg(p.id, p.group, what)
+                      .arg(measured, 0, 'f', 2)
+                      .arg(predicted, 0, 'f', 2)
+                      .arg(predicted >= measured ? "+" : "")
+                      .arg(100.0 * (predicted - measured) / measured, 0, 'f', 1);
+    top = std::max({top, measured, predicted});
+  };
+  for (const auto& p : points) {
+    add(out.ttft, p, p.measured_ttft_ms, p.predicted_ttft_ms, "TTFT");
+    add(out.tpot, p, p.measured_tpot_ms, p.predicted_tpot_ms, "TPOT");
+  }
+  if (top > 0.0) out.identity.points = {{0.0, 0.0}, {top, top}};
+  return out;
+}
+
 CostSplit cost_split(const CostFigures& cost) {
   if (!std::isfinite(cost.usd_per_hour)) return {};
   const double idle = std::isfinite(cost.idle_share) ? std::clamp(cost.idle_share, 0.0, 1.0) : 0.0;

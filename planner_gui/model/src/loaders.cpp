@@ -206,11 +206,30 @@ QVector<Configuration> load_silicon_csv(const QString& path) {
   return out;
 }
 
-QVector<Configuration> load_any(const QString& path) {
+QVector<ValidationPoint> load_validation_json(const QString& path) {
+  const json j = parse(read_text(path), path);
+  if (!j.is_object() || j.value("schema", "") != "fleetcast.validation/1" || !j.contains("rows") ||
+      !j.at("rows").is_array())
+    throw LoadError(path.toStdString() +
+                    ": not a validation result (schema fleetcast.validation/1 with rows; write one "
+                    "with `fleetcast validate --silicon FILE --json OUT`)");
+  QVector<ValidationPoint> out;
+  for (const json& row : j.at("rows")) {
+    if (!row.is_object() || !row.value("predicted", false)) continue;
+    out.push_back({QString::fromStdString(row.value("id", "")), QString::fromStdString(row.value("group", "")),
+                   number_at(row, "measured_ttft_ms"), number_at(row, "predicted_ttft_ms"),
+                   number_at(row, "measured_tpot_ms"), number_at(row, "predicted_tpot_ms")});
+  }
+  return out;
+}
+
+LoadedFile load_any(const QString& path) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  if (suffix == "jsonl") return load_sweep_results(path);
-  if (suffix == "csv") return load_silicon_csv(path);
-  return {load_report(path)};
+  if (suffix == "jsonl") return {load_sweep_results(path), {}};
+  if (suffix == "csv") return {load_silicon_csv(path), {}};
+  // A validation result names its schema in its first bytes; reports start with their benchmark record.
+  if (read_text(path).find("\"fleetcast.validation/1\"") != std::string::npos) return {{}, load_validation_json(path)};
+  return {{load_report(path)}, {}};
 }
 
 }  // namespace fleetcast::gui

@@ -8,6 +8,7 @@
 #include <QVector>
 
 #include "fleetcast/gui/configuration.hpp"
+#include "fleetcast/gui/loaders.hpp"
 
 namespace fleetcast::gui {
 
@@ -29,6 +30,13 @@ ParetoData pareto_data(const QVector<Configuration>& configurations);
 // The CDF through a report's percentiles: (ms, cumulative share) at min, p50, p90, p95, p99 and max, joined by
 // straight lines (the report keeps percentiles, not every request's latency).
 QVector<QPointF> latency_cdf(const LatencyQuantiles& q);
+
+// Measured (x) against predicted (y) mean TTFT and TPOT, one series each, and the line predicted = measured
+// through the range of both; the tooltips name the run and its error.
+struct MeasuredVsPredicted {
+  SeriesPoints ttft, tpot, identity;
+};
+MeasuredVsPredicted measured_vs_predicted(const QVector<ValidationPoint>& points);
 
 // Paid GPU $/hour split into the share spent on work and the idle share (cost.idle_share); NaN-free: a
 // configuration without cost gives 0 and 0.

@@ -24,7 +24,23 @@ QVector<Configuration> load_sweep_results(const QString& path);
 // Measured runs give mean TTFT and TPOT, the layout's GPUs and tokens/s per user = 1000 / TPOT (fixed output
 // lengths, one mean TPOT: the per-request mean of 1 / TPOT is not in the file); no throughput or cost.
 QVector<Configuration> load_silicon_csv(const QString& path);
-// By name: *.jsonl a sweep, *.csv measured runs, anything else a report.
-QVector<Configuration> load_any(const QString& path);
+// One predicted row of `fleetcast validate --silicon FILE --json OUT` (schema fleetcast.validation/1): the
+// measured and the predicted mean TTFT and TPOT of a measured serving run.
+struct ValidationPoint {
+  QString id;
+  QString group;  // model, system, backend, mode
+  double measured_ttft_ms = NAN, predicted_ttft_ms = NAN;
+  double measured_tpot_ms = NAN, predicted_tpot_ms = NAN;
+};
+// Rows that were not predicted are left out (the CLI's own output says why).
+QVector<ValidationPoint> load_validation_json(const QString& path);
+
+struct LoadedFile {
+  QVector<Configuration> configurations;
+  QVector<ValidationPoint> validation;
+};
+// By name and content: *.jsonl a sweep, *.csv measured runs, a JSON with schema fleetcast.validation/1 a
+// validation, any other JSON a report.
+LoadedFile load_any(const QString& path);
 
 }  // namespace fleetcast::gui
