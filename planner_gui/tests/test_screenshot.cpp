@@ -176,6 +176,8 @@ class ScreenshotTest : public QObject {
     QCOMPARE(w.table_model()->rowCount(), 3);
     QVERIFY(w.table_model()->index(2, Col::label).data().toString().startsWith("run 1: default"));
     QVERIFY(w.table_model()->index(2, Col::ttft_p50_ms).data(ComparisonTableModel::value_role).toDouble() > 0.0);
+    QVERIFY(!w.table_model()->configurations()[2].timeline.empty());  // runs ask for --timeline
+    QCOMPARE(w.chart("Queue: requests waiting")->series_count(), 3);
   }
 };
 

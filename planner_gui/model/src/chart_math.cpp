@@ -51,7 +51,7 @@ MeasuredVsPredicted measured_vs_predicted(const QVector<ValidationPoint>& points
   MeasuredVsPredicted out;
   out.ttft.name = QStringLiteral("mean TTFT (ms)");
   out.tpot.name = QStringLiteral("mean TPOT (ms)");
-  out.identity.name = QStringLiteral("predicted = measured");
+  out.identity.name = QStringLiteral("y = x");
   double top = 0.0;
   auto add = [&top](SeriesPoints& s, const ValidationPoint& p, double measured, double predicted, const char* what) {
     if (!std::isfinite(measured) || !std::isfinite(predicted) || measured <= 0.0) return;

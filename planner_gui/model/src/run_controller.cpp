@@ -37,8 +37,8 @@ RunController::~RunController() {
 }
 
 bool RunController::start_simulate(const QString& scenario, const QString& report_path) {
-  return start({"simulate", scenario, "-o", report_path, "--progress", "json", "--quiet"}, ResultKind::report,
-               report_path);
+  return start({"simulate", scenario, "-o", report_path, "--timeline", "--progress", "json", "--quiet"},
+               ResultKind::report, report_path);
 }
 
 bool RunController::start_sweep_grid(const QString& scenario, const QString& tag, const QString& out_dir,

@@ -31,7 +31,7 @@ ParetoData pareto_data(const QVector<Configuration>& configurations);
 // straight lines (the report keeps percentiles, not every request's latency).
 QVector<QPointF> latency_cdf(const LatencyQuantiles& q);
 
-// Measured (x) against predicted (y) mean TTFT and TPOT, one series each, and the line predicted = measured
+// Measured (x) against predicted (y) mean TTFT and TPOT, one series each, and the line y = x (predicted = measured)
 // through the range of both; the tooltips name the run and its error.
 struct MeasuredVsPredicted {
   SeriesPoints ttft, tpot, identity;

@@ -44,7 +44,8 @@ class RunController : public QObject {
   const QString& cli_path() const { return cli_path_; }
   void set_kill_grace_ms(int ms) { kill_grace_ms_ = ms; }
 
-  // `fleetcast simulate SCENARIO -o REPORT --progress json --quiet`; false (nothing started) while a run is going.
+  // `fleetcast simulate SCENARIO -o REPORT --timeline --progress json --quiet` (the timeline feeds the queue and KV
+  // charts); false (nothing started) while a run is going.
   bool start_simulate(const QString& scenario, const QString& report_path);
   // `fleetcast sweep grid SCENARIO TAG --set S... --out OUT_DIR -j JOBS --progress json`.
   bool start_sweep_grid(const QString& scenario, const QString& tag, const QString& out_dir, const QStringList& sets,
