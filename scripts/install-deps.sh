@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libsimgrid-dev libboost-dev
   libeigen3-dev nlohmann-json3-dev catch2
-  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev
   xvfb xauth fonts-dejavu-core
   libopenmpi-dev openmpi-bin
 )

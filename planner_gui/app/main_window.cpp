@@ -1,0 +1,331 @@
+#include "main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "../charts/chart_panel.hpp"
+#include "fleetcast/gui/chart_math.hpp"
+#include "fleetcast/gui/comparison_table_model.hpp"
+#include "fleetcast/gui/loaders.hpp"
+#include "fleetcast/gui/run_controller.hpp"
+#include "fleetcast/gui/table_csv.hpp"
+#include "scenario_form.hpp"
+
+namespace fleetcast::gui {
+namespace {
+
+constexpr int kRecentFilesKept = 8;
+const char* const kPareto = "Pareto: throughput per GPU vs per-user speed";
+const char* const kTtftCdf = "TTFT CDF";
+const char* const kE2eCdf = "End-to-end latency CDF";
+const char* const kCost = "Cost: GPU $/hour, busy and idle";
+const char* const kQueue = "Queue: requests waiting";
+const char* const kKv = "KV cache used";
+const char* const kMeasured = "Measured vs predicted (validate --json)";
+
+}  // namespace
+
+MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle("fleetcast-gui");
+  model_ = new ComparisonTableModel(this);
+  runner_ = new RunController(cli_path, this);
+
+  // Left: the scenario and the run.
+  form_ = new ScenarioForm(cli_path, work_dir_.path(), this);
+  run_ = new QPushButton("Run");
+  run_->setObjectName("run");
+  cancel_ = new QPushButton("Cancel");
+  cancel_->setEnabled(false);
+  run_->setEnabled(false);
+  progress_ = new QProgressBar;
+  progress_->setRange(0, 1000);
+  progress_->setValue(0);
+  progress_->setFormat("%p%");
+  run_status_ = new QLabel("idle");
+  run_status_->setWordWrap(true);
+  run_status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* left = new QWidget;
+  auto* left_layout = new QVBoxLayout(left);
+  left_layout->addWidget(form_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(run_);
+  buttons->addWidget(cancel_);
+  left_layout->addLayout(buttons);
+  left_layout->addWidget(progress_);
+  left_layout->addWidget(run_status_);
+  left_layout->addStretch();
+  left->setMinimumWidth(300);
+  left->setMaximumWidth(420);
+
+  // Right: table above, charts below.
+  table_ = new QTableView;
+  table_->setModel(model_);
+  table_->setAlternatingRowColors(true);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->verticalHeader()->setDefaultSectionSize(22);
+  auto* charts = new QWidget;
+  auto* grid = new QGridLayout(charts);
+  grid->setContentsMargins(0, 0, 0, 0);
+  const char* const titles[] = {kPareto, kTtftCdf, kCost, kQueue, kKv, kE2eCdf, kMeasured};
+  for (int i = 0; i < 7; ++i) {
+    auto* panel = new ChartPanel(titles[i]);
+    panel->setMinimumSize(280, 220);
+    charts_.insert(titles[i], panel);
+    if (i < 5) grid->addWidget(panel, i / 3, i % 3);
+  }
+  // The last cell holds two charts as tabs: the measured-vs-predicted one comes forward when a validation opens.
+  bottom_right_ = new QTabWidget;
+  bottom_right_->addTab(charts_[kE2eCdf], "End-to-end CDF");
+  bottom_right_->addTab(charts_[kMeasured], "Measured vs predicted");
+  grid->addWidget(bottom_right_, 1, 2);
+  auto* right = new QSplitter(Qt::Vertical);
+  right->addWidget(table_);
+  right->addWidget(charts);
+  right->setStretchFactor(0, 1);
+  right->setStretchFactor(1, 3);
+  splitter_ = new QSplitter(Qt::Horizontal);
+  splitter_->addWidget(left);
+  splitter_->addWidget(right);
+  splitter_->setStretchFactor(1, 1);
+  splitter_->setObjectName("main_splitter");
+  setCentralWidget(splitter_);
+
+  connect(form_, &ScenarioForm::validity_changed, this,
+          [this](bool ok) { run_->setEnabled(ok && !runner_->is_running()); });
+  connect(run_, &QPushButton::clicked, this, &MainWindow::start_run);
+  connect(cancel_, &QPushButton::clicked, runner_, &RunController::cancel);
+  connect(runner_, &RunController::progress, this, &MainWindow::on_progress);
+  connect(runner_, &RunController::finished, this, &MainWindow::on_finished);
+
+  build_menus();
+  QSettings settings;
+  if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1600, 1000);
+  splitter_->restoreState(settings.value("window/splitter").toByteArray());
+  refresh_charts();
+  statusBar()->showMessage(QString("CLI: %1").arg(cli_path));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/splitter", splitter_->saveState());
+  if (runner_->is_running()) runner_->cancel();
+  event->accept();
+}
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("&Open report, sweep or measured results…", QKeySequence::Open, this, [this] {
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, "Open results", {},
+        "fleetcast results (*.json *.jsonl *.csv);;Reports (*.json);;Sweeps (results.jsonl);;"
+        "Measured silicon CSV (*.csv)");
+    for (const QString& p : paths) open_file(p);
+  });
+  file->addAction("Use a scenario &file in the form…", this, [this] {
+    const QString p = QFileDialog::getOpenFileName(this, "Scenario", {}, "Scenario (*.json)");
+    if (!p.isEmpty()) form_->set_base_file(p);
+  });
+  recent_menu_ = file->addMenu("Open &recent");
+  rebuild_recent_menu();
+  file->addSeparator();
+  file->addAction("Export table as &CSV…", this, &MainWindow::export_table);
+  QMenu* png = file->addMenu("Export chart as &PNG");
+  QMenu* svg = file->addMenu("Export chart as &SVG");
+  for (ChartPanel* panel : charts_) {
+    png->addAction(panel->title(), this, [this, panel] { export_chart(panel, false); });
+    svg->addAction(panel->title(), this, [this, panel] { export_chart(panel, true); });
+  }
+  svg->setEnabled(ChartPanel::svg_available());
+  file->addSeparator();
+  file->addAction("C&lear table", this, [this] {
+    model_->clear();
+    validation_.clear();
+    refresh_charts();
+  });
+  file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+}
+
+bool MainWindow::open_file(const QString& path, QString* error) {
+  try {
+    const LoadedFile loaded = load_any(path);
+    if (!loaded.validation.isEmpty()) {
+      validation_ += loaded.validation;
+      bottom_right_->setCurrentIndex(1);
+    }
+    add_configurations(loaded.configurations);
+  } catch (const LoadError& e) {
+    if (error) {
+      *error = e.what();
+    } else {
+      QMessageBox::warning(this, "Could not open", e.what());
+    }
+    return false;
+  }
+  remember_recent(path);
+  return true;
+}
+
+void MainWindow::add_configurations(const QVector<Configuration>& configurations) {
+  model_->append(configurations);
+  refresh_charts();
+}
+
+void MainWindow::remember_recent(const QString& path) {
+  QSettings settings;
+  QStringList recent = settings.value("recent_files").toStringList();
+  recent.removeAll(QFileInfo(path).absoluteFilePath());
+  recent.prepend(QFileInfo(path).absoluteFilePath());
+  while (recent.size() > kRecentFilesKept) recent.removeLast();
+  settings.setValue("recent_files", recent);
+  rebuild_recent_menu();
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_menu_->clear();
+  const QStringList recent = QSettings().value("recent_files").toStringList();
+  for (const QString& p : recent) recent_menu_->addAction(p, this, [this, p] { open_file(p); });
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::refresh_charts() {
+  const QVector<Configuration>& all = model_->configurations();
+  // Pareto: one coloured series per group, the frontier as a line through its points.
+  const ParetoData pareto = pareto_data(all);
+  QVector<XYSeries> series;
+  for (const auto& s : pareto.series) series.push_back({s.name, s.points, s.tooltips, XYSeries::Style::points, {}});
+  if (pareto.frontier.points.size() > 1)
+    series.push_back({pareto.frontier.name, pareto.frontier.points, pareto.frontier.tooltips, XYSeries::Style::line,
+                      QColor(60, 60, 60)});
+  charts_[kPareto]->set_xy_series(series, "tokens/s per user", "output tokens/s per GPU");
+
+  // Latency CDFs and timelines: one line per configuration that has them (reports).
+  QVector<XYSeries> ttft, e2e, queue, kv;
+  for (const auto& c : all) {
+    if (!c.ttft.empty()) ttft.push_back({c.label, latency_cdf(c.ttft), {}, XYSeries::Style::points_and_line, {}});
+    if (!c.e2e.empty()) e2e.push_back({c.label, latency_cdf(c.e2e), {}, XYSeries::Style::points_and_line, {}});
+    if (!c.timeline.empty()) {
+      QVector<QPointF> waiting, used;
+      for (int i = 0; i < c.timeline.t_s.size(); ++i) {
+        if (i < c.timeline.waiting.size()) waiting.push_back({c.timeline.t_s[i], c.timeline.waiting[i]});
+        if (i < c.timeline.kv_used_share.size())
+          used.push_back({c.timeline.t_s[i], 100.0 * c.timeline.kv_used_share[i]});
+      }
+      queue.push_back({c.label, waiting, {}, XYSeries::Style::line, {}});
+      kv.push_back({c.label, used, {}, XYSeries::Style::line, {}});
+    }
+  }
+  charts_[kTtftCdf]->set_xy_series(ttft, "TTFT (ms), through the report's percentiles", "share of requests");
+  charts_[kE2eCdf]->set_xy_series(e2e, "end-to-end latency (ms), through percentiles", "share of requests");
+  charts_[kTtftCdf]->fix_y_range(0.0, 1.0);
+  charts_[kE2eCdf]->fix_y_range(0.0, 1.0);
+  charts_[kQueue]->set_xy_series(queue, "simulated time (s)", "requests waiting");
+  charts_[kKv]->set_xy_series(kv, "simulated time (s)", "KV cache used (%)");
+
+  const MeasuredVsPredicted mvp = measured_vs_predicted(validation_);
+  QVector<XYSeries> overlay{{mvp.ttft.name, mvp.ttft.points, mvp.ttft.tooltips, XYSeries::Style::points, {}},
+                            {mvp.tpot.name, mvp.tpot.points, mvp.tpot.tooltips, XYSeries::Style::points, {}}};
+  if (!mvp.identity.points.isEmpty())
+    overlay.push_back({mvp.identity.name, mvp.identity.points, {}, XYSeries::Style::line, QColor(120, 120, 120)});
+  charts_[kMeasured]->set_xy_series(overlay, "measured (ms)", "predicted (ms)");
+
+  // Cost: $/hour of the GPUs, split into the busy and the idle share.
+  QStringList categories;
+  BarSet busy{"busy", {}}, idle{"idle", {}};
+  for (const auto& c : all) {
+    if (!std::isfinite(c.cost.usd_per_hour)) continue;
+    const CostSplit split = cost_split(c.cost);
+    categories << c.label;
+    busy.values << split.busy_usd_per_hour;
+    idle.values << split.idle_usd_per_hour;
+  }
+  charts_[kCost]->set_stacked_bars(categories, {busy, idle}, "$ per hour");
+}
+
+void MainWindow::start_run() {
+  QString error;
+  const QString scenario = form_->write_current(&error);
+  if (scenario.isEmpty()) {
+    run_status_->setText("✖ " + error);
+    return;
+  }
+  ++runs_;
+  run_label_ = QString("run %1: %2").arg(runs_).arg(form_->summary());  // the form may change while it runs
+  const QString axis = form_->sweep_axis();
+  const bool started =
+      axis.isEmpty()
+          ? runner_->start_simulate(scenario, QString("%1/run-%2.json").arg(work_dir_.path()).arg(runs_))
+          : runner_->start_sweep_grid(scenario, QString("run-%1").arg(runs_), work_dir_.path() + "/sweeps", {axis}, 2);
+  if (!started) return;
+  run_->setEnabled(false);
+  cancel_->setEnabled(true);
+  progress_->setValue(0);
+  run_status_->setText(QString("running %1…").arg(run_label_));
+}
+
+void MainWindow::on_progress(const RunProgress& p) {
+  progress_->setValue(static_cast<int>(std::lround(1000.0 * p.share())));
+  run_status_->setText(QString("%1: %2 of %3").arg(p.phase).arg(p.done).arg(p.total));
+}
+
+void MainWindow::on_finished(const RunResult& r) {
+  cancel_->setEnabled(false);
+  run_->setEnabled(form_->is_valid());
+  QVector<Configuration> loaded = r.configurations;
+  for (auto& c : loaded) {
+    if (c.origin == Origin::report) c.label = c.group = run_label_;
+  }
+  add_configurations(loaded);
+  switch (r.outcome) {
+    case RunResult::Outcome::succeeded:
+      progress_->setValue(1000);
+      run_status_->setText(QString("✔ done: %1 configuration(s) added").arg(loaded.size()));
+      break;
+    case RunResult::Outcome::cancelled:
+      progress_->setValue(0);
+      run_status_->setText("cancelled");
+      break;
+    case RunResult::Outcome::failed:
+      run_status_->setText("✖ " + r.message);
+      break;
+  }
+}
+
+void MainWindow::export_table() {
+  const QString path = QFileDialog::getSaveFileName(this, "Export table", "comparison.csv", "CSV (*.csv)");
+  if (path.isEmpty()) return;
+  QString error;
+  if (!write_table_csv(*model_, path, &error)) QMessageBox::warning(this, "Export failed", error);
+}
+
+void MainWindow::export_chart(ChartPanel* panel, bool svg) {
+  const QString path = QFileDialog::getSaveFileName(this, "Export chart", svg ? "chart.svg" : "chart.png",
+                                                    svg ? "SVG (*.svg)" : "PNG (*.png)");
+  if (path.isEmpty()) return;
+  QString error;
+  if (!(svg ? panel->export_svg(path, &error) : panel->export_png(path, &error)))
+    QMessageBox::warning(this, "Export failed", error);
+}
+
+}  // namespace fleetcast::gui

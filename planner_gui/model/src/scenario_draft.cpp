@@ -1,0 +1,102 @@
+#include "fleetcast/gui/scenario_draft.hpp"
+
+#include <QJsonDocument>
+#include <QSaveFile>
+
+#include "fleetcast/gui/loaders.hpp"
+#include "fleetcast/specs/presets.hpp"
+
+namespace fleetcast::gui {
+
+QStringList preset_names(const QString& kind) {
+  const specs::PresetKind k = kind == "model"      ? specs::PresetKind::model
+                              : kind == "hardware" ? specs::PresetKind::hardware
+                                                   : specs::PresetKind::scenario;
+  QStringList names;
+  for (const auto& p : specs::list_presets(k)) names << QString::fromStdString(p.name);
+  return names;
+}
+
+QJsonObject scenario_preset(const QString& name) {
+  try {
+    const std::string text = specs::preset_json(specs::PresetKind::scenario, name.toStdString()).dump();
+    return QJsonDocument::fromJson(QByteArray::fromStdString(text)).object();
+  } catch (const std::exception& e) {
+    throw LoadError(e.what());
+  }
+}
+
+QJsonObject apply_edits(QJsonObject s, const ScenarioEdits& e) {
+  if (!e.model.isEmpty()) s["model"] = e.model;
+  QJsonObject deployment = s.value("deployment").toObject();
+  if (!e.hardware.isEmpty()) deployment["hardware"] = e.hardware;
+  if (e.nodes > 0) deployment["nodes"] = e.nodes;
+  if (e.tp > 0) {
+    QJsonObject replica = deployment.value("replica").toObject();
+    replica["tp"] = e.tp;
+    deployment["replica"] = replica;
+  }
+  s["deployment"] = deployment;
+  if (e.rate_per_s > 0.0) {
+    QJsonObject workload = s.value("workload").toObject();
+    QJsonObject arrival = workload.value("arrival").toObject();
+    arrival.remove("load");
+    arrival["rate_per_s"] = e.rate_per_s;
+    workload["arrival"] = arrival;
+    s["workload"] = workload;
+  }
+  if (e.num_requests > 0) s["num_requests"] = e.num_requests;
+  return s;
+}
+
+bool write_scenario(const QJsonObject& scenario, const QString& path, QString* error) {
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(scenario).toJson()) < 0 || !f.commit()) {
+    if (error) *error = path + ": " + f.errorString();
+    return false;
+  }
+  return true;
+}
+
+ScenarioChecker::ScenarioChecker(QString cli_path, QObject* parent) : QObject(parent), cli_path_(std::move(cli_path)) {}
+
+ScenarioChecker::~ScenarioChecker() {
+  if (process_) {
+    process_->disconnect(this);
+    process_->kill();
+    process_->waitForFinished(1000);
+  }
+}
+
+void ScenarioChecker::check(const QString& scenario_path) {
+  if (process_) {
+    process_->disconnect(this);
+    process_->kill();
+    process_->waitForFinished(1000);
+    process_->deleteLater();
+  }
+  QProcess* p = new QProcess(this);
+  process_ = p;
+  p->setStandardOutputFile(QProcess::nullDevice());
+  connect(p, &QProcess::finished, this, [this, p](int code, QProcess::ExitStatus status) {
+    const QString said = QString::fromUtf8(p->readAllStandardError()).trimmed();
+    process_ = nullptr;
+    p->deleteLater();
+    if (status == QProcess::NormalExit && code == 0) {
+      emit checked(true, QStringLiteral("valid"));
+    } else {
+      QString text = said;
+      text.remove(QStringLiteral("fleetcast: error: "));
+      emit checked(false, text.isEmpty() ? QString("the check exited with code %1").arg(code) : text);
+    }
+  });
+  connect(p, &QProcess::errorOccurred, this, [this, p](QProcess::ProcessError error) {
+    if (error != QProcess::FailedToStart) return;
+    process_ = nullptr;
+    p->deleteLater();
+    emit checked(false, QString("could not start the fleetcast CLI at '%1' to check the scenario").arg(cli_path_));
+  });
+  p->start(cli_path_, {"step", scenario_path, "--decode", "1", "--context", "1"});
+}
+
+}  // namespace fleetcast::gui
