@@ -84,17 +84,18 @@ PlanSimulation parse_simulation(JsonReader r) {
   return s;
 }
 
-// Every class at a fixed open-loop rate; at least one SLO to plan for.
+// Every class at a fixed open-loop rate or a recorded trace; at least one SLO to plan for.
 void check_plan_workload(const WorkloadSpec& w, const nlohmann::json& written, const std::string& file) {
   const bool classes_form = written.contains("classes");
   bool any_slo = false;
   for (std::size_t i = 0; i < w.classes.size(); ++i) {
     const RequestClass& c = w.classes[i];
     const std::string at = classes_form ? "workload.classes[" + std::to_string(i) + "].arrival" : "workload.arrival";
-    if (c.arrival.kind == ArrivalKind::closed_loop || c.arrival.rate_per_s <= 0.0) {
+    const bool fixed_rate = c.arrival.kind == ArrivalKind::trace || c.arrival.rate_per_s > 0.0;  // a trace: its own
+    if (c.arrival.kind == ArrivalKind::closed_loop || !fixed_rate) {
       const nlohmann::json& a = classes_form ? written["classes"][i]["arrival"] : written["arrival"];
       throw InputError(file, at, detail::value_text(a),
-                       "a plan needs an open-loop arrival (poisson or gamma) with rate_per_s > 0: a `load` or "
+                       "a plan needs an open-loop arrival (poisson or gamma with rate_per_s > 0, or a trace): a `load` or "
                        "closed-loop clients depend on the fleet, which is what the plan searches");
     }
     any_slo = any_slo || c.slo.any();

@@ -115,3 +115,29 @@ TEST_CASE("the plan's JSON is the same bytes whatever the number of workers", "[
   CHECK(out["feasible"].size() + out["rejected"].size() == out["summary"]["candidates"].get<std::size_t>());
   for (const auto& r : out["rejected"]) CHECK(r["rejection"]["reason"].is_string());
 }
+
+TEST_CASE("a plan over a recorded trace offers the trace's rate and agrees with exhaustive simulation",
+          "[planner][plan]") {
+  const char* const trace_plan = FLEETCAST_PLANNER_DATA "/plan-trace.json";
+  const specs::PlanSpec p = specs::load_plan(trace_plan);
+  planner::PlanOptions o = options(2, true);
+  o.file = trace_plan;
+  o.base_dir = FLEETCAST_PLANNER_DATA;  // the trace file is named relative to the plan
+  const planner::PlanResult pruned = planner::run_plan(p, o);
+  o.prune = false;
+  const planner::PlanResult all = planner::run_plan(p, o);
+
+  // 48 requests from 0 to 11.75 s: 47 gaps, 4 requests/s; rate_scale 2 halves every gap.
+  const double offered_per_s = 2.0 * 47.0 / 11.75;
+  int simulated = 0;
+  for (const planner::PlanEntry& e : all.entries) {
+    if (!e.simulated) continue;
+    ++simulated;
+    INFO("config " << e.candidate.index);
+    REQUIRE_FALSE(e.figures.contains("error"));
+    CHECK(e.figures["offered_requests_per_s"].get<double>() == Catch::Detail::Approx(offered_per_s));
+  }
+  CHECK(simulated == static_cast<int>(all.entries.size()));  // no budget, no limit: everything was simulated
+  REQUIRE_FALSE(all.ranking.empty());
+  CHECK(pruned.ranking == all.ranking);
+}

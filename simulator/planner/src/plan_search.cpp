@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "fleetcast/planner/pareto.hpp"
 #include "fleetcast/simulator/process_pool.hpp"
 #include "fleetcast/simulator/simulation.hpp"
+#include "fleetcast/simulator/trace_classes.hpp"
 #include "fleetcast/specs/load.hpp"
 
 namespace fleetcast::planner {
@@ -106,11 +108,16 @@ PlanResult run_plan(const specs::PlanSpec& plan, const PlanOptions& options) {
   result.invalid_combinations = space.invalid_combinations;
   std::vector<std::size_t> to_simulate;
   std::vector<nlohmann::json> scenarios;
+  // A trace class's lengths and rate come from its file: read it once for the bounds of every candidate (the
+  // model, and so the context check, is the plan's), while each simulation replays the file itself.
+  std::optional<specs::WorkloadSpec> resolved_workload;
   for (const PlanCandidate& c : space.candidates) {
     PlanEntry e;
     e.candidate = c;
     const nlohmann::json scenario_json = candidate_scenario(plan, c);
-    const specs::ScenarioSpec s = specs::parse_scenario(scenario_json, options.file, options.base_dir);
+    specs::ScenarioSpec s = specs::parse_scenario(scenario_json, options.file, options.base_dir);
+    if (!resolved_workload) resolved_workload = simulator::resolve_trace_classes(s).workload;
+    s.workload = *resolved_workload;
     e.usd_per_hour = usd_per_hour(s);
     e.rejection = limit_rejection(plan, s);
     if (!e.rejection && options.prune) e.rejection = bound_rejection(plan, s);
