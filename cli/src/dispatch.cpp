@@ -22,7 +22,8 @@ commands:
         KV use, tokens/s) to the report. --chrome-trace writes every step of every replica in the
         measurement window (or START_S:END_S of simulated time; at most 100,000 steps) as a Chrome trace for
         ui.perfetto.dev or chrome://tracing. --progress json prints one JSON object per line on stderr with
-        done, total and phase. --quiet prints no summary.
+        done, total and phase. --quiet prints no summary. --check makes every check a simulation makes before
+        its first event (specs, trace files, memory, pools, request draw), prints one line and simulates nothing.
   step SCENARIO [--decode N --context C] [--prefill T [--prefill-context P | --prompt L]] [--pool P] [--json]
         One engine iteration of the scenario's replica, operator by operator (time, FLOPs, bytes per GPU),
         and its memory plan: the step-time model laid open. Counts are per attention-DP rank. A decode-only

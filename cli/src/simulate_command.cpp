@@ -1,6 +1,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <string>
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
@@ -14,7 +15,7 @@ namespace {
 
 const char* const kUsage =
     "usage: fleetcast simulate SCENARIO [-o REPORT.json] [--timeline] [--chrome-trace TRACE.json "
-    "[--trace-window START_S:END_S]] [--progress json] [--quiet]";
+    "[--trace-window START_S:END_S]] [--progress json] [--quiet] | fleetcast simulate SCENARIO --check";
 
 // "START_S:END_S" in simulated seconds, 0 <= START_S < END_S.
 simulator::TraceWindow parse_trace_window(const std::string& text) {
@@ -42,6 +43,18 @@ void require_folder(const std::string& path, const std::string& flag) {
   if (!std::filesystem::is_directory(dir)) throw InputError(path, flag, path, "its folder does not exist");
 }
 
+// One line a person (or the GUI's form) reads: the scenario passed and what it plans.
+std::string check_line(const nlohmann::json& c) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "ok: scenario '%s': %d GPUs in %d replicas, weights %.1f GB and KV cache %.1f GB per GPU "
+                "(%.0f tokens per replica), %zu requests\n",
+                c.at("scenario").get<std::string>().c_str(), c.at("gpus").get<int>(), c.at("replicas").get<int>(),
+                c.at("weight_bytes_per_gpu").get<double>() / 1e9, c.at("kv_bytes_per_gpu").get<double>() / 1e9,
+                c.at("kv_capacity_tokens_per_replica").get<double>(), c.at("requests").get<std::size_t>());
+  return text;
+}
+
 }  // namespace
 
 int run_simulate(const Args& args) {
@@ -56,6 +69,8 @@ int run_simulate(const Args& args) {
     } else if (a == "--progress" && has_value) {
       if (args[++i] != "json") throw InputError("", "--progress", args[i], "valid: json");
       progress = true;
+    } else if (a == "--check") {
+      options.check_only = true;
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--timeline") {
@@ -81,6 +96,14 @@ int run_simulate(const Args& args) {
   options.progress_json = progress;
   options.file = scenario_arg;
   options.chrome_trace = !trace_output.empty();
+  if (options.check_only) {
+    if (!output.empty() || !trace_output.empty() || options.timeline || progress) {
+      throw InputError("", "--check", "", "checks the scenario and simulates nothing: no -o, --timeline, "
+                                          "--chrome-trace or --progress with it");
+    }
+    std::fputs(check_line(simulator::run_simulation(scenario, options).report.at("check")).c_str(), stdout);
+    return 0;
+  }
   const simulator::SimulationResult result = simulator::run_simulation(scenario, options);
 
   if (!output.empty()) write_file_atomically(output, result.report.dump(2) + "\n");

@@ -83,6 +83,27 @@ std::vector<sg4::Host*> replica_hosts(const specs::ScenarioSpec& s, const Platfo
 
 }  // namespace
 
+// What `simulate --check` reports of a scenario that passed every check: the fleet, its memory and its traffic.
+static nlohmann::json check_summary_json(const specs::ScenarioSpec& s, const MemoryPlan& memory, const WorkloadPlan& plan,
+                                         std::size_t requests) {
+  nlohmann::json classes = nlohmann::json::array();
+  for (std::size_t i = 0; i < plan.classes.size(); ++i) {
+    classes.push_back({{"name", s.workload.classes[i].name},
+                       {"requests", plan.classes[i].requests},
+                       {"expected_rate_per_s", plan.classes[i].expected_rate_per_s},
+                       {"load", plan.classes[i].load}});
+  }
+  return {{"check",
+           {{"scenario", s.name},
+            {"gpus", s.deployment.total_gpus()},
+            {"replicas", specs::serving_replicas(s.deployment)},
+            {"weight_bytes_per_gpu", memory.weight_bytes},
+            {"kv_bytes_per_gpu", memory.kv_bytes},
+            {"kv_capacity_tokens_per_replica", memory.kv_capacity_tokens},
+            {"requests", requests},
+            {"classes", classes}}}};
+}
+
 SimulationResult run_simulation(const specs::ScenarioSpec& scenario, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   // Trace classes take their lengths and rate from the trace before anything is planned.
@@ -114,6 +135,7 @@ SimulationResult run_simulation(const specs::ScenarioSpec& scenario, const RunOp
   }
   Recorder recorder(generate_requests(s.workload, counts, rates, s.seed, s.model.max_context_tokens),
                     static_cast<int>(s.workload.classes.size()));
+  if (options.check_only) return {check_summary_json(s, memory, plan, recorder.requests().size()), {}};
 
   serving::Context ctx;
   ctx.scenario = &s;

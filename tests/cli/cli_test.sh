@@ -39,6 +39,22 @@ expect_bad class_slo_zero.json "workload.classes\[0\].slo.ttft_ms"
 expect_bad class_context_too_long.json "workload.classes\[1\].input_tokens"
 expect_bad unknown_router.json "deployment.router"
 
+# --check: every pre-simulation check, one line, nothing simulated; a model that does not fit is exit 2 naming the
+# replica layout, like the simulation itself.
+"$bin" simulate "$fixtures/good.json" --check >"$work/check" 2>&1
+[ $? -eq 0 ] && grep -q "^ok: scenario 't': 8 GPUs in 8 replicas" "$work/check" && grep -q "300 requests" "$work/check" &&
+  ok || bad "--check on good.json: $(cat "$work/check")"
+sed 's/"llama-3.1-8b"/"deepseek-v3"/' "$fixtures/good.json" >"$work/too_big.json"
+"$bin" simulate "$work/too_big.json" --check >"$work/check" 2>&1
+[ $? -eq 2 ] && grep -q "deployment.replica" "$work/check" && grep -q "too_big.json" "$work/check" &&
+  ok || bad "--check on a model that does not fit: $(cat "$work/check")"
+expect_bad_check() {
+  "$bin" simulate "$fixtures/$1" --check >"$work/check" 2>&1
+  [ $? -eq 2 ] && grep -q -- "$2" "$work/check" && ok || bad "--check on $1: $(cat "$work/check")"
+}
+expect_bad_check negative_rate.json "workload.arrival.rate_per_s"
+expect_bad_check context_too_long.json "workload.input_tokens"
+
 # An existing report is not clobbered by a failed run.
 echo '{"old": true}' >"$work/keep.json"
 "$bin" simulate "$fixtures/negative_rate.json" -o "$work/keep.json" >/dev/null 2>&1

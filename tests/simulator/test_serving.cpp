@@ -65,6 +65,23 @@ TEST_CASE("a deployment the model does not fit on is bad input naming the replic
   }
 }
 
+TEST_CASE("check_only makes the pre-simulation checks in this process, as often as asked, without an engine",
+          "[serving]") {
+  simulator::RunOptions check;
+  check.check_only = true;
+  const auto a = simulator::run_simulation(test::parse(test::small_scenario()), check).report.at("check");
+  const auto b = simulator::run_simulation(test::parse(test::small_scenario()), check).report.at("check");
+  CHECK(a == b);  // a second SimGrid engine in one process would have carried the clock over; none was made
+  CHECK(a["gpus"] == 1);
+  CHECK(a["replicas"] == 1);
+  CHECK(a["requests"] == 100);
+  // Llama-3.1-8B: 8.03e9 parameters in BF16 on one GPU.
+  CHECK(a["weight_bytes_per_gpu"].get<double>() == Approx(16.06e9).epsilon(0.01));
+  auto j = test::small_scenario();
+  j["model"] = "llama-3.1-70b";
+  REQUIRE_THROWS_AS(simulator::run_simulation(test::parse(j), check), InputError);
+}
+
 TEST_CASE("round robin spreads requests evenly; least outstanding avoids a busy replica", "[serving]") {
   auto j = test::small_scenario();
   j["deployment"]["nodes"] = 2;  // two replicas

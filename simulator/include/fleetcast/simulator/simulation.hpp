@@ -24,6 +24,10 @@ struct RunOptions {
   bool chrome_trace = false;                // keep a step log and return it as a Chrome trace (chrome_trace.hpp)
   std::optional<TraceWindow> trace_window;  // none: the measurement window
   std::size_t trace_max_steps = 100000;     // step events written at most (the first ones of the window)
+  // Every check the simulation makes before its first event (specs resolved, traces read, memory fits, pools
+  // planned, requests drawn), then a summary of the plan (check_summary_json) as the report, no SimGrid engine:
+  // unlike a simulation, callable any number of times in one process.
+  bool check_only = false;
 };
 
 struct SimulationResult {
