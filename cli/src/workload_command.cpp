@@ -86,6 +86,11 @@ nlohmann::json fit_json(const traces::RequestTrace& t, const traces::WorkloadFit
           {"duration_s", f.duration_s},
           {"rate_per_s", f.rate_per_s},
           {"interarrival_cv", f.interarrival_cv},
+          {"interarrival_cv_raw", f.interarrival_cv_raw},
+          {"rate_profile", f.rate_profile.any() ? nlohmann::json{{"period_s", f.rate_profile.period_s},
+                                                                 {"multipliers", f.rate_profile.multipliers},
+                                                                 {"start_s", f.rate_profile.start_s}}
+                                                : nlohmann::json(nullptr)},
           {"input_tokens", lengths(f.input)},
           {"output_tokens", lengths(f.output)},
           {"hourly_rate_per_s", f.hourly_rate_per_s},
@@ -186,6 +191,17 @@ int run_fit(const Args& args) {
     std::printf("  hourly rate (req/s):");
     for (double r : fit.hourly_rate_per_s) std::printf(" %.2f", r);
     std::printf("\n");
+  }
+  if (fit.rate_profile.any()) {
+    const bool diurnal = fit.rate_profile.period_s == 86400.0;
+    std::printf("  rate profile: %s, x mean rate per hour%s:", diurnal ? "diurnal" : "the trace's hours, repeating",
+                diurnal ? " of day from 00:00" : "");
+    for (double m : fit.rate_profile.multipliers) std::printf(" %.2f", m);
+    std::printf("\n  inter-arrival CV %.2f over the trace's own gaps, %.2f with the profile's swings taken out\n",
+                fit.interarrival_cv_raw, fit.interarrival_cv);
+  } else {
+    std::printf("  no rate profile: the trace spans %.2f h, under the 2 h a shape needs (a day for a diurnal one)\n",
+                fit.duration_s / 3600.0);
   }
   if (!output.empty()) std::printf("wrote %s (%s lengths)\n", output.c_str(), empirical ? "empirical" : "lognormal");
   return 0;

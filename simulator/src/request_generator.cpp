@@ -147,7 +147,7 @@ std::vector<Request> generate_class_requests(const specs::RequestClass& c, int c
       case specs::ArrivalKind::closed_loop:
       case specs::ArrivalKind::trace: continue;
     }
-    r.arrival_s = t;
+    r.arrival_s = specs::real_time_s(a.rate_profile, t);  // t is operational time: the profile shapes it
   }
   return requests;
 }

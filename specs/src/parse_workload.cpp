@@ -36,6 +36,19 @@ TraceReplaySpec parse_trace(JsonReader& r) {
   return t;
 }
 
+RateProfileSpec parse_rate_profile(JsonReader r) {
+  RateProfileSpec p;
+  p.period_s = r.require_positive("period_s");
+  p.multipliers = r.number_array("multipliers", 0.0, 1e6);
+  double sum = 0.0;
+  for (double m : p.multipliers) sum += m;
+  r.check(sum > 0.0, "multipliers", "at least one bin needs a rate above 0");
+  p.start_s = r.optional_at_least("start_s", 0.0, 0.0);
+  r.check(p.start_s < p.period_s, "start_s", "must be in [0, period_s)");
+  r.finish();
+  return p;
+}
+
 ArrivalSpec parse_arrival(JsonReader r) {
   ArrivalSpec a;
   a.kind = r.require_enum("kind", detail::kArrivalKindNames);
@@ -66,6 +79,7 @@ ArrivalSpec parse_arrival(JsonReader r) {
     r.check(a.load <= kMaxLoad, "load", "must be in (0, 10]");
   }
   if (a.kind == ArrivalKind::gamma) a.cv = r.require_positive("cv");
+  if (r.has("rate_profile")) a.rate_profile = parse_rate_profile(r.object("rate_profile"));
   r.finish();
   return a;
 }

@@ -85,6 +85,11 @@ json arrival_json(const ArrivalSpec& a) {
     j["rate_per_s"] = a.rate_per_s;
   }
   if (a.kind == ArrivalKind::gamma) j["cv"] = a.cv;
+  if (a.rate_profile.any()) {
+    j["rate_profile"] = {{"period_s", a.rate_profile.period_s},
+                         {"multipliers", a.rate_profile.multipliers},
+                         {"start_s", a.rate_profile.start_s}};
+  }
   return j;
 }
 

@@ -55,6 +55,35 @@ TEST_CASE("gamma arrivals keep the rate and take the burstiness asked for", "[wo
   }
 }
 
+TEST_CASE("a rate profile shapes the arrivals bin by bin and keeps the mean rate", "[workload][rate_profile]") {
+  // Period 100 s, bins 3:1:0:4 (x1.5, x0.5, x0, x2 the mean of 2 requests/s), starting in the third bin.
+  auto c = workload(specs::ArrivalKind::poisson, 2.0, 1.0);
+  c.arrival.rate_profile.period_s = 100.0;
+  c.arrival.rate_profile.multipliers = {3.0, 1.0, 0.0, 4.0};
+  c.arrival.rate_profile.start_s = 50.0;
+  const int n = 40000;
+  const auto r = simulator::generate_class_requests(c, 0, n, 2.0, 3, 1000);
+  std::vector<double> in_bin(4, 0.0);
+  for (const auto& x : r) in_bin[static_cast<std::size_t>(std::fmod(50.0 + x.arrival_s, 100.0) / 25.0)] += 1.0;
+  // Shares 3/8, 1/8, 0, 4/8; binomial sd at n = 40,000 is at most 0.0025: 0.01 is four of them.
+  CHECK(in_bin[0] / n == Approx(3.0 / 8.0).margin(0.01));
+  CHECK(in_bin[1] / n == Approx(1.0 / 8.0).margin(0.01));
+  CHECK(in_bin[2] == 0.0);
+  CHECK(in_bin[3] / n == Approx(4.0 / 8.0).margin(0.01));
+  // The long-run mean: n requests over n / 2 s of operational time, i.e. ~200 periods of real time.
+  CHECK(r.back().arrival_s == Approx(n / 2.0).epsilon(0.02));
+  // Within a bin the arrivals stay Poisson: gaps inside the x2 bin have mean 1 / 4 s.
+  double sum = 0.0, count = 0.0;
+  for (std::size_t i = 1; i < r.size(); ++i) {
+    const double a = std::fmod(50.0 + r[i - 1].arrival_s, 100.0), b = std::fmod(50.0 + r[i].arrival_s, 100.0);
+    if (a >= 75.0 && b >= 75.0 && b > a) {
+      sum += b - a;
+      count += 1.0;
+    }
+  }
+  CHECK(sum / count == Approx(0.25).epsilon(0.03));
+}
+
 TEST_CASE("length distributions draw what they say", "[workload]") {
   auto w = workload(specs::ArrivalKind::poisson, 1.0, 1.0);
   w.input_tokens = {};

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "fleetcast/specs/error.hpp"
@@ -163,4 +164,52 @@ TEST_CASE("the shared Azure and Mooncake traces give the figures measured on the
   CHECK(syn.requests == 3993);
   CHECK(std::lround(syn.input.mean) == 15325);
   CHECK(syn.prefix_block_reuse == Approx(0.64).margin(0.005));
+}
+
+TEST_CASE("a two-day wall-clock trace fits a diurnal rate profile by hour of day, its swings out of the CV",
+          "[request_trace][rate_profile]") {
+  // Azure-format CSV from 2023-11-16 18:00:00 for 48 h: Poisson arrivals whose rate follows hour of day h as
+  // 0.5 x (1 + 0.8 sin(2 pi h / 24)) requests/s.
+  const auto shape = [](int h) { return 1.0 + 0.8 * std::sin(2.0 * M_PI * h / 24.0); };
+  const auto path = std::filesystem::temp_directory_path() / "fleetcast-diurnal-test.csv";
+  {
+    std::ofstream out(path);
+    out << "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+    std::mt19937_64 rng(5);
+    std::exponential_distribution<double> unit(1.0);
+    double t = 0.0;
+    while (t < 48 * 3600.0) {
+      const double clock = 18 * 3600.0 + t;
+      const int day = 16 + static_cast<int>(clock / 86400.0);
+      const double in_day = std::fmod(clock, 86400.0);
+      char line[96];
+      std::snprintf(line, sizeof line, "2023-11-%02d %02d:%02d:%010.7f,100,10\n", day, static_cast<int>(in_day / 3600),
+                    static_cast<int>(std::fmod(in_day, 3600.0) / 60), std::fmod(in_day, 60.0));
+      out << line;
+      // Thinning-free: the next gap at the current hour's rate (hours are long against the gaps).
+      t += unit(rng) / (0.5 * shape(static_cast<int>(in_day / 3600.0)));
+    }
+  }
+  traces::TraceReadOptions o;
+  o.format = TraceFormat::azure;
+  const auto trace = traces::read_request_trace(path.string(), o);
+  std::filesystem::remove(path);
+  CHECK(trace.start_time_of_day_s == 18 * 3600.0);
+  const auto fit = traces::fit_workload(trace);
+  const auto& p = fit.rate_profile;
+  REQUIRE(p.period_s == 86400.0);
+  REQUIRE(p.multipliers.size() == 24);
+  CHECK(p.start_s == 18 * 3600.0);
+  // Mean 1 over the day; each hour of day within 8% of the shape (~1,800 arrivals an hour, two days each).
+  for (int h = 0; h < 24; ++h) {
+    INFO("hour of day " << h);
+    CHECK(p.multipliers[static_cast<std::size_t>(h)] == Approx(shape(h)).epsilon(0.08));
+  }
+  CHECK(fit.rate_per_s == Approx(0.5).epsilon(0.02));
+  // The daily swing makes the raw gaps look bursty; with it taken out they are Poisson again.
+  CHECK(fit.interarrival_cv_raw > 1.1);
+  CHECK(fit.interarrival_cv == Approx(1.0).epsilon(0.03));
+  const auto w = fit.workload("day", false);
+  CHECK(w.classes.front().arrival.kind == specs::ArrivalKind::poisson);
+  CHECK(w.classes.front().arrival.rate_profile == p);
 }

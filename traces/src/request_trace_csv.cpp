@@ -71,7 +71,10 @@ void read_csv_trace(std::istream& in, const TraceReadOptions& options, RequestTr
     if (want.wall_clock) {
       // Seconds from the first row's whole second, so that the text's 0.1 us survive in a double.
       if (const auto w = parse_wall_clock(f[ts])) {
-        if (!base_s) base_s = w->whole_s;
+        if (!base_s) {
+          base_s = w->whole_s;
+          trace.start_time_of_day_s = static_cast<double>(*base_s % 86400);  // moved to the earliest row later
+        }
         t = static_cast<double>(w->whole_s - *base_s) + w->fraction_s;
       }
     } else {

@@ -130,6 +130,7 @@ RequestTrace read_request_trace(const std::string& path, const TraceReadOptions&
                    [](const TraceRequest& a, const TraceRequest& b) { return a.arrival_s < b.arrival_s; });
   const double t0 = trace.requests.front().arrival_s;
   for (TraceRequest& r : trace.requests) r.arrival_s -= t0;
+  if (trace.start_time_of_day_s >= 0.0) trace.start_time_of_day_s = std::fmod(trace.start_time_of_day_s + t0, 86400.0);
   return trace;
 }
 
@@ -142,6 +143,12 @@ RequestTrace replay(const RequestTrace& trace, const ReplayOptions& o) {
   }
   RequestTrace out = trace;
   out.requests.clear();
+  // A window keeps the wall clock (its start moves); a rescaled or looped trace has none left.
+  if (out.start_time_of_day_s >= 0.0) {
+    out.start_time_of_day_s = o.rate_scale != 1.0 || o.loops > 1
+                                  ? -1.0
+                                  : std::fmod(out.start_time_of_day_s + o.window_start_s, 86400.0);
+  }
   for (const TraceRequest& r : trace.requests) {
     if (r.arrival_s < o.window_start_s || (o.window_end_s > 0.0 && r.arrival_s >= o.window_end_s)) continue;
     TraceRequest c = r;

@@ -37,6 +37,43 @@ LengthFit fit_lengths(std::vector<int> v, int points) {
   return f;
 }
 
+// Rates by hour of day over the hours the trace covers (exposure: the seconds of each hour of day inside it).
+specs::RateProfileSpec diurnal_profile(const RequestTrace& t) {
+  const double origin = std::max(0.0, t.start_time_of_day_s), span = t.duration_s();
+  std::vector<double> arrivals(24, 0.0), exposure_s(24, 0.0);
+  for (const TraceRequest& q : t.requests) {
+    arrivals[static_cast<std::size_t>(std::fmod(origin + q.arrival_s, 86400.0) / 3600.0) % 24] += 1.0;
+  }
+  for (double at = 0.0; at < span;) {
+    const double clock = origin + at;
+    const double next = (std::floor(clock / 3600.0) + 1.0) * 3600.0 - origin;
+    const double end = std::min(next, span);
+    exposure_s[static_cast<std::size_t>(std::fmod(clock, 86400.0) / 3600.0) % 24] += end - at;
+    at = end;
+  }
+  specs::RateProfileSpec p;
+  p.period_s = 86400.0;
+  p.start_s = origin;
+  for (std::size_t h = 0; h < 24; ++h) p.multipliers.push_back(arrivals[h] / exposure_s[h]);
+  return p;
+}
+
+// Sample standard deviation / mean of the gaps between consecutive times.
+double gap_cv(const std::vector<double>& times) {
+  const double gaps = static_cast<double>(times.size() - 1);
+  const double mean = (times.back() - times.front()) / gaps;
+  double ss = 0.0;
+  for (std::size_t i = 1; i < times.size(); ++i) ss += (times[i] - times[i - 1] - mean) * (times[i] - times[i - 1] - mean);
+  return gaps > 1.0 && mean > 0.0 ? std::sqrt(ss / (gaps - 1.0)) / mean : 0.0;
+}
+
+// Multipliers with mean 1, so that a bin's multiplier reads as "x the mean rate".
+void normalise(specs::RateProfileSpec& p) {
+  double sum = 0.0;
+  for (double m : p.multipliers) sum += m;
+  for (double& m : p.multipliers) m *= static_cast<double>(p.multipliers.size()) / sum;
+}
+
 }  // namespace
 
 WorkloadFit fit_workload(const RequestTrace& t, int points) {
@@ -52,17 +89,6 @@ WorkloadFit fit_workload(const RequestTrace& t, int points) {
   f.input = fit_lengths(std::move(in), std::max(2, points));
   f.output = fit_lengths(std::move(out), std::max(2, points));
 
-  if (r.size() >= 2 && f.duration_s > 0.0) {
-    const double gaps = static_cast<double>(r.size() - 1);
-    const double mean = f.duration_s / gaps;
-    double ss = 0.0;
-    for (std::size_t i = 1; i < r.size(); ++i) {
-      const double g = r[i].arrival_s - r[i - 1].arrival_s;
-      ss += (g - mean) * (g - mean);
-    }
-    f.rate_per_s = 1.0 / mean;
-    f.interarrival_cv = gaps > 1.0 ? std::sqrt(ss / (gaps - 1.0)) / mean : 0.0;
-  }
   const int hours = static_cast<int>(f.duration_s / 3600.0);
   if (hours >= 2) {
     f.hourly_rate_per_s.assign(static_cast<std::size_t>(hours), 0.0);
@@ -70,6 +96,23 @@ WorkloadFit fit_workload(const RequestTrace& t, int points) {
       const auto h = static_cast<std::size_t>(q.arrival_s / 3600.0);
       if (h < f.hourly_rate_per_s.size()) f.hourly_rate_per_s[h] += 1.0 / 3600.0;
     }
+    if (f.duration_s >= 86400.0) {
+      f.rate_profile = diurnal_profile(t);
+    } else {
+      f.rate_profile.period_s = hours * 3600.0;
+      f.rate_profile.multipliers = f.hourly_rate_per_s;
+    }
+    normalise(f.rate_profile);
+  }
+  if (r.size() >= 2 && f.duration_s > 0.0) {
+    std::vector<double> real, operational;
+    for (const TraceRequest& q : r) {
+      real.push_back(q.arrival_s);
+      operational.push_back(specs::operational_time_s(f.rate_profile, q.arrival_s));
+    }
+    f.rate_per_s = static_cast<double>(r.size() - 1) / operational.back();
+    f.interarrival_cv_raw = gap_cv(real);
+    f.interarrival_cv = gap_cv(operational);
   }
   if (t.prefix_block_tokens > 0) {
     std::unordered_set<std::uint64_t> seen;
@@ -100,6 +143,7 @@ specs::WorkloadSpec WorkloadFit::workload(const std::string& name, bool empirica
   c.arrival.kind = poisson ? specs::ArrivalKind::poisson : specs::ArrivalKind::gamma;
   c.arrival.rate_per_s = rate_per_s;
   if (!poisson) c.arrival.cv = interarrival_cv;
+  c.arrival.rate_profile = rate_profile;
   c.input_tokens = empirical ? input.empirical : input.lognormal;
   c.output_tokens = empirical ? output.empirical : output.lognormal;
   specs::WorkloadSpec w;

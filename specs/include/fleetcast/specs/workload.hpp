@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fleetcast/specs/rate_profile.hpp"
+
 namespace fleetcast::specs {
 
 enum class LengthKind { fixed, uniform, lognormal, empirical };
@@ -51,6 +53,7 @@ struct ArrivalSpec {
   int clients = 0;        // closed loop: concurrent clients, each sends its next request when the last finished
   double think_time_s = 0.0;
   TraceReplaySpec trace;  // kind trace: the trace gives the times and the lengths (rate_per_s: its mean rate)
+  RateProfileSpec rate_profile;  // poisson and gamma: a periodic shape around the mean rate (none by default)
   bool operator==(const ArrivalSpec&) const = default;
 };
 

@@ -55,6 +55,7 @@ struct RequestTrace {
   long skipped = 0;
   std::vector<BadRow> first_bad_rows;  // at most kBadRowsKept
   int prefix_block_tokens = 0;         // tokens per hash id (512 for Mooncake), 0 without ids
+  double start_time_of_day_s = -1.0;   // wall-clock traces (Azure): the first request's seconds after midnight
 
   double duration_s() const { return requests.empty() ? 0.0 : requests.back().arrival_s; }
 };
