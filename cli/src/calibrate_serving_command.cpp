@@ -16,7 +16,7 @@ namespace fleetcast::cli {
 
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
-      "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]";
+      "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -33,6 +33,9 @@ int run_calibrate_serving(const Args& args) {
     } else if (a == "--train-rows") {
       options.max_train_rows = std::stoi(args[++i]);
       if (options.max_train_rows < 6) throw InputError("", "--train-rows", args[i], "must be >= 6");
+    } else if (a == "--iterations") {
+      options.max_iterations = std::stoi(args[++i]);
+      if (options.max_iterations < 0) throw InputError("", "--iterations", args[i], "must be >= 0");
     } else {
       throw InputError("", "calibrate serving", a, usage_text);
     }

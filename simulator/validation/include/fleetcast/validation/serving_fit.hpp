@@ -19,7 +19,7 @@ bool held_out(const std::string& id);
 
 struct ServingFitOptions {
   int max_train_rows = 48;  // evenly spaced among the training rows: the fit's cost grows with them
-  int max_iterations = 12;
+  int max_iterations = 12;  // 0: no fit, the starting profile scored as it is
   int threads = 2;
 };
 
