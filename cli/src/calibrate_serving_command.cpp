@@ -44,6 +44,9 @@ int run_calibrate_serving(const Args& args) {
   if (hardware.empty() != runtime.empty()) {
     throw InputError("", "calibrate serving", hardware + runtime, "give both --hardware and --runtime, or neither");
   }
+  if (!out_dir.empty() && options.max_iterations == 0) {
+    throw InputError("", "--iterations", "0", "fits nothing, so there is no profile to write with -o");
+  }
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir)) {
     throw InputError("", "-o", out_dir, "not a directory");
   }

@@ -43,6 +43,8 @@ FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" calibrate show h100 | grep -q '"ki
   bad "--datasheet-profiles should give the datasheet h200 profile"
 FLEETCAST_PROFILES=datasheet FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" calibrate show h100 |
   grep -q '"kind": "datasheet"' && ok || bad "FLEETCAST_PROFILES=datasheet should win over FLEETCAST_PROFILE_DIR"
+"$bin" calibrate serving --silicon "$work/none.csv" --iterations 0 -o "$work" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q -- "--iterations" "$work/err" && ok || bad "--iterations 0 with -o should exit 2: $(cat "$work/err")"
 FLEETCAST_PROFILES=fitest "$bin" calibrate show h200 >/dev/null 2>"$work/err"
 [ $? -eq 2 ] && grep -q "FLEETCAST_PROFILES" "$work/err" && grep -q "fitest" "$work/err" && ok ||
   bad "a bad FLEETCAST_PROFILES should exit 2 naming it: $(cat "$work/err")"
