@@ -16,7 +16,8 @@ namespace fleetcast::cli {
 
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
-      "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]";
+      "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
+      "[--iterations N]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
   for (std::size_t i = 1; i < args.size(); ++i) {

@@ -141,9 +141,10 @@ int dispatch(int argc, char** argv) {
   if (cmd == "validate") return run_validate(args);
   if (cmd == "sweep") return run_sweep(args);
   if (cmd == "plan") return run_plan(args);
-  throw InputError("", "command", cmd,
-                   "unknown command; valid: simulate, step, sweep, plan, calibrate, workload, validate, presets, bench, "
-                   "version, --help");
+  throw InputError(
+      "", "command", cmd,
+      "unknown command; valid: simulate, step, sweep, plan, calibrate, workload, validate, presets, bench, "
+      "version, --help");
 }
 
 }  // namespace fleetcast::cli
