@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rewrites tests/golden/reports/ from the golden scenarios (tests/golden/scenarios.txt) with the built
 # fleetcast, volatile fields trimmed. Run it when a change of the model is intended and review the diff in the
-# commit: the golden_reports test compares against these files.
+# commit: the golden_reports test compares against these files. With the datasheet profiles (--datasheet-profiles),
+# as the test runs them: a refit serving profile does not move the goldens.
 # usage: scripts/regenerate-golden.sh [BUILD_DIR]   (default: build)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +15,7 @@ tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 while read -r name; do
   case "$name" in '' | '#'*) continue ;; esac
-  "$bin" simulate "$golden/scenarios/$name.json" -o "$tmp" --quiet
+  "$bin" --datasheet-profiles simulate "$golden/scenarios/$name.json" -o "$tmp" --quiet
   "$tool" trim "$tmp" "$golden/reports/$name.json"
   echo "wrote tests/golden/reports/$name.json"
 done <"$golden/scenarios.txt"

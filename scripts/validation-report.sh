@@ -12,14 +12,14 @@ csv=$root/../shared/validation/silicon-dev.csv
 bin=$build/cli/fleetcast
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-FLEETCAST_PROFILE_DIR=$root/calibration/profiles/serving "$bin" validate --silicon "$csv" --split held-out --summary-only -j "$jobs" --markdown "$tmp/held.md" >/dev/null
-FLEETCAST_PROFILE_DIR=$root/calibration/profiles/serving "$bin" validate --silicon "$csv" --summary-only -j "$jobs" --markdown "$tmp/all.md" --json "$tmp/all.json" >/dev/null
+"$bin" validate --silicon "$csv" --split held-out --summary-only -j "$jobs" --markdown "$tmp/held.md" >/dev/null
+"$bin" validate --silicon "$csv" --summary-only -j "$jobs" --markdown "$tmp/all.md" --json "$tmp/all.json" >/dev/null
 {
   echo "# Validation against measured serving runs (generated)"
   echo
   echo "Written by \`scripts/validation-report.sh\` on $(date -u +%Y-%m-%d) at commit $(git -C "$root" rev-parse --short HEAD)."
   echo "Absolute percentage error of the mean TTFT and TPOT per row, median and 90th percentile per group; the"
-  echo "fitted serving profiles of calibration/profiles/serving/ (FLEETCAST_PROFILE_DIR) where they exist, else datasheet ones."
+  echo "fitted serving profiles of calibration/profiles/serving/ (the default) where they exist, else datasheet ones."
   echo
   echo "## Held-out rows (never fitted)"
   echo

@@ -1,7 +1,9 @@
-# Writes OUTPUT, a C++ file holding every PROFILES_DIR/*.json and PROFILES_DIR/fitted/*.json as a raw string
-# literal named by its path under PROFILES_DIR without the extension ("h100", "fitted/h100").
+# Writes OUTPUT, a C++ file holding every PROFILES_DIR/*.json, PROFILES_DIR/fitted/*.json and
+# PROFILES_DIR/serving/*.json as a raw string literal named by its path under PROFILES_DIR without the extension
+# ("h100", "fitted/h100", "serving/h200-vllm").
 # Run as: cmake -DPROFILES_DIR=... -DOUTPUT=... -P embed_profiles.cmake
-file(GLOB files RELATIVE "${PROFILES_DIR}" "${PROFILES_DIR}/*.json" "${PROFILES_DIR}/fitted/*.json")
+file(GLOB files RELATIVE "${PROFILES_DIR}" "${PROFILES_DIR}/*.json" "${PROFILES_DIR}/fitted/*.json"
+     "${PROFILES_DIR}/serving/*.json")
 list(SORT files)
 set(entries "")
 foreach(relative IN LISTS files)

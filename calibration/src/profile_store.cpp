@@ -84,11 +84,22 @@ Profile select_profile(const std::vector<Profile>& candidates, const specs::Hard
   return best ? *best : datasheet_profile(hardware, runtime);
 }
 
+bool datasheet_profiles_only() {
+  const char* choice = std::getenv("FLEETCAST_PROFILES");
+  if (choice == nullptr || *choice == '\0' || std::string(choice) == "best") return false;
+  if (std::string(choice) == "datasheet") return true;
+  throw InputError("environment", "FLEETCAST_PROFILES", choice,
+                   "must be \"best\" (the most specific profile: measured, then fitted, then datasheet) or "
+                   "\"datasheet\" (the profiles derived from datasheets and kernel benchmarks only)");
+}
+
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime) {
   static const std::vector<Profile> all = [] {
-    std::vector<Profile> v = user_profiles();
-    const auto shipped = shipped_profiles();
-    v.insert(v.end(), shipped.begin(), shipped.end());
+    const bool datasheet_only = datasheet_profiles_only();
+    std::vector<Profile> v = datasheet_only ? std::vector<Profile>{} : user_profiles();
+    for (Profile& p : shipped_profiles()) {
+      if (!datasheet_only || p.kind == "datasheet") v.push_back(std::move(p));
+    }
     return v;
   }();
   return select_profile(all, hardware, runtime);

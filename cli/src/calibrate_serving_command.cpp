@@ -16,7 +16,8 @@ namespace fleetcast::cli {
 
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
-      "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]";
+      "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
+      "[--iterations N]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -33,6 +34,9 @@ int run_calibrate_serving(const Args& args) {
     } else if (a == "--train-rows") {
       options.max_train_rows = std::stoi(args[++i]);
       if (options.max_train_rows < 6) throw InputError("", "--train-rows", args[i], "must be >= 6");
+    } else if (a == "--iterations") {
+      options.max_iterations = std::stoi(args[++i]);
+      if (options.max_iterations < 0) throw InputError("", "--iterations", args[i], "must be >= 0");
     } else {
       throw InputError("", "calibrate serving", a, usage_text);
     }
@@ -40,6 +44,9 @@ int run_calibrate_serving(const Args& args) {
   if (silicon.empty()) throw InputError("", "calibrate serving", "", "--silicon FILE is required; " + usage_text);
   if (hardware.empty() != runtime.empty()) {
     throw InputError("", "calibrate serving", hardware + runtime, "give both --hardware and --runtime, or neither");
+  }
+  if (!out_dir.empty() && options.max_iterations == 0) {
+    throw InputError("", "--iterations", "0", "fits nothing, so there is no profile to write with -o");
   }
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir)) {
     throw InputError("", "-o", out_dir, "not a directory");

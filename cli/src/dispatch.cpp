@@ -1,6 +1,7 @@
 #include "dispatch.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "commands.hpp"
 #include "fleetcast/simulator/report.hpp"
@@ -9,10 +10,15 @@
 namespace fleetcast::cli {
 
 std::string usage() {
-  return R"(usage: fleetcast COMMAND [ARGS]
+  return R"(usage: fleetcast [--datasheet-profiles] COMMAND [ARGS]
 
 Forecast what an LLM inference fleet delivers for a traffic mix: TTFT, TPOT, percentiles, throughput per
 GPU and cost per million tokens, from a discrete-event simulation of the serving engine on SimGrid.
+
+profiles: every command takes the most specific step-time profile for a (hardware, runtime): one in
+  FLEETCAST_PROFILE_DIR, then the shipped fitted ones (calibration/profiles/serving/, fitted to measured serving
+  runs), then the datasheet ones. --datasheet-profiles (or FLEETCAST_PROFILES=datasheet) uses the datasheet
+  ones only, for every command and its worker processes.
 
 commands:
   simulate SCENARIO [-o REPORT.json] [--timeline] [--chrome-trace TRACE.json [--trace-window START_S:END_S]]
@@ -49,7 +55,7 @@ commands:
         every configuration (to check the pruning). docs/PLANNER.md.
   calibrate show HARDWARE|PROFILE.json [--runtime R] | calibrate datasheet HARDWARE
         The profile a simulation of HARDWARE under runtime R uses (the most specific one: FLEETCAST_PROFILE_DIR,
-        then calibration/profiles/fitted/, then the datasheet ones), or the datasheet-derived profile.
+        then calibration/profiles/serving/ and fitted/, then the datasheet ones), or the datasheet-derived profile.
   calibrate fit TRACE... [--hardware NAME] [--runtime R] -o PROFILE.json
         Fit a profile from calibration traces: per-op predictors, collectives, fit quality, trace SHA-256.
   calibrate check PROFILE.json [--threshold 0.15]
@@ -59,10 +65,11 @@ commands:
         Kernel timings from nsys stats CSV or a PyTorch-profiler Chrome trace, mapped to op classes by name.
   calibrate compose TRACE.jsonl [--json] [--max-median-ape X]
         Fit the trace's device from its ops and predict its model_step records with the step-time model.
-  calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]
+  calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads to the measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the
         rows, by id hash, held out); print the error before and after; -o writes DIR/<hardware>-<runtime>.json.
+        --iterations 0 fits nothing: the fast replay's error of the profile in use, on the same rows.
   workload fit TRACE [--format F] [--columns ROLE=NAME,...] [--time-unit s|ms] [--strict]
                [--window START:END] [--rate-scale X] [--loops N] [--empirical] [--name N] [-o WORKLOAD.json] [--json]
         Read a request trace (azure, mooncake, burstgpt, or a generic csv/jsonl with a column mapping; the
@@ -106,6 +113,12 @@ exit codes: 0 ok, 1 the run failed, 2 bad input or usage (the message names the 
 }
 
 int dispatch(int argc, char** argv) {
+  // A global option before the command: the environment carries it to every worker process a command starts.
+  if (argc >= 2 && std::string(argv[1]) == "--datasheet-profiles") {
+    setenv("FLEETCAST_PROFILES", "datasheet", 1);
+    ++argv;
+    --argc;
+  }
   if (argc < 2) {
     std::fputs(usage().c_str(), stderr);
     return 2;
@@ -129,9 +142,10 @@ int dispatch(int argc, char** argv) {
   if (cmd == "validate") return run_validate(args);
   if (cmd == "sweep") return run_sweep(args);
   if (cmd == "plan") return run_plan(args);
-  throw InputError("", "command", cmd,
-                   "unknown command; valid: simulate, step, sweep, plan, calibrate, workload, validate, presets, bench, "
-                   "version, --help");
+  throw InputError(
+      "", "command", cmd,
+      "unknown command; valid: simulate, step, sweep, plan, calibrate, workload, validate, presets, bench, "
+      "version, --help");
 }
 
 }  // namespace fleetcast::cli

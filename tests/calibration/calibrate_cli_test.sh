@@ -33,7 +33,21 @@ done
 mkdir "$work/profiles" && cp "$work/h100.json" "$work/profiles/"
 FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" calibrate show h100 | grep -q '"kind": "fitted"' && ok ||
   bad "FLEETCAST_PROFILE_DIR: the fitted h100 profile should win over the datasheet one"
-"$bin" calibrate show h100 | grep -q '"kind": "datasheet"' && ok || bad "without the folder: datasheet"
+"$bin" calibrate show h100 --runtime trtllm | grep -q '"kind": "datasheet"' && ok ||
+  bad "without the folder, for a pair that ships no serving fit (h100, trtllm): datasheet"
+# The shipped serving fit of (h200, vllm) is the default for that pair; --datasheet-profiles and
+# FLEETCAST_PROFILES=datasheet ask for the datasheet one, even over FLEETCAST_PROFILE_DIR.
+"$bin" calibrate show h200 --runtime vllm | grep -q '"kind": "fitted"' && ok ||
+  bad "the shipped fitted h200-vllm profile should be the default"
+"$bin" --datasheet-profiles calibrate show h200 --runtime vllm | grep -q '"kind": "datasheet"' && ok ||
+  bad "--datasheet-profiles should give the datasheet h200 profile"
+FLEETCAST_PROFILES=datasheet FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" calibrate show h100 |
+  grep -q '"kind": "datasheet"' && ok || bad "FLEETCAST_PROFILES=datasheet should win over FLEETCAST_PROFILE_DIR"
+"$bin" calibrate serving --silicon "$work/none.csv" --iterations 0 -o "$work" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q -- "--iterations" "$work/err" && ok || bad "--iterations 0 with -o should exit 2: $(cat "$work/err")"
+FLEETCAST_PROFILES=fitest "$bin" calibrate show h200 >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q "FLEETCAST_PROFILES" "$work/err" && grep -q "fitest" "$work/err" && ok ||
+  bad "a bad FLEETCAST_PROFILES should exit 2 naming it: $(cat "$work/err")"
 
 "$bin" calibrate compose "$fixtures/cpu_compose.jsonl" --json >"$work/out" 2>&1 &&
   python3 -c "import json,sys; j=json.load(open('$work/out')); sys.exit(0 if len(j['rows'])==9 and j['median_ape']<0.15 else 1)" &&

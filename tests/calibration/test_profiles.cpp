@@ -24,6 +24,22 @@ TEST_CASE("every hardware preset ships the datasheet profile its figures give", 
   }
 }
 
+TEST_CASE("the shipped serving fits are compiled in and win for their (hardware, runtime)", "[calibration]") {
+  const auto shipped = calibration::shipped_profiles();
+  int serving = 0;
+  for (const auto& p : shipped) {
+    if (p.kind != "fitted" || p.runtime.empty()) continue;
+    ++serving;
+    INFO(p.hardware << " " << p.runtime);
+    // The fit's own pair gets it; another runtime on the same hardware does not.
+    const auto hw = specs::hardware_preset(p.hardware);
+    CHECK(calibration::to_json(calibration::select_profile(shipped, hw, p.runtime)) == calibration::to_json(p));
+    CHECK(calibration::select_profile(shipped, hw, "no-such-runtime").kind == "datasheet");
+  }
+  // calibration/profiles/serving/ ships ten (hardware, runtime) fits (docs/ACCURACY.md).
+  CHECK(serving == 10);
+}
+
 TEST_CASE("the most specific profile wins", "[calibration]") {
   const auto hw = specs::hardware_preset("h100");
   auto general = calibration::datasheet_profile(hw, "");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Each golden scenario's report, simulated now, against the one kept in reports/ (scripts/regenerate-golden.sh
-# writes those): a change in the model shows up here as differing fields.
+# writes those): a change in the model shows up here as differing fields. Datasheet profiles (--datasheet-profiles):
+# a golden report checks the simulator, and must not move when a serving fit is refreshed.
 # usage: golden_test.sh FLEETCAST GOLDEN_JSON GOLDEN_DIR
 set -u
 bin=$1
@@ -12,7 +13,7 @@ failed=0
 checked=0
 while read -r name; do
   case "$name" in '' | '#'*) continue ;; esac
-  if ! "$bin" simulate "$dir/scenarios/$name.json" -o "$work/$name.json" --quiet; then
+  if ! "$bin" --datasheet-profiles simulate "$dir/scenarios/$name.json" -o "$work/$name.json" --quiet; then
     echo "FAILED: $name: the simulation failed"
     failed=$((failed + 1))
     continue

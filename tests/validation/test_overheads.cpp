@@ -32,7 +32,7 @@ specs::ScenarioSpec one_client(int clients) {
 
 TEST_CASE("sequence overhead: a step with k sequences costs k times it more", "[validation][overheads]") {
   const auto s = one_client(1);
-  calibration::Profile p = calibration::profile_for(s.deployment.hardware, "vllm");
+  calibration::Profile p = calibration::datasheet_profile(s.deployment.hardware, "vllm");
   const simulator::StepTimeModel plain(s.model, s.deployment, p);
   p.sequence_overhead_s = 50e-6;
   const simulator::StepTimeModel loaded(s.model, s.deployment, p);
@@ -45,7 +45,7 @@ TEST_CASE("sequence overhead: a step with k sequences costs k times it more", "[
 
 TEST_CASE("request overhead: one client's TTFT grows by exactly the front end's time", "[validation][overheads]") {
   const auto s = one_client(1);
-  calibration::Profile p = calibration::profile_for(s.deployment.hardware, "vllm");
+  calibration::Profile p = calibration::datasheet_profile(s.deployment.hardware, "vllm");
   const auto before = validation::replay_closed_loop(s, p);
   p.request_overhead_s = 0.012;
   const auto after = validation::replay_closed_loop(s, p);
@@ -56,7 +56,7 @@ TEST_CASE("request overhead: one client's TTFT grows by exactly the front end's 
 }
 
 TEST_CASE("profiles: the overhead fields round-trip and default to 0 when absent", "[validation][overheads]") {
-  calibration::Profile p = calibration::profile_for(specs::hardware_preset("h100"), "vllm");
+  calibration::Profile p = calibration::datasheet_profile(specs::hardware_preset("h100"), "vllm");
   auto j = calibration::to_json(p);
   CHECK_FALSE(j.contains("sequence_overhead_s"));  // datasheet profiles keep their bytes
   CHECK(calibration::parse_profile(j, "p.json").sequence_overhead_s == 0.0);

@@ -169,6 +169,12 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     }
     if (!improved) break;
   }
+  if (options.max_iterations == 0) {  // a score of the starting profile, as it is (initial() clamps)
+    fit.profile = base;
+    fit.after_train = score(residuals(train, base, options.threads));
+    fit.after_held_out = fit.before_held_out;
+    return fit;
+  }
   fit.profile = apply(base, theta);
   fit.profile.kind = "fitted";
   fit.profile.runtime = runtime;

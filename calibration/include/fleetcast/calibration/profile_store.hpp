@@ -1,6 +1,7 @@
 #pragma once
-// Profiles as files: the JSON schema (owned here), the profiles shipped in calibration/profiles/ (datasheet)
-// and calibration/profiles/fitted/ (fitted from traces) compiled in, the profiles of the folder
+// Profiles as files: the JSON schema (owned here), the profiles shipped in calibration/profiles/ (datasheet),
+// calibration/profiles/fitted/ (fitted from traces) and calibration/profiles/serving/ (fitted to measured serving
+// runs per (hardware, runtime)) compiled in, the profiles of the folder
 // FLEETCAST_PROFILE_DIR names, and the rule that picks one for a (hardware, runtime): the most specific wins.
 
 #include <filesystem>
@@ -19,7 +20,7 @@ Profile read_profile(const std::filesystem::path& path);
 // Writes to a temporary name beside `path`, then renames: a crash leaves the old file or the whole new one.
 void write_profile(const std::filesystem::path& path, const Profile& p);
 
-// Every profile shipped in calibration/profiles/ and calibration/profiles/fitted/, parsed.
+// Every profile shipped in calibration/profiles/, calibration/profiles/fitted/ and calibration/profiles/serving/.
 std::vector<Profile> shipped_profiles();
 // Every *.json in the folder FLEETCAST_PROFILE_DIR names (none when it is unset), parsed.
 std::vector<Profile> user_profiles();
@@ -31,7 +32,13 @@ std::vector<Profile> user_profiles();
 Profile select_profile(const std::vector<Profile>& candidates, const specs::HardwareSpec& hardware,
                        const std::string& runtime);
 
-// select_profile over the user's profiles (FLEETCAST_PROFILE_DIR, first: they win ties) then the shipped ones.
+// True when the environment asks for the datasheet profiles only: FLEETCAST_PROFILES=datasheet (the CLI's
+// --datasheet-profiles sets it). "best" or unset: false. Any other value is an InputError naming it.
+bool datasheet_profiles_only();
+
+// select_profile over the user's profiles (FLEETCAST_PROFILE_DIR, first: they win ties) then the shipped ones,
+// so a shipped fitted (hardware, runtime) profile is the default. Under FLEETCAST_PROFILES=datasheet, over the
+// shipped datasheet profiles only (for figures that must not move when a fit is refreshed). Read once per process.
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime);
 
 }  // namespace fleetcast::calibration

@@ -1,10 +1,11 @@
 #pragma once
 // Fitting the few parameters of a (hardware, runtime) profile to measured serving runs: GEMM efficiency (one
 // factor on every compute class), attention compute efficiency, HBM streaming efficiency, per-step overhead
-// NVLink collective efficiency, host time per sequence in a step and the front end's time per request. Levenberg-Marquardt (Eigen) on log(predicted / measured) mean TTFT and
-// TPOT of the training rows, each evaluated with the fast closed-loop replay; a fifth of the rows (by a hash
-// of their id, so the split never depends on the file's order) is held out and only scored. One set of
-// parameters per (hardware, runtime): never a factor per row, model or layout.
+// NVLink collective efficiency, host time per sequence in a step and the front end's time per request.
+// Levenberg-Marquardt (Eigen) on log(predicted / measured) mean TTFT and TPOT of the training rows, each evaluated with
+// the fast closed-loop replay; a fifth of the rows (by a hash of their id, so the split never depends on the file's
+// order) is held out and only scored. One set of parameters per (hardware, runtime): never a factor per row, model or
+// layout.
 
 #include <string>
 #include <vector>
@@ -19,7 +20,7 @@ bool held_out(const std::string& id);
 
 struct ServingFitOptions {
   int max_train_rows = 48;  // evenly spaced among the training rows: the fit's cost grows with them
-  int max_iterations = 12;
+  int max_iterations = 12;  // 0: no fit, the starting profile scored as it is
   int threads = 2;
 };
 
