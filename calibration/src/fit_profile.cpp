@@ -263,6 +263,9 @@ Profile fit_profile(const std::vector<FitInput>& inputs, const FitOptions& optio
     p.collective_latency_s = median(latency);
     p.sources["collective_latency_s"] = "fitted: median latency over the collectives, " + cite;
   }
+  // After the efficiencies: the factors correct the route those make (a preset's links only; a device of its
+  // own has no platform to simulate).
+  if (hw) p.network_factors = fit_network_factors(collectives, *hw, p, "fitted: send_recv, " + cite);
   return p;
 }
 

@@ -13,7 +13,9 @@ const std::set<std::string> kKeys = {"hardware", "runtime", "kind", "matmul_effi
                                      // optional: host overheads fitted to serving runs (0 when absent)
                                      "sequence_overhead_s", "request_overhead_s",
                                      // schema v2, optional (profile_v2_json.hpp)
-                                     "predictors", "collectives", "quality", "traces"};
+                                     "predictors", "collectives", "quality", "traces",
+                                     // schema v3, optional: SimGrid network factors
+                                     "network_factors"};
 
 const nlohmann::json& field(const nlohmann::json& j, const std::string& key, const std::string& file) {
   if (!j.contains(key)) throw InputError(file, key, "", "missing; a profile needs every one of its fields");

@@ -205,6 +205,63 @@ CollectiveModel read_collective(const json& j, const std::string& file, const st
   return c;
 }
 
+json to_json(const NetworkFactors& f) {
+  json bands = json::array();
+  for (const auto& b : f.bands) {
+    bands.push_back(
+        {{"min_bytes", b.min_bytes}, {"latency_factor", b.latency_factor}, {"bandwidth_factor", b.bandwidth_factor}});
+  }
+  return {{"transport", f.transport},
+          {"route_latency_s", f.route_latency_s},
+          {"route_bytes_per_s", f.route_bytes_per_s},
+          {"bands", bands},
+          {"points", f.points},
+          {"range_bytes", {f.min_bytes, f.max_bytes}},
+          {"median_ape", f.median_ape},
+          {"max_ape", f.max_ape},
+          {"source", f.source}};
+}
+
+NetworkFactors read_network_factors(const json& j, const std::string& file, const std::string& path) {
+  Obj o(j, file, path);
+  NetworkFactors f;
+  f.transport = o.text("transport");
+  if (f.transport != "nvlink" && f.transport != "nic") {
+    throw InputError(file, o.where("transport"), f.transport, "valid: nvlink, nic");
+  }
+  f.route_latency_s = o.number("route_latency_s", 0.0, 1.0, true);
+  f.route_bytes_per_s = o.number("route_bytes_per_s", 0.0, kHuge, true);
+  const json& bands = o.array("bands");
+  if (bands.empty()) throw InputError(file, o.where("bands"), "[]", "needs at least one band");
+  for (std::size_t i = 0; i < bands.size(); ++i) {
+    Obj b(bands[i], file, item(path + ".bands", i));
+    NetworkFactorBand band;
+    band.min_bytes = b.number("min_bytes", 0.0, kHuge);
+    band.latency_factor = b.number("latency_factor", 0.0, 1e6);
+    band.bandwidth_factor = b.number("bandwidth_factor", 0.0, 1e6, true);
+    b.finish();
+    const std::string at = item(path + ".bands", i) + ".min_bytes";
+    if (i == 0 && band.min_bytes != 0.0)
+      throw InputError(file, at, std::to_string(band.min_bytes), "the first band starts at 0");
+    if (i > 0 && band.min_bytes <= f.bands.back().min_bytes) {
+      throw InputError(file, at, std::to_string(band.min_bytes), "bands must be in ascending min_bytes");
+    }
+    f.bands.push_back(band);
+  }
+  f.points = o.integer("points", 0);
+  const json& range = o.at("range_bytes");
+  if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number() || range[0] > range[1]) {
+    throw InputError(file, o.where("range_bytes"), shorten(range), "expected [min, max]");
+  }
+  f.min_bytes = range[0].get<double>();
+  f.max_bytes = range[1].get<double>();
+  f.median_ape = o.number("median_ape", 0.0, kHuge);
+  f.max_ape = o.number("max_ape", 0.0, kHuge);
+  f.source = o.text("source");
+  o.finish();
+  return f;
+}
+
 json to_json(const OpQuality& q) {
   json range = json::object();
   for (const auto& [dim, r] : q.range) range[dim] = {r.first, r.second};
@@ -283,6 +340,7 @@ void write_v2(const Profile& p, json& j) {
   write_list(p.collectives, "collectives", j);
   write_list(p.quality, "quality", j);
   write_list(p.traces, "traces", j);
+  write_list(p.network_factors, "network_factors", j);
 }
 
 void read_v2(const json& j, const std::string& file, Profile& p) {
@@ -290,6 +348,7 @@ void read_v2(const json& j, const std::string& file, Profile& p) {
   read_list(j, "collectives", file, p.collectives, read_collective);
   read_list(j, "quality", file, p.quality, read_quality);
   read_list(j, "traces", file, p.traces, read_trace_source);
+  read_list(j, "network_factors", file, p.network_factors, read_network_factors);
   if (p.kind == "fitted" && !p.predictors.empty() && p.traces.empty()) {
     throw InputError(file, "traces", "", "a fitted profile names the traces (with SHA-256) it was fitted to");
   }

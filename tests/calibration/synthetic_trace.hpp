@@ -1,5 +1,6 @@
 #pragma once
 // Calibration traces made in the test from a known function, so that a fit can be checked against it.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -48,5 +49,36 @@ class Noise {
   std::mt19937 rng_;
   std::normal_distribution<double> dist_;
 };
+
+}  // namespace fleetcast::test
+
+namespace fleetcast::test {
+
+// A point-to-point transfer curve as NCCL's look: t = latency + bytes / (bandwidth x efficiency(bytes)), the
+// efficiency rising with ln(bytes) from `eff_min` at 1 KiB until it saturates at `eff_max` (protocol and
+// chunking overheads amortised).
+struct TransferCurve {
+  double latency_s = 8e-6;
+  double bytes_per_s = 450e9;  // H100 NVLink, one direction
+  double eff_min = 0.30, eff_slope = 0.06, eff_max = 0.85;
+  double efficiency(double bytes) const {
+    return std::clamp(eff_min + eff_slope * std::log(bytes / 1024.0), eff_min, eff_max);
+  }
+  double time_s(double bytes) const { return latency_s + bytes / (bytes_per_s * efficiency(bytes)); }
+};
+
+// send_recv records of `curve` from 1 KiB to 256 MiB in steps of 2x between `gpus` GPUs, with noise.
+inline traces::CalibrationTrace send_recv_trace(const std::string& device, const TransferCurve& curve, int gpus,
+                                                double sigma, unsigned seed) {
+  traces::CalibrationTrace t = empty_trace(device, "cuda");
+  Noise noise(sigma, seed);
+  for (double bytes = 1024.0; bytes <= 268435456.0; bytes *= 2.0) {
+    auto m = measurement("send_recv", "bf16", {{"bytes", static_cast<long long>(bytes)}, {"gpus", gpus}},
+                         curve.time_s(bytes) * noise(), 0.0, bytes);
+    m.gpus = gpus;
+    t.measurements.push_back(m);
+  }
+  return t;
+}
 
 }  // namespace fleetcast::test

@@ -51,4 +51,19 @@ std::vector<CollectiveModel> fit_collectives(const std::vector<traces::Calibrati
                                              const std::optional<specs::HardwareSpec>& hw, const Profile& base,
                                              const std::string& source);
 
+// The route a transfer over `transport` ("nvlink": two GPU NVLink ports; "nic": NIC, fabric, NIC) takes on the
+// platform simulator/src/platform.cpp builds for `hw` with profile `p`: its summed latency and slowest bandwidth.
+struct SimulatedRoute {
+  double latency_s = 0.0;
+  double bytes_per_s = 0.0;
+};
+SimulatedRoute simulated_route(const std::string& transport, const specs::HardwareSpec& hw, const Profile& p);
+
+// SimGrid network factors per transport from the send_recv records (NVLink up to the scale-up domain, else
+// the NIC), against the route simulated_route gives with `p`'s efficiencies; none for a transport with fewer
+// than two measured sizes or without the link.
+std::vector<NetworkFactors> fit_network_factors(const std::vector<traces::CalibrationMeasurement>& collective_records,
+                                                const specs::HardwareSpec& hw, const Profile& p,
+                                                const std::string& source);
+
 }  // namespace fleetcast::calibration

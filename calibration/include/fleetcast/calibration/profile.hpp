@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetcast/calibration/network_factors.hpp"
 #include "fleetcast/calibration/predictor.hpp"
 #include "fleetcast/specs/hardware.hpp"
 
@@ -87,6 +88,9 @@ struct Profile {
   std::vector<CollectiveModel> collectives;
   std::vector<OpQuality> quality;
   std::vector<TraceSource> traces;
+  // Schema v3: SimGrid network factors per transport, fitted to measured send/recv; empty in a datasheet
+  // profile (the simulated links then run at the datasheet figures x the efficiencies above, exactly).
+  std::vector<NetworkFactors> network_factors;
 
   double matmul_efficiency_for(const std::string& compute_class) const;
   const OpPredictor* predictor(const std::string& op, const std::string& dtype) const;

@@ -15,4 +15,8 @@ struct QualityReport {
 
 QualityReport quality_report(const Profile& p, double threshold);
 
+// The profile's SimGrid network factors per transport: the route they correct, the bands, and the error of the
+// factored route against the measured transfers (part of quality_report's table).
+std::string network_factors_table(const Profile& p);
+
 }  // namespace fleetcast::calibration
