@@ -34,6 +34,11 @@ commands:
   version
         Print the version and the commit the engine was built from.
 
+Under an MPI launcher (mpirun -np N fleetcast-engine run PLAN ...; a build with MPI) the ranks measure the
+plan's collectives between them at gpus = N, skipping every other op: MPI between CPU ranks with --backend
+cpu, NCCL across the GPUs of all ranks with --backend cuda (one rank per GPU). Rank 0 alone logs and
+writes the trace; a single rank skips the collectives with the reason.
+
 examples:
   fleetcast-engine run engine/plans/cpu-smoke.json --backend cpu -o /tmp/cpu.jsonl
   fleetcast-engine run engine/plans/node-default.json -o traces/data/h200/node-default.jsonl
@@ -53,13 +58,13 @@ int run_ops() {
     std::string fields, dtypes;
     for (const auto& f : op.fields) fields += (fields.empty() ? "" : ", ") + f;
     for (const auto& d : op.dtypes) dtypes += (dtypes.empty() ? "" : ", ") + d;
-    std::printf("  %-22s %s\n  %-22s shape: %s; dtypes: %s\n", op.name.c_str(), op.summary.c_str(), "",
-                fields.c_str(), dtypes.c_str());
+    std::printf("  %-22s %s\n  %-22s shape: %s; dtypes: %s\n", op.name.c_str(), op.summary.c_str(), "", fields.c_str(),
+                dtypes.c_str());
   }
   return 0;
 }
 
-int run_device(const std::vector<std::string>& args) {
+int run_device(const std::vector<std::string>& args, Ranks* ranks) {
   std::string backend_name = "cuda";
   bool slug_only = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -71,7 +76,7 @@ int run_device(const std::vector<std::string>& args) {
       throw InputError("", "argument", args[i], "valid: --backend cuda|cpu, --slug");
     }
   }
-  const auto backend = make_backend(backend_name);
+  const auto backend = make_backend(backend_name, ranks);
   const auto h = backend->describe();
   if (slug_only) {
     std::printf("%s\n", device_slug(h.device).c_str());
@@ -90,7 +95,7 @@ int run_device(const std::vector<std::string>& args) {
   return 0;
 }
 
-int run_run(const std::vector<std::string>& args) {
+int run_run(const std::vector<std::string>& args, Ranks* ranks) {
   std::string plan_path, out_path, backend_name = "cuda";
   bool quiet = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -120,13 +125,17 @@ int run_run(const std::vector<std::string>& args) {
   // Everything a user can get wrong is checked before the hardware is touched or anything is timed.
   const Plan plan = load_plan(plan_path);
   const auto folder = std::filesystem::absolute(out_path).parent_path();
-  if (!std::filesystem::is_directory(folder))
-    throw InputError(out_path, "-o", "", "the folder does not exist");
-  auto backend = make_backend(backend_name);
-  auto log = [quiet](const std::string& line) {
-    if (!quiet) std::fprintf(stderr, "%s\n", line.c_str());
+  if (!std::filesystem::is_directory(folder)) throw InputError(out_path, "-o", "", "the folder does not exist");
+  auto backend = make_backend(backend_name, ranks);
+  const bool rank0 = ranks == nullptr || ranks->rank() == 0;
+  auto log = [quiet, rank0](const std::string& line) {
+    if (!quiet && rank0) std::fprintf(stderr, "%s\n", line.c_str());
   };
+  if (multi_rank(ranks))
+    log("MPI launch: " + std::to_string(ranks->size()) + " ranks, collectives over " +
+        (backend->collective_transport().empty() ? std::string("(none)") : backend->collective_transport()));
   const RunOutcome outcome = run_plan(plan, *backend, log);
+  if (!rank0) return 0;  // every rank measured the same records; rank 0 writes them
   traces::write_calibration_trace(out_path, outcome.trace);
   std::fputs(summary_text(outcome, backend->datasheet()).c_str(), stdout);
   std::printf("trace: %s (%zu measurements)\n", out_path.c_str(), outcome.trace.measurements.size());
@@ -135,7 +144,7 @@ int run_run(const std::vector<std::string>& args) {
 
 }  // namespace
 
-int dispatch(int argc, char** argv) {
+int dispatch(int argc, char** argv, Ranks* ranks) {
   if (argc < 2) {
     std::fputs(usage().c_str(), stderr);
     return 2;
@@ -150,9 +159,9 @@ int dispatch(int argc, char** argv) {
     std::printf("fleetcast-engine %s (%s)\n", FLEETCAST_ENGINE_VERSION, FLEETCAST_ENGINE_GIT_COMMIT);
     return 0;
   }
-  if (cmd == "run") return run_run(args);
+  if (cmd == "run") return run_run(args, ranks);
   if (cmd == "ops") return run_ops();
-  if (cmd == "device") return run_device(args);
+  if (cmd == "device") return run_device(args, ranks);
   throw InputError("", "command", cmd, "unknown command; valid: run, device, ops, version, --help");
 }
 

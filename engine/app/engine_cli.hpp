@@ -5,14 +5,17 @@
 #include <string>
 
 #include "fleetcast/engine/backend.hpp"
+#include "fleetcast/engine/ranks.hpp"
 
 namespace fleetcast::engine::cli {
 
 std::string usage();
-int dispatch(int argc, char** argv);
+// `ranks`: the MPI launch this process is part of, or nullptr (one process).
+int dispatch(int argc, char** argv, Ranks* ranks);
 
 // "cpu" or "cuda"; throws HardwareAbsent where the build or the machine has no such device, InputError for
-// an unknown name.
-std::unique_ptr<Backend> make_backend(const std::string& name);
+// an unknown name. Under an MPI launch (`ranks` spanning several processes) the backend measures the
+// collectives between the ranks; the CUDA backend takes the GPU of the rank's local index.
+std::unique_ptr<Backend> make_backend(const std::string& name, Ranks* ranks);
 
 }  // namespace fleetcast::engine::cli

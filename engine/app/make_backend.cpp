@@ -12,11 +12,11 @@
 
 namespace fleetcast::engine::cli {
 
-std::unique_ptr<Backend> make_backend(const std::string& name) {
-  if (name == "cpu") return make_cpu_backend();
+std::unique_ptr<Backend> make_backend(const std::string& name, Ranks* ranks) {
+  if (name == "cpu") return make_cpu_backend(ranks);
   if (name == "cuda") {
 #if FLEETCAST_ENGINE_HAVE_CUDA
-    return make_cuda_backend();  // throws HardwareAbsent when no GPU answers
+    return make_cuda_backend(ranks);  // throws HardwareAbsent when no GPU answers
 #else
     throw HardwareAbsent(
         "this build of fleetcast-engine has no CUDA backend (CMake found no CUDA compiler at configure time); "

@@ -4,6 +4,7 @@
 
 #include "cuda_context.hpp"
 #include "cuda_moe.hpp"
+#include "cuda_rank_collectives.hpp"
 #include "device_info.hpp"
 #include "fleetcast/engine/datasheet.hpp"
 #include "fleetcast/engine/errors.hpp"
@@ -16,7 +17,9 @@ using namespace cuda;
 
 class CudaBackend : public Backend {
 public:
-  CudaBackend() {
+  // `device`: 0, or the rank's local index under an MPI launch (one rank per GPU).
+  CudaBackend(int device, Ranks* ranks) : ranks_(ranks) {
+    ctx_.device = device;
     CUDA_CHECK(cudaSetDevice(ctx_.device));
     CUDA_CHECK(cudaGetDeviceProperties(&ctx_.props, ctx_.device));
     ctx_.stream = make_stream();
@@ -28,10 +31,18 @@ public:
   }
 
   std::string name() const override { return "cuda"; }
+  std::string collective_transport() const override { return multi_rank(ranks_) ? "nccl" : ""; }
   traces::CalibrationHeader describe() const override { return header_; }
   std::optional<specs::HardwareSpec> datasheet() const override { return datasheet_for(header_.device); }
 
   Support support(const OpInfo& op, const std::string& dtype, const Shape& shape) const override {
+    if (multi_rank(ranks_)) {
+      // Each rank has its own GPU, but the trace is rank 0's: one process per node measures the rest
+      // (calibrate-node.sh).
+      if (op.op_class != OpClass::collective)
+        return {false, dtype, "under an MPI launch only collectives run; measure the other ops in one process"};
+      if (auto why = rank_collective_support(*ranks_, shape); !why.empty()) return {false, dtype, why};
+    }
     const int cc = ctx_.props.major * 10 + ctx_.props.minor;
     if (op.name == "gemm") {
       if (dtype == "fp8" && cc < 89) return {false, dtype, "FP8 GEMMs need compute capability 8.9 or later"};
@@ -56,7 +67,9 @@ public:
     } else if (op.name == "memcpy_h2d" || op.name == "memcpy_d2h" || op.name == "memcpy_p2p") {
       if (auto why = copy_support(ctx_, op.name); !why.empty()) return {false, dtype, why};
     } else if (op.op_class == OpClass::collective) {
-      if (auto why = collective_support(shape); !why.empty()) return {false, dtype, why};
+      // Across ranks, rank_collective_support() above has said; in one process, this node's GPUs.
+      if (auto why = multi_rank(ranks_) ? std::string() : collective_support(shape); !why.empty())
+        return {false, dtype, why};
     } else if (op.name == "model_step") {
       if (const std::string why = model_step_support(shape); !why.empty()) return {false, dtype, why};
       // fp32 weights and activations, as the CPU step and the reference: recorded as fp32.
@@ -95,12 +108,15 @@ public:
     if (op.name == "attention_prefill") return make_attention_prefill(ctx_, s, storage_of(dtype), what);
     if (op.name == "memcpy_h2d" || op.name == "memcpy_d2h" || op.name == "memcpy_p2p")
       return make_copy(ctx_, s, op.name, what);
+    if (op.op_class == OpClass::collective && multi_rank(ranks_))
+      return make_rank_collective(ctx_, *ranks_, s, op.name, storage_of(dtype), what);
     if (op.op_class == OpClass::collective) return make_collective(ctx_, s, op.name, storage_of(dtype), what);
     if (auto moe = make_moe_op(ctx_, op, s, storage_of(dtype), what)) return moe;
     throw std::logic_error("cuda backend: no kernel for " + op.name);
   }
 
   std::vector<double> time(PreparedOp& op, const TimingOptions& o) override {
+    if (multi_rank(ranks_)) return time_across_ranks(op, o);
     for (int i = 0; i < o.warmup; ++i) op.run();
     std::vector<Event> starts, stops;
     for (int i = 0; i < o.repetitions; ++i) {
@@ -124,6 +140,29 @@ public:
   }
 
 private:
+  // As nccl-tests across processes: every repetition starts after a barrier (the stream drained first, so
+  // the ranks enter the collective together), its time on each rank from CUDA events, and the slowest
+  // rank's time kept; every rank gets the same times, hence the same repetition count from the harness.
+  std::vector<double> time_across_ranks(PreparedOp& op, const TimingOptions& o) {
+    for (int i = 0; i < o.warmup; ++i) op.run();
+    const Event start = make_event(), stop = make_event();
+    std::vector<double> seconds;
+    for (int i = 0; i < o.repetitions; ++i) {
+      if (o.flush_cache) CUDA_CHECK(cudaMemsetAsync(l2_flush_.get(), i & 0xff, l2_flush_.bytes(), ctx_.s()));
+      CUDA_CHECK(cudaStreamSynchronize(ctx_.s()));
+      ranks_->barrier();
+      CUDA_CHECK(cudaEventRecord(start.get(), ctx_.s()));
+      op.run();
+      CUDA_CHECK(cudaEventRecord(stop.get(), ctx_.s()));
+      CUDA_CHECK(cudaEventSynchronize(stop.get()));
+      float ms = 0.0f;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+      seconds.push_back(ms * 1e-3);
+    }
+    return ranks_->max(seconds);
+  }
+
+  Ranks* ranks_;
   Context ctx_;
   DeviceBuffer l2_flush_;
   traces::CalibrationHeader header_;
@@ -143,13 +182,20 @@ int cuda_device_count(std::string* why) {
   return n;
 }
 
-std::unique_ptr<Backend> make_cuda_backend() {
+std::unique_ptr<Backend> make_cuda_backend(Ranks* ranks) {
   std::string why;
-  if (cuda_device_count(&why) == 0)
+  const int count = cuda_device_count(&why);
+  if (count == 0)
     throw HardwareAbsent("no usable CUDA GPU on this machine (" + why +
                          "; an insufficient-driver error also means no NVIDIA driver at all): --backend cuda needs "
                          "an NVIDIA GPU and its driver; --backend cpu runs the plan on the CPU");
-  return std::make_unique<CudaBackend>();
+  if (!multi_rank(ranks)) return std::make_unique<CudaBackend>(0, nullptr);
+  // One rank per GPU: two ranks sharing one would measure each other's traffic, not the links.
+  if (ranks->local_rank() >= count)
+    throw HardwareAbsent("rank " + std::to_string(ranks->rank()) + " is rank " + std::to_string(ranks->local_rank()) +
+                         " on its node, which has " + std::to_string(count) +
+                         " GPUs: launch at most one rank per GPU (mpirun --map-by ppr:GPUS:node)");
+  return std::make_unique<CudaBackend>(ranks->local_rank(), ranks);
 }
 
 }  // namespace fleetcast::engine

@@ -5,17 +5,25 @@
 // RMSNorm, gate/up GEMM, SwiGLU, down GEMM and residual; then the final norm and the LM head over each
 // sequence's last token. Decode is captured once in a CUDA graph (cudaStreamBeginCapture /
 // cudaGraphInstantiate) and each run is one cudaGraphLaunch, as serving engines replay decode; prefill is
-// enqueued eagerly. Dense GQA models only so far: MoE layers and MLA are refused by the backend's support().
+// enqueued eagerly. MoE layers as the CPU step runs them (src/cpu/cpu_model_step.cpp): router GEMM, the
+// routing and permute kernels of the MoE ops (cuda_moe_kernels.cu), the routed experts' gate/up and down as
+// grouped GEMMs over the rows each expert got (grouped_linear_kernels.cu: the rows per expert stay on the
+// device, so a MoE decode step is captured like a dense one), SwiGLU, the weighted unpermute, and the shared
+// experts as a dense MLP. GQA models only so far: MLA is refused by the backend's support().
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attention_kernels.hpp"
 #include "cuda_context.hpp"
 #include "cuda_kernels.hpp"
+#include "cuda_moe_kernels.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "grouped_linear_kernels.hpp"
 #include "model_step_kernels.hpp"
 #include "problems/model_step_problem.hpp"
 #include "rope_sampling_kernels.hpp"
@@ -81,8 +89,16 @@ private:
 };
 
 struct DeviceLayer {
+  bool dense = true;
   DeviceBuffer attn_norm, qkv, o, mlp_norm, gate_up, down, k_cache, v_cache;
+  DeviceBuffer router, experts_gate_up, experts_down, shared_gate_up, shared_down;
 };
+
+// A GEMM of m rows only where the model has that projection (no dense layers, no shared experts: none).
+std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (n == 0 || k == 0) return std::nullopt;
+  return std::optional<Linear>(std::in_place, ctx, m, n, k);
+}
 
 class ModelStep : public PreparedOp {
 public:
@@ -93,14 +109,19 @@ public:
         T_(p_.shape.tokens()),
         qkv_gemm_(ctx, T_, p_.dims.qkv_width(), p_.dims.hidden),
         o_gemm_(ctx, T_, p_.dims.hidden, p_.dims.q_heads * p_.dims.head_dim),
-        gate_up_gemm_(ctx, T_, 2 * p_.dims.dense_width, p_.dims.hidden),
-        down_gemm_(ctx, T_, p_.dims.hidden, p_.dims.dense_width),
-        lm_head_gemm_(ctx, p_.shape.batch, p_.dims.vocab_local, p_.dims.hidden) {
+        lm_head_gemm_(ctx, p_.shape.batch, p_.dims.vocab_local, p_.dims.hidden),
+        gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.dense_width, p_.dims.hidden)),
+        down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.dense_width)),
+        shared_gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.shared_width, p_.dims.hidden)),
+        shared_down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.shared_width)),
+        router_gemm_(linear_if(ctx, T_, p_.dims.experts, p_.dims.hidden)) {
     const StepDims& d = p_.dims;
     const std::int64_t H = d.hidden, dh = d.head_dim, Q = d.q_heads, KV = d.kv_heads;
     for (const StepLayer& L : p_.layers) {
-      layers_.push_back({upload(L.attn_norm), upload(L.qkv), upload(L.o), upload(L.mlp_norm), upload(L.gate_up),
-                         upload(L.down), upload(L.k_cache), upload(L.v_cache)});
+      layers_.push_back({L.dense, upload(L.attn_norm), upload(L.qkv), upload(L.o), upload(L.mlp_norm),
+                         upload(L.gate_up), upload(L.down), upload(L.k_cache), upload(L.v_cache), upload(L.router),
+                         upload(L.experts_gate_up), upload(L.experts_down), upload(L.shared_gate_up),
+                         upload(L.shared_down)});
     }
     embedding_ = upload(p_.embedding);
     final_norm_ = upload(p_.final_norm);
@@ -118,8 +139,24 @@ public:
     k_rot_ = floats(T_ * KV * dh);
     attn_ = floats(T_ * Q * dh);
     proj_ = floats(T_ * H);
-    gu_ = floats(T_ * 2 * d.dense_width);
-    act_ = floats(T_ * d.dense_width);
+    const std::int64_t width = std::max(d.dense_width, d.shared_width);
+    gu_ = floats(T_ * 2 * width);
+    act_ = floats(T_ * width);
+    if (d.experts > 0) {
+      const std::int64_t slots = T_ * d.top_k, W = d.expert_width;
+      router_logits_ = floats(T_ * d.experts);
+      route_weights_ = floats(slots);
+      route_ids_ = DeviceBuffer(static_cast<std::size_t>(slots) * sizeof(std::int32_t));
+      offsets_ = DeviceBuffer(static_cast<std::size_t>(d.local_experts + 1) * sizeof(std::int32_t));
+      source_slot_ = DeviceBuffer(static_cast<std::size_t>(slots) * sizeof(std::int32_t));
+      dest_row_ = DeviceBuffer(static_cast<std::size_t>(slots) * sizeof(std::int32_t));
+      permuted_ = floats(slots * H);
+      expert_gu_ = floats(slots * 2 * W);
+      expert_act_ = floats(slots * W);
+      expert_out_ = floats(slots * H);
+      // SwiGLU runs over every slot; those past the rows routed here hold zeros, not uninitialised memory.
+      CUDA_CHECK(cudaMemset(expert_gu_.get(), 0, expert_gu_.bytes()));
+    }
     last_ = floats(p_.shape.batch * H);
     last_norm_ = floats(p_.shape.batch * H);
     logits_ = floats(p_.shape.batch * d.vocab_local);
@@ -220,25 +257,63 @@ private:
       attention(l);
       DeviceLayer& L = layers_[l];
       rmsnorm(x_.get(), L.mlp_norm.get(), h_.get(), T_, H, eps, Storage::fp32, ctx_.s());
-      gate_up_gemm_(ctx_, h_, L.gate_up, gu_);
-      swiglu(gu_.get(), act_.get(), T_, d.dense_width, Storage::fp32, ctx_.s());
-      down_gemm_(ctx_, act_, L.down, proj_);
-      add_into(x_.as<float>(), proj_.as<float>(), T_ * H, ctx_.s());
+      if (L.dense) {
+        dense_mlp(*gate_up_gemm_, L.gate_up, *down_gemm_, L.down, d.dense_width);
+      } else {
+        moe(L);
+      }
     }
     gather_last(x_.as<float>(), last_.as<float>(), B, p_.shape.new_tokens, H, ctx_.s());
     rmsnorm(last_.get(), final_norm_.get(), last_norm_.get(), B, H, eps, Storage::fp32, ctx_.s());
     lm_head_gemm_(ctx_, last_norm_, lm_head_, logits_);
   }
 
+  // h_ through gate/up, SwiGLU and down, added into x_: a dense layer's FFN or the shared experts.
+  void dense_mlp(const Linear& gate_up_gemm, const DeviceBuffer& gate_up, const Linear& down_gemm,
+                 const DeviceBuffer& down, std::int64_t width) {
+    gate_up_gemm(ctx_, h_, gate_up, gu_);
+    swiglu(gu_.get(), act_.get(), T_, width, Storage::fp32, ctx_.s());
+    down_gemm(ctx_, act_, down, proj_);
+    add_into(x_.as<float>(), proj_.as<float>(), T_ * p_.dims.hidden, ctx_.s());
+  }
+
+  void moe(const DeviceLayer& L) {
+    const StepDims& d = p_.dims;
+    const std::int64_t H = d.hidden, W = d.expert_width, E = d.local_experts;
+    const auto ids = route_ids_.as<std::int32_t>();
+    const auto offsets = offsets_.as<std::int32_t>();
+    const auto dest_row = dest_row_.as<std::int32_t>();
+    (*router_gemm_)(ctx_, h_, L.router, router_logits_);
+    moe_routing(router_logits_.get(), Storage::fp32, ids, route_weights_.as<float>(), T_, d.experts, d.top_k,
+                d.n_group, d.topk_group, d.sigmoid, ctx_.s());
+    // This GPU's experts are 0 .. local_experts - 1, as in the CPU step; rows for others map to -1.
+    moe_permute(h_.get(), Storage::fp32, ids, permuted_.get(), offsets, source_slot_.as<std::int32_t>(), dest_row, T_,
+                H, d.top_k, 0, E, ctx_.s());
+    // An expert gets at most every token once: T_ rows bound each expert's grid.
+    grouped_linear(permuted_.as<float>(), L.experts_gate_up.as<float>(), offsets, expert_gu_.as<float>(), E, T_, 2 * W,
+                   H, ctx_.s());
+    swiglu(expert_gu_.get(), expert_act_.get(), T_ * d.top_k, W, Storage::fp32, ctx_.s());
+    grouped_linear(expert_act_.as<float>(), L.experts_down.as<float>(), offsets, expert_out_.as<float>(), E, T_, H, W,
+                   ctx_.s());
+    moe_unpermute(expert_out_.get(), Storage::fp32, route_weights_.as<float>(), dest_row, proj_.get(), T_, H, d.top_k,
+                  ctx_.s());
+    add_into(x_.as<float>(), proj_.as<float>(), T_ * H, ctx_.s());
+    if (d.shared_width > 0) dense_mlp(*shared_gate_up_gemm_, L.shared_gate_up, *shared_down_gemm_, L.shared_down,
+                                      d.shared_width);
+  }
+
   Context& ctx_;
   ModelStepProblem p_;
   std::string what_;
   std::int64_t T_;
-  Linear qkv_gemm_, o_gemm_, gate_up_gemm_, down_gemm_, lm_head_gemm_;
+  Linear qkv_gemm_, o_gemm_, lm_head_gemm_;
+  std::optional<Linear> gate_up_gemm_, down_gemm_, shared_gate_up_gemm_, shared_down_gemm_, router_gemm_;
   std::vector<DeviceLayer> layers_;
   DeviceBuffer embedding_, final_norm_, lm_head_, token_ids_, positions_, block_table_, cos_sin_;
   DeviceBuffer x_, h_, qkv_, q_, k_, q_rot_, k_rot_, attn_, proj_, gu_, act_, last_, last_norm_, logits_;
   DeviceBuffer partial_out_, partial_lse_;
+  DeviceBuffer router_logits_, route_weights_, route_ids_, offsets_, source_slot_, dest_row_;
+  DeviceBuffer permuted_, expert_gu_, expert_act_, expert_out_;
   int splits_ = 1;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
@@ -249,7 +324,9 @@ private:
 std::string model_step_support(const Shape& s) {
   const StepDims d = step_dims(specs::model_preset(s.text_at("model")), step_shape_of(s));
   if (d.mla) return "model_step on CUDA runs GQA models only so far (MLA: --backend cpu)";
-  if (d.experts > 0) return "model_step on CUDA runs dense models only so far (MoE layers: --backend cpu)";
+  if (d.experts > kMaxRoutedExperts || d.n_group > kMaxExpertGroups)
+    return "the routing kernel takes at most " + std::to_string(kMaxRoutedExperts) + " experts in at most " +
+           std::to_string(kMaxExpertGroups) + " groups";
   return "";
 }
 

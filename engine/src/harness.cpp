@@ -117,7 +117,10 @@ RunOutcome run_plan(const Plan& plan, Backend& backend, const std::function<void
     if (plan.case_budget_s > 0.0) t = fit_budget(backend, *prepared, t, plan.case_budget_s);
     const auto seconds = backend.time(*prepared, t);
     prepared.reset();  // free device memory before the next case allocates
-    out.trace.measurements.push_back(make_measurement(op, r.dtype, shape, seconds, c));
+    Shape recorded = shape;
+    if (const auto transport = backend.collective_transport(); op.op_class == OpClass::collective && !transport.empty())
+      recorded.set_text("transport", transport);
+    out.trace.measurements.push_back(make_measurement(op, r.dtype, recorded, seconds, c));
     say("[" + std::to_string(i + 1) + "/" + std::to_string(runnable.size()) + "] " +
         case_name(op.name, r.dtype, shape) + ": " + format_rates(out.trace.measurements.back()));
   }

@@ -13,6 +13,7 @@
 #include "fleetcast/engine/fill.hpp"
 #include "fleetcast/engine/model_step.hpp"
 #include "fleetcast/engine/ops.hpp"
+#include "fleetcast/specs/presets.hpp"
 
 using namespace fleetcast::engine;
 
@@ -155,10 +156,31 @@ TEST_CASE("cuda: model_step decode under a CUDA graph matches the reference step
   CHECK(prepared->check(true).compared == 3u * 16032u);  // the first run captures the graph
   for (int i = 0; i < 3; ++i) prepared->run();           // replays rewrite the same cache entries
   CHECK(prepared->check(true).compared == 3u * 16032u);
-  // MoE and MLA steps are refused with the reason, not an error.
-  const Support moe = backend->support(op, "bf16", model_step_shape({"qwen3-235b-a22b", 8, 8, 1, 1, 0, 1}));
-  CHECK_FALSE(moe.supported);
-  CHECK_THAT(moe.reason, Catch::Contains("dense models only"));
+  // MLA steps are refused with the reason, not an error.
+  const Support mla = backend->support(op, "bf16", model_step_shape({"deepseek-v3", 8, 8, 1, 1, 0, 1}));
+  CHECK_FALSE(mla.supported);
+  CHECK_THAT(mla.reason, Catch::Contains("GQA models only"));
+}
+
+TEST_CASE("cuda: a MoE model_step matches the reference step, decode and prefill", "[.gpu][engine][model_step]") {
+  if (!have_gpu()) return;
+  auto backend = make_cuda_backend();
+  const OpInfo& op = *find_op("model_step");
+  // qwen3-235b-a22b on one GPU of TP 8 / EP 8 (16 of its 128 experts here, top 8 of 128 routed: most
+  // tokens' experts are elsewhere), one layer; 3 sequences decoding after 40 tokens under the CUDA graph,
+  // and a prefill of 24 tokens after 8 (more rows per expert). Every logit, before and after a replay.
+  for (const auto& step : {std::vector<std::int64_t>{3, 40, 1}, std::vector<std::int64_t>{2, 8, 24}}) {
+    const Shape shape = model_step_shape({"qwen3-235b-a22b", 8, 8, 1, step[0], step[1], step[2]});
+    INFO(shape.text());
+    const Support s = backend->support(op, "bf16", shape);
+    REQUIRE(s.supported);
+    const auto vocab_local = step_dims(fleetcast::specs::model_preset("qwen3-235b-a22b"), step_shape_of(shape))
+                                 .vocab_local;
+    auto prepared = backend->prepare(op, s.dtype, shape);
+    CHECK(prepared->check(true).compared == static_cast<std::size_t>(step[0] * vocab_local));
+    prepared->run();
+    CHECK(prepared->check(true).compared == static_cast<std::size_t>(step[0] * vocab_local));
+  }
 }
 
 TEST_CASE("cuda: block-scaled GEMMs run on SM100 and are skipped with the reason before", "[.gpu][engine]") {

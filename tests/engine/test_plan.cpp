@@ -135,7 +135,8 @@ TEST_CASE("plan: models and sweep together; a field given twice is an error", "[
 }
 
 TEST_CASE("plan: the shipped plans parse", "[engine][plan]") {
-  for (const char* name : {"cpu-smoke.json", "node-default.json"}) {
+  for (const char* name :
+       {"cpu-smoke.json", "node-default.json", "cpu-collectives.json", "multinode-collectives.json"}) {
     INFO(name);
     const Plan p = load_plan(std::string(FLEETCAST_SOURCE_DIR) + "/engine/plans/" + name);
     CHECK(!expand_plan(p).empty());

@@ -16,6 +16,7 @@
 #include "../problems/prefill_problem.hpp"
 #include "../problems/rowwise_problems.hpp"
 #include "../problems/sampling_problem.hpp"
+#include "cpu_collectives.hpp"
 #include "cpu_inputs.hpp"
 #include "cpu_kernels.hpp"
 #include "cpu_moe_ops.hpp"
@@ -180,7 +181,9 @@ private:
 
 class CpuBackend : public Backend {
 public:
+  explicit CpuBackend(Ranks* ranks) : ranks_(ranks) {}
   std::string name() const override { return "cpu"; }
+  std::string collective_transport() const override { return multi_rank(ranks_) ? ranks_->transport() : ""; }
 
   traces::CalibrationHeader describe() const override {
     traces::CalibrationHeader h;
@@ -203,7 +206,12 @@ public:
     // record a memcpy under their name.
     if (op.name == "memcpy_h2d" || op.name == "memcpy_d2h" || op.name == "memcpy_p2p")
       return {false, dtype, "no device: the CPU backend has no host-device or peer link to copy over"};
-    if (op.op_class == OpClass::collective) return {false, dtype, "no device: NCCL collectives need GPUs"};
+    if (op.op_class == OpClass::collective) {
+      if (auto why = cpu::collective_support(ranks_, shape); !why.empty()) return {false, dtype, why};
+    } else if (multi_rank(ranks_)) {
+      return {false, dtype, "under an MPI launch only collectives run: the ranks share the CPUs; measure "
+                            "the other ops in a single process"};
+    }
     // Bytes moved is a fair footprint estimate: every input and output is touched once.
     const double need = op_cost(op, shape, dtype).bytes;
     const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
@@ -224,22 +232,27 @@ public:
     if (op.name == "attention_decode_mla") return std::make_unique<Attention>(s, true, what);
     if (op.name == "memcpy") return std::make_unique<Memcpy>(s, what);
     if (op.name == "attention_prefill") return std::make_unique<Prefill>(s, what);
+    if (op.op_class == OpClass::collective) return cpu::make_collective(*ranks_, s, op.name, what);
     if (auto moe_or_step = cpu::prepare_moe_or_step(op, s, what)) return moe_or_step;
     throw std::logic_error("cpu backend: no kernel for " + op.name);
   }
 
+  // Under an MPI launch every repetition starts together on all ranks (a barrier after the cache flush)
+  // and counts as long as its slowest rank took, as nccl-tests' max over ranks; every rank gets the same
+  // times, so the harness's budget gives every rank the same repetition count.
   std::vector<double> time(PreparedOp& op, const TimingOptions& o) override {
     for (int i = 0; i < o.warmup; ++i) op.run();
     std::vector<double> seconds;
     seconds.reserve(static_cast<std::size_t>(o.repetitions));
     for (int i = 0; i < o.repetitions; ++i) {
       if (o.flush_cache) flush();
+      if (multi_rank(ranks_)) ranks_->barrier();
       const auto start = std::chrono::steady_clock::now();
       op.run();
       const auto stop = std::chrono::steady_clock::now();
       seconds.push_back(std::chrono::duration<double>(stop - start).count());
     }
-    return seconds;
+    return multi_rank(ranks_) ? ranks_->max(seconds) : seconds;
   }
 
 private:
@@ -250,12 +263,13 @@ private:
       flush_buffer_.resize(static_cast<std::size_t>(std::min(2 * last_level_cache_bytes(), 256L << 20)));
     std::memset(flush_buffer_.data(), ++flush_value_, flush_buffer_.size());
   }
+  Ranks* ranks_;
   std::vector<unsigned char> flush_buffer_;
   unsigned char flush_value_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend(Ranks* ranks) { return std::make_unique<CpuBackend>(ranks); }
 
 }  // namespace fleetcast::engine

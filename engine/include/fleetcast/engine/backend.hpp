@@ -53,6 +53,10 @@ public:
   virtual std::vector<double> time(PreparedOp& op, const TimingOptions& options) = 0;
   // The datasheet of this device when it matches a hardware preset: the summary's share of peak.
   virtual std::optional<specs::HardwareSpec> datasheet() const { return std::nullopt; }
+  // What carries the collectives when they span processes ("mpi": MPI between CPU ranks; "nccl": NCCL
+  // between the GPUs of an MPI launch); "" for one process (NCCL over the GPUs of this node). The harness
+  // records it in each collective's shape as "transport".
+  virtual std::string collective_transport() const { return ""; }
 };
 
 }  // namespace fleetcast::engine

@@ -6,9 +6,13 @@
 #include <memory>
 
 #include "fleetcast/engine/backend.hpp"
+#include "fleetcast/engine/ranks.hpp"
 
 namespace fleetcast::engine {
 
-std::unique_ptr<Backend> make_cpu_backend();
+// With `ranks` spanning several processes (an MPI launch) the backend measures the collectives between
+// them and skips every other op: the ranks share the launch's CPUs, and one process measures those alone.
+// `ranks` must outlive the backend.
+std::unique_ptr<Backend> make_cpu_backend(Ranks* ranks = nullptr);
 
 }  // namespace fleetcast::engine

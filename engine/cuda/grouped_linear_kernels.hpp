@@ -1,0 +1,19 @@
+#pragma once
+// The routed experts' GEMM inside model_step (grouped_linear_kernels.cu): each expert's rows of the
+// permuted activations times that expert's weight, with the rows per expert read from the device (the
+// offsets moe_permute wrote), so the step needs no host sync and decode can be captured in a CUDA graph.
+// fp32; enqueued on `stream`, launch errors thrown as CudaError.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace fleetcast::engine::cuda {
+
+// y[r, :] = x[r, :] w[e]^T for the rows r in [offsets[e], offsets[e + 1]) of each expert e < experts:
+// x [rows, k], w [experts, n, k], y [rows, n], all row-major. `max_rows_per_expert` bounds any expert's
+// rows (a token picks an expert at most once: the step's token count); rows past offsets[experts] are left.
+void grouped_linear(const float* x, const float* w, const std::int32_t* offsets, float* y, std::int64_t experts,
+                    std::int64_t max_rows_per_expert, std::int64_t n, std::int64_t k, cudaStream_t stream);
+
+}  // namespace fleetcast::engine::cuda
