@@ -20,9 +20,16 @@ int usage_error(const std::string& what) {
   return 2;
 }
 
+// Qt's own warnings (no XDG_RUNTIME_DIR on a server, the SVG parser's notes) would land in every sweep's output;
+// the errors that matter are this program's own lines. Critical and fatal messages still go to stderr.
+void quiet_qt_warnings(QtMsgType type, const QMessageLogContext&, const QString& message) {
+  if (type == QtCriticalMsg || type == QtFatalMsg) std::fprintf(stderr, "fleetcast-png: qt: %s\n", qPrintable(message));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  qInstallMessageHandler(quiet_qt_warnings);
   // No display needed (a sweep runs on servers and in CI): the offscreen platform unless the caller chose one.
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QGuiApplication app(argc, argv);  // fonts for the SVG's text

@@ -109,11 +109,11 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   plan_summary_ = new QLabel("No plan yet: Run plan… or open a plan output (fleetcast plan PLAN.json -o OUT.json).");
   plan_summary_->setWordWrap(true);
   plan_summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  auto* plan_tables = new QSplitter(Qt::Horizontal);
+  auto* plan_tables = new QSplitter(Qt::Vertical);
   plan_tables->addWidget(plan_table);
   plan_tables->addWidget(rejection_table);
-  plan_tables->setStretchFactor(0, 3);
-  plan_tables->setStretchFactor(1, 2);
+  plan_tables->setStretchFactor(0, 2);
+  plan_tables->setStretchFactor(1, 1);
   auto* plan_page = new QWidget;
   auto* plan_layout = new QVBoxLayout(plan_page);
   plan_layout->setContentsMargins(0, 0, 0, 0);
@@ -145,14 +145,14 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   bottom_right_->addTab(charts_[kE2eCdf], "End-to-end CDF");
   bottom_right_->addTab(charts_[kMeasured], "Measured vs predicted");
   grid->addWidget(bottom_right_, 1, 2);
-  auto* right = new QSplitter(Qt::Vertical);
-  right->addWidget(comparison_tabs_);
-  right->addWidget(charts);
-  right->setStretchFactor(0, 1);
-  right->setStretchFactor(1, 3);
+  right_ = new QSplitter(Qt::Vertical);
+  right_->addWidget(comparison_tabs_);
+  right_->addWidget(charts);
+  right_->setStretchFactor(0, 1);
+  right_->setStretchFactor(1, 3);
   splitter_ = new QSplitter(Qt::Horizontal);
   splitter_->addWidget(left);
-  splitter_->addWidget(right);
+  splitter_->addWidget(right_);
   splitter_->setStretchFactor(1, 1);
   splitter_->setObjectName("main_splitter");
   setCentralWidget(splitter_);
@@ -272,6 +272,9 @@ void MainWindow::show_plan(const PlanOutcome& plan) {
   charts_[kPlanPareto]->set_xy_series(series, "$ per M tokens (blended)", "tokens/s per user");
   comparison_tabs_->setCurrentIndex(1);
   pareto_tabs_->setCurrentIndex(1);
+  // A plan has a dozen rows or more and its rejections below them: give the comparison area about half the height.
+  const int height = right_->height();
+  if (right_->sizes().value(0) < height * 2 / 5) right_->setSizes({height / 2, height - height / 2});
 }
 
 QString MainWindow::plan_summary_text() const { return plan_summary_->text(); }

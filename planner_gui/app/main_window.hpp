@@ -83,6 +83,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* pareto_tabs_ = nullptr;
   QPushButton* run_plan_ = nullptr;
   QSplitter* splitter_ = nullptr;
+  QSplitter* right_ = nullptr;  // the comparison area above the charts
   ScenarioForm* form_ = nullptr;
   RunController* runner_ = nullptr;
   QPushButton* run_ = nullptr;
