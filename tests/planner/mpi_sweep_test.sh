@@ -15,9 +15,13 @@ if [ "$(id -u)" -eq 0 ]; then root=(--allow-run-as-root); fi
 cmp "$tmp/local/t/results.jsonl" "$tmp/mpi/t/results.jsonl"
 cmp "$tmp/local/t/pareto.svg" "$tmp/mpi/t/pareto.svg"
 # Where fleetcast-png is built both runs render the same SVG: rank 0 alone writes pareto.png, the same bytes.
-if [ -f "$tmp/local/t/pareto.png" ]; then cmp "$tmp/local/t/pareto.png" "$tmp/mpi/t/pareto.png"; fi
+png=""
+if [ -f "$tmp/local/t/pareto.png" ]; then
+  cmp "$tmp/local/t/pareto.png" "$tmp/mpi/t/pareto.png"  # set -e: a difference fails the test here
+  png=" and pareto.png"
+fi
 [ "$(wc -l < "$tmp/mpi/t/results.jsonl")" -eq 7 ]
 # Rank 0 alone reports: one summary line, every point run now, over 2 ranks.
 grep -c "points: 7 run now, 0 found finished, 0 failed" "$tmp/mpi.out" | grep -qx 1
 grep -q "over 2 MPI ranks" "$tmp/mpi.out"
-echo "mpi sweep: results.jsonl and pareto.svg identical to the local run"
+echo "mpi sweep: results.jsonl, pareto.svg$png identical to the local run"
