@@ -1,5 +1,6 @@
 // `fleetcast sweep`: a grid over scenario fields, or DeepInfer's decode and prefill sweeps, each point in its own
-// worker process; writes sweeps/<tag>/results.jsonl and the Pareto chart sweeps/<tag>/pareto.svg.
+// worker process; writes sweeps/<tag>/results.jsonl and the Pareto chart sweeps/<tag>/pareto.svg (and pareto.png
+// where fleetcast-png sits beside fleetcast).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
 #include "mpi_ranks.hpp"
+#include "png_export.hpp"
 #include "scenario_arg.hpp"
 
 namespace fleetcast::cli {
@@ -169,6 +171,7 @@ int finish(const std::optional<planner::SweepOutcome>& ranked, const fs::path& d
   }
   const std::vector<bool> frontier = planner::pareto_frontier(points, chart.better);
   planner::write_file_atomically(dir / "pareto.svg", planner::pareto_svg(points, frontier, chart.text));
+  const PngExport png = export_png_beside_cli(dir / "pareto.svg", dir / "pareto.png");
 
   std::printf("%6s  %-40s %24s %24s  %s\n", "point", "parameters", chart.text.x_label.c_str(),
               chart.text.y_label.c_str(), "frontier");
@@ -182,12 +185,11 @@ int finish(const std::optional<planner::SweepOutcome>& ranked, const fs::path& d
     std::printf("%6d  %-40s %24.1f %24.1f  %s\n", line["point"].get<int>(), line["parameters"].dump().c_str(),
                 points[i].x, points[i].y, frontier[i] ? "*" : "");
   }
-  std::printf(
-      "%d points: %d run now, %d found finished, %d failed; wrote %s and %s (SVG: the Qt PNG comes with "
-      "the GUI)%s\n",
-      outcome.total, outcome.computed, outcome.resumed, outcome.failed, (dir / "results.jsonl").string().c_str(),
-      (dir / "pareto.svg").string().c_str(),
-      ranks.size() > 1 ? ("; points run over " + std::to_string(ranks.size()) + " MPI ranks").c_str() : "");
+  std::printf("%d points: %d run now, %d found finished, %d failed; wrote %s, %s%s%s\n", outcome.total,
+              outcome.computed, outcome.resumed, outcome.failed, (dir / "results.jsonl").string().c_str(),
+              (dir / "pareto.svg").string().c_str(),
+              png.written ? (" and " + (dir / "pareto.png").string()).c_str() : (" (" + png.note + ")").c_str(),
+              ranks.size() > 1 ? ("; points run over " + std::to_string(ranks.size()) + " MPI ranks").c_str() : "");
   return outcome.failed > 0 ? 1 : 0;
 }
 

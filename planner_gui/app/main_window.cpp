@@ -24,6 +24,8 @@
 #include "fleetcast/gui/chart_math.hpp"
 #include "fleetcast/gui/comparison_table_model.hpp"
 #include "fleetcast/gui/loaders.hpp"
+#include "fleetcast/gui/plan_rejection_model.hpp"
+#include "fleetcast/gui/plan_table_model.hpp"
 #include "fleetcast/gui/run_controller.hpp"
 #include "fleetcast/gui/table_csv.hpp"
 #include "scenario_form.hpp"
@@ -33,6 +35,7 @@ namespace {
 
 constexpr int kRecentFilesKept = 8;
 const char* const kPareto = "Pareto: throughput per GPU vs per-user speed";
+const char* const kPlanPareto = "Plan Pareto: $/M tokens vs per-user speed";
 const char* const kTtftCdf = "TTFT CDF";
 const char* const kE2eCdf = "End-to-end latency CDF";
 const char* const kCost = "Cost: GPU $/hour, busy and idle";
@@ -51,6 +54,9 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   form_ = new ScenarioForm(cli_path, work_dir_.path(), this);
   run_ = new QPushButton("Run");
   run_->setObjectName("run");
+  run_plan_ = new QPushButton("Run plan…");
+  run_plan_->setObjectName("run_plan");
+  run_plan_->setToolTip("fleetcast plan PLAN.json: the cheapest configurations that meet the plan's SLOs");
   cancel_ = new QPushButton("Cancel");
   cancel_->setEnabled(false);
   run_->setEnabled(false);
@@ -66,6 +72,7 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   left_layout->addWidget(form_);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(run_);
+  buttons->addWidget(run_plan_);
   buttons->addWidget(cancel_);
   left_layout->addLayout(buttons);
   left_layout->addWidget(progress_);
@@ -74,7 +81,7 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   left->setMinimumWidth(300);
   left->setMaximumWidth(420);
 
-  // Right: table above, charts below.
+  // Right: the comparison area above (configurations, or a plan), charts below.
   table_ = new QTableView;
   table_->setModel(model_);
   table_->setAlternatingRowColors(true);
@@ -82,29 +89,70 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->setDefaultSectionSize(22);
+  plan_model_ = new PlanTableModel(this);
+  rejection_model_ = new PlanRejectionModel(this);
+  auto* plan_table = new QTableView;
+  plan_table->setObjectName("plan_table");
+  plan_table->setModel(plan_model_);
+  plan_table->setAlternatingRowColors(true);
+  plan_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  plan_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  plan_table->verticalHeader()->setVisible(false);
+  plan_table->verticalHeader()->setDefaultSectionSize(22);
+  auto* rejection_table = new QTableView;
+  rejection_table->setObjectName("rejection_table");
+  rejection_table->setModel(rejection_model_);
+  rejection_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  rejection_table->horizontalHeader()->setStretchLastSection(true);
+  rejection_table->verticalHeader()->setVisible(false);
+  rejection_table->verticalHeader()->setDefaultSectionSize(22);
+  plan_summary_ = new QLabel("No plan yet: Run plan… or open a plan output (fleetcast plan PLAN.json -o OUT.json).");
+  plan_summary_->setWordWrap(true);
+  plan_summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* plan_tables = new QSplitter(Qt::Vertical);
+  plan_tables->addWidget(plan_table);
+  plan_tables->addWidget(rejection_table);
+  plan_tables->setStretchFactor(0, 2);
+  plan_tables->setStretchFactor(1, 1);
+  auto* plan_page = new QWidget;
+  auto* plan_layout = new QVBoxLayout(plan_page);
+  plan_layout->setContentsMargins(0, 0, 0, 0);
+  plan_layout->addWidget(plan_summary_);
+  plan_layout->addWidget(plan_tables, 1);
+  comparison_tabs_ = new QTabWidget;
+  comparison_tabs_->addTab(table_, "Configurations");
+  comparison_tabs_->addTab(plan_page, "Plan");
+
   auto* charts = new QWidget;
   auto* grid = new QGridLayout(charts);
   grid->setContentsMargins(0, 0, 0, 0);
-  const char* const titles[] = {kPareto, kTtftCdf, kCost, kQueue, kKv, kE2eCdf, kMeasured};
-  for (int i = 0; i < 7; ++i) {
-    auto* panel = new ChartPanel(titles[i]);
+  const char* const titles[] = {kPareto, kTtftCdf, kCost, kQueue, kKv, kE2eCdf, kMeasured, kPlanPareto};
+  for (const char* title : titles) {
+    auto* panel = new ChartPanel(title);
     panel->setMinimumSize(280, 220);
-    charts_.insert(titles[i], panel);
-    if (i < 5) grid->addWidget(panel, i / 3, i % 3);
+    charts_.insert(title, panel);
   }
+  // The Pareto cell holds the runs' and the plan's frontiers as tabs (their axes differ); the plan's comes forward
+  // when a plan is shown.
+  pareto_tabs_ = new QTabWidget;
+  pareto_tabs_->addTab(charts_[kPareto], "Runs and sweeps");
+  pareto_tabs_->addTab(charts_[kPlanPareto], "Plan");
+  grid->addWidget(pareto_tabs_, 0, 0);
+  const char* const cells[] = {kTtftCdf, kCost, kQueue, kKv};
+  for (int i = 0; i < 4; ++i) grid->addWidget(charts_[cells[i]], (i + 1) / 3, (i + 1) % 3);
   // The last cell holds two charts as tabs: the measured-vs-predicted one comes forward when a validation opens.
   bottom_right_ = new QTabWidget;
   bottom_right_->addTab(charts_[kE2eCdf], "End-to-end CDF");
   bottom_right_->addTab(charts_[kMeasured], "Measured vs predicted");
   grid->addWidget(bottom_right_, 1, 2);
-  auto* right = new QSplitter(Qt::Vertical);
-  right->addWidget(table_);
-  right->addWidget(charts);
-  right->setStretchFactor(0, 1);
-  right->setStretchFactor(1, 3);
+  right_ = new QSplitter(Qt::Vertical);
+  right_->addWidget(comparison_tabs_);
+  right_->addWidget(charts);
+  right_->setStretchFactor(0, 1);
+  right_->setStretchFactor(1, 3);
   splitter_ = new QSplitter(Qt::Horizontal);
   splitter_->addWidget(left);
-  splitter_->addWidget(right);
+  splitter_->addWidget(right_);
   splitter_->setStretchFactor(1, 1);
   splitter_->setObjectName("main_splitter");
   setCentralWidget(splitter_);
@@ -112,6 +160,10 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   connect(form_, &ScenarioForm::validity_changed, this,
           [this](bool ok) { run_->setEnabled(ok && !runner_->is_running()); });
   connect(run_, &QPushButton::clicked, this, &MainWindow::start_run);
+  connect(run_plan_, &QPushButton::clicked, this, [this] {
+    const QString p = QFileDialog::getOpenFileName(this, "Plan", {}, "Plan (*.json)");
+    if (!p.isEmpty()) run_plan(p);
+  });
   connect(cancel_, &QPushButton::clicked, runner_, &RunController::cancel);
   connect(runner_, &RunController::progress, this, &MainWindow::on_progress);
   connect(runner_, &RunController::finished, this, &MainWindow::on_finished);
@@ -121,6 +173,7 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1600, 1000);
   splitter_->restoreState(settings.value("window/splitter").toByteArray());
   refresh_charts();
+  charts_[kPlanPareto]->set_xy_series({}, "$ per M tokens (blended)", "tokens/s per user");
   statusBar()->showMessage(QString("CLI: %1").arg(cli_path));
 }
 
@@ -140,7 +193,7 @@ void MainWindow::build_menus() {
     const QStringList paths = QFileDialog::getOpenFileNames(
         this, "Open results", {},
         "fleetcast results (*.json *.jsonl *.csv);;Reports (*.json);;Sweeps (results.jsonl);;"
-        "Measured silicon CSV (*.csv)");
+        "Plan outputs (*.json);;Measured silicon CSV (*.csv)");
     for (const QString& p : paths) open_file(p);
   });
   file->addAction("Use a scenario &file in the form…", this, [this] {
@@ -175,6 +228,7 @@ bool MainWindow::open_file(const QString& path, QString* error) {
       bottom_right_->setCurrentIndex(1);
     }
     add_configurations(loaded.configurations);
+    if (loaded.plan) show_plan(*loaded.plan);
   } catch (const LoadError& e) {
     if (error) {
       *error = e.what();
@@ -190,6 +244,55 @@ bool MainWindow::open_file(const QString& path, QString* error) {
 void MainWindow::add_configurations(const QVector<Configuration>& configurations) {
   model_->append(configurations);
   refresh_charts();
+}
+
+void MainWindow::show_plan(const PlanOutcome& plan) {
+  plan_model_->set_rows(plan.rows);
+  rejection_model_->set_groups(plan.rejections);
+  const int rejected = plan.candidates - plan.feasible;
+  plan_summary_->setText(
+      QString("<b>%1</b> (%2): %3 candidates; %4 pruned by the analytic bounds, %5 simulated, <b>%6 feasible</b>, "
+              "%7 rejected. Cheapest: %8")
+          .arg(plan.name.toHtmlEscaped(), QFileInfo(plan.source_file).fileName().toHtmlEscaped())
+          .arg(plan.candidates)
+          .arg(plan.pruned)
+          .arg(plan.simulated)
+          .arg(plan.feasible)
+          .arg(rejected)
+          .arg(plan.rows.isEmpty() ? QString("none meets every SLO within the limits")
+                                   : QString("%1 at $%2 per M tokens")
+                                         .arg(plan.rows.front().description.toHtmlEscaped())
+                                         .arg(plan.rows.front().usd_per_m_tokens, 0, 'f', 4)));
+  const ParetoData pareto = plan_pareto_data(plan);
+  QVector<XYSeries> series;
+  for (const auto& s : pareto.series) series.push_back({s.name, s.points, s.tooltips, XYSeries::Style::points, {}});
+  if (!pareto.frontier.points.isEmpty())
+    series.push_back({pareto.frontier.name, pareto.frontier.points, pareto.frontier.tooltips,
+                      XYSeries::Style::points_and_line, QColor(192, 57, 43)});
+  charts_[kPlanPareto]->set_xy_series(series, "$ per M tokens (blended)", "tokens/s per user");
+  comparison_tabs_->setCurrentIndex(1);
+  pareto_tabs_->setCurrentIndex(1);
+  // A plan has a dozen rows or more and its rejections below them: give the comparison area about half the height.
+  const int height = right_->height();
+  if (right_->sizes().value(0) < height * 2 / 5) right_->setSizes({height / 2, height - height / 2});
+}
+
+QString MainWindow::plan_summary_text() const { return plan_summary_->text(); }
+
+bool MainWindow::run_plan(const QString& plan_file) {
+  ++runs_;
+  run_label_ = QString("plan %1").arg(QFileInfo(plan_file).fileName());
+  if (!runner_->start_plan(plan_file, QString("%1/plan-%2.json").arg(work_dir_.path()).arg(runs_), 2)) return false;
+  set_running(true);
+  run_status_->setText(QString("running %1…").arg(run_label_));
+  return true;
+}
+
+void MainWindow::set_running(bool running) {
+  run_->setEnabled(!running && form_->is_valid());
+  run_plan_->setEnabled(!running);
+  cancel_->setEnabled(running);
+  if (running) progress_->setValue(0);
 }
 
 void MainWindow::remember_recent(const QString& path) {
@@ -278,9 +381,7 @@ void MainWindow::start_run() {
           ? runner_->start_simulate(scenario, QString("%1/run-%2.json").arg(work_dir_.path()).arg(runs_))
           : runner_->start_sweep_grid(scenario, QString("run-%1").arg(runs_), work_dir_.path() + "/sweeps", {axis}, 2);
   if (!started) return;
-  run_->setEnabled(false);
-  cancel_->setEnabled(true);
-  progress_->setValue(0);
+  set_running(true);
   run_status_->setText(QString("running %1…").arg(run_label_));
 }
 
@@ -290,8 +391,8 @@ void MainWindow::on_progress(const RunProgress& p) {
 }
 
 void MainWindow::on_finished(const RunResult& r) {
-  cancel_->setEnabled(false);
-  run_->setEnabled(form_->is_valid());
+  set_running(false);
+  if (r.plan) show_plan(*r.plan);
   QVector<Configuration> loaded = r.configurations;
   for (auto& c : loaded) {
     if (c.origin == Origin::report) c.label = c.group = run_label_;
@@ -300,7 +401,9 @@ void MainWindow::on_finished(const RunResult& r) {
   switch (r.outcome) {
     case RunResult::Outcome::succeeded:
       progress_->setValue(1000);
-      run_status_->setText(QString("✔ done: %1 configuration(s) added").arg(loaded.size()));
+      run_status_->setText(
+          r.plan ? QString("✔ done: %1 of %2 configurations feasible").arg(r.plan->feasible).arg(r.plan->candidates)
+                 : QString("✔ done: %1 configuration(s) added").arg(loaded.size()));
       break;
     case RunResult::Outcome::cancelled:
       progress_->setValue(0);

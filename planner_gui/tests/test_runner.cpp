@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "fleetcast/gui/loaders.hpp"
 #include "fleetcast/gui/run_controller.hpp"
 
 using namespace fleetcast::gui;
@@ -41,6 +42,7 @@ class RunnerTest : public QObject {
     qRegisterMetaType<RunResult>();
     qputenv("FAKE_REPORT", GUI_FIXTURES "/report-h100.json");
     qputenv("FAKE_SWEEP", GUI_FIXTURES "/sweeps/small/results.jsonl");
+    qputenv("FAKE_PLAN", GUI_FIXTURES "/plan-toy.json");
     qunsetenv("FAKE_IGNORE_TERM");
   }
 
@@ -91,6 +93,46 @@ class RunnerTest : public QObject {
     QCOMPARE(r.result_path, dir.path() + "/mytag/results.jsonl");
     QCOMPARE(r.configurations.size(), 6);
     QCOMPARE(r.configurations[0].group, QStringLiteral("mytag"));
+  }
+
+  void plan_completes_with_progress_and_its_ranking() {
+    qputenv("FAKE_MODE", "ok");
+    QTemporaryDir dir;
+    qputenv("FAKE_ARGS", (dir.path() + "/args").toLocal8Bit());
+    RunController run(kFake);
+    QSignalSpy progress(&run, &RunController::progress), finished(&run, &RunController::finished);
+    QVERIFY(run.start_plan("toy-plan.json", dir.path() + "/plan-out.json", 2));
+    QVERIFY(!run.start_plan("toy-plan.json", dir.path() + "/other.json", 2));  // one run at a time
+    const RunResult r = wait_result(finished);
+    qunsetenv("FAKE_ARGS");
+    QCOMPARE(r.outcome, Outcome::succeeded);
+    QCOMPARE(r.result_path, dir.path() + "/plan-out.json");
+    QCOMPARE(progress_of(progress).size(), 4);
+    QCOMPARE(progress_of(progress).back().done, 4);
+    QVERIFY(r.configurations.isEmpty());
+    QVERIFY(r.plan.has_value());
+    const PlanOutcome expected = load_plan_output(GUI_FIXTURES "/plan-toy.json");
+    QCOMPARE(r.plan->rows.size(), expected.rows.size());
+    QCOMPARE(r.plan->rows[0].description, expected.rows[0].description);
+    QCOMPARE(r.plan->rejections.size(), expected.rejections.size());
+    QFile args(dir.path() + "/args");
+    QVERIFY(args.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(args.readAll()).split('\n', Qt::SkipEmptyParts),
+             QStringList({"plan", "toy-plan.json", "-o", dir.path() + "/plan-out.json", "-j", "2", "--progress", "json",
+                          "--quiet"}));
+  }
+
+  void plan_cancel_terminates() {
+    qputenv("FAKE_MODE", "slow");
+    QTemporaryDir dir;
+    RunController run(kFake);
+    QSignalSpy progress(&run, &RunController::progress), finished(&run, &RunController::finished);
+    QVERIFY(run.start_plan("toy-plan.json", dir.path() + "/plan-out.json", 2));
+    QVERIFY(progress.wait(5000));
+    run.cancel();
+    const RunResult r = wait_result(finished);
+    QCOMPARE(r.outcome, Outcome::cancelled);
+    QVERIFY(!r.plan.has_value());
   }
 
   void failure_reports_the_cli_message() {

@@ -1,30 +1,38 @@
 // gui_screenshot: the main window with two reports loaded, grabbed to build/planner_gui/screenshot-main.png;
 // checks its size, that it is not blank, that the table shows the reports' values in full, that the charts
 // have their series, chart export, and, with the real CLI, the form's validation message and a run from the
-// Run button.
+// Run button; then a second window with a plan output loaded (build/planner_gui/screenshot-plan.png): the plan's
+// ranking, rejections and frontier, and, with the real CLI, the toy plan run from the window.
 
 #include <QChartView>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSet>
 #include <QSettings>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "chart_panel.hpp"
 #include "fleetcast/gui/comparison_table_model.hpp"
+#include "fleetcast/gui/loaders.hpp"
+#include "fleetcast/gui/plan_rejection_model.hpp"
+#include "fleetcast/gui/plan_table_model.hpp"
 #include "fleetcast/gui/run_controller.hpp"
 #include "main_window.hpp"
 #include "scenario_form.hpp"
 
 using namespace fleetcast::gui;
 using Col = ComparisonTableModel::Column;
+
+Q_DECLARE_METATYPE(fleetcast::gui::RunResult)
 
 namespace {
 
@@ -178,6 +186,71 @@ class ScreenshotTest : public QObject {
     QVERIFY(w.table_model()->index(2, Col::ttft_p50_ms).data(ComparisonTableModel::value_role).toDouble() > 0.0);
     QVERIFY(!w.table_model()->configurations()[2].timeline.empty());  // runs ask for --timeline
     QCOMPARE(w.chart("Queue: requests waiting")->series_count(), 3);
+  }
+
+  void main_window_with_a_plan() {
+    bool real = false;
+    const QString cli = cli_path(&real);
+    MainWindow w(cli);
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QString output = GUI_FIXTURES "/plan-toy.json";
+    QString error;
+    QVERIFY2(w.open_file(output, &error), qPrintable(error));
+    QTest::qWait(200);
+
+    const QPixmap shot = w.grab();
+    const QString path = QStringLiteral(SCREENSHOT_DIR "/screenshot-plan.png");
+    QVERIFY(shot.save(path, "PNG"));
+    qInfo("screenshot: %s", qPrintable(path));
+    const QImage image = shot.toImage();
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 2)
+      for (int x = 0; x < image.width(); x += 2) colours.insert(image.pixel(x, y));
+    QVERIFY(colours.size() > 100);
+
+    // The plan's tab is in front, its table shows every feasible configuration with the loaded values.
+    const PlanOutcome plan = load_plan_output(output);
+    QCOMPARE(w.comparison_tabs()->currentIndex(), 1);
+    auto* table = w.findChild<QTableView*>("plan_table");
+    QVERIFY(table && table->isVisible());
+    QCOMPARE(table->model()->rowCount(), static_cast<int>(plan.rows.size()));
+    for (int row = 0; row < std::min(3, static_cast<int>(plan.rows.size())); ++row) {
+      const PlanRow& r = plan.rows[row];
+      QCOMPARE(table->model()->index(row, PlanTableModel::configuration).data().toString(), r.description);
+      QCOMPARE(table->model()->index(row, PlanTableModel::usd_per_m_tokens).data().toString(),
+               QString::number(r.usd_per_m_tokens, 'f', 4));
+      QCOMPARE(table->model()->index(row, PlanTableModel::gpus).data().toString(), QString::number(r.gpus));
+      const QRect rect = table->visualRect(table->model()->index(row, PlanTableModel::usd_per_m_tokens));
+      QVERIFY(table->viewport()->rect().contains(rect));
+    }
+    QCOMPARE(w.rejection_model()->rowCount(), static_cast<int>(plan.rejections.size()));
+    QVERIFY2(w.plan_summary_text().contains(QString("%1 candidates").arg(plan.candidates)),
+             qPrintable(w.plan_summary_text()));
+    QVERIFY(w.plan_summary_text().contains(QString("%1 feasible").arg(plan.feasible)));
+    // The plan's Pareto chart: the frontier (points and line) and, where some are off it, the others.
+    ChartPanel* chart = w.chart("Plan Pareto: $/M tokens vs per-user speed");
+    QVERIFY(chart && chart->isVisible());
+    QVERIFY(chart->series_count() >= 2);
+
+    if (!real) {
+      qInfo("fleetcast CLI not built: the toy plan not run from the window");
+      return;
+    }
+    // Run the toy plan with the real CLI: progress reaches the end and the table shows the run's ranking.
+    w.plan_model()->set_rows({});
+    QSignalSpy finished(w.runner(), &RunController::finished);
+    QVERIFY(w.run_plan(QStringLiteral(TOY_PLAN)));
+    QVERIFY(!w.findChild<QPushButton*>("run_plan")->isEnabled());  // one run at a time
+    QVERIFY(finished.wait(240000));
+    const RunResult r = finished.takeFirst().at(0).value<RunResult>();
+    QVERIFY2(r.outcome == RunResult::Outcome::succeeded, qPrintable(r.message));
+    QVERIFY(r.plan.has_value());
+    QCOMPARE(w.plan_model()->rowCount(), static_cast<int>(r.plan->rows.size()));
+    QVERIFY(w.plan_model()->rowCount() >= 1);
+    QCOMPARE(w.findChild<QProgressBar*>()->value(), 1000);
+    QVERIFY(w.findChild<QPushButton*>("run_plan")->isEnabled());
   }
 };
 

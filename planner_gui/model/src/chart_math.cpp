@@ -41,6 +41,40 @@ ParetoData pareto_data(const QVector<Configuration>& configurations) {
   return out;
 }
 
+ParetoData plan_pareto_data(const PlanOutcome& plan) {
+  ParetoData out;
+  SeriesPoints others{QStringLiteral("feasible, off the frontier"), {}, {}};
+  QVector<PlanRow> frontier;
+  for (const PlanRow& r : plan.rows) {
+    if (!std::isfinite(r.usd_per_m_tokens) || !std::isfinite(r.tokens_per_s_per_user)) continue;
+    if (r.pareto) {
+      frontier.push_back(r);
+      continue;
+    }
+    others.points.push_back({r.usd_per_m_tokens, r.tokens_per_s_per_user});
+    others.tooltips << QString("#%1 %2\n$%3 per M tokens, %4 tok/s per user, %5 GPUs")
+                           .arg(r.rank)
+                           .arg(r.description)
+                           .arg(r.usd_per_m_tokens, 0, 'f', 4)
+                           .arg(r.tokens_per_s_per_user, 0, 'f', 1)
+                           .arg(r.gpus);
+  }
+  if (!others.points.isEmpty()) out.series.push_back(others);
+  std::stable_sort(frontier.begin(), frontier.end(),
+                   [](const PlanRow& a, const PlanRow& b) { return a.usd_per_m_tokens < b.usd_per_m_tokens; });
+  out.frontier.name = QStringLiteral("plan's Pareto frontier");
+  for (const PlanRow& r : frontier) {
+    out.frontier.points.push_back({r.usd_per_m_tokens, r.tokens_per_s_per_user});
+    out.frontier.tooltips << QString("#%1 %2 (Pareto)\n$%3 per M tokens, %4 tok/s per user, %5 GPUs")
+                                 .arg(r.rank)
+                                 .arg(r.description)
+                                 .arg(r.usd_per_m_tokens, 0, 'f', 4)
+                                 .arg(r.tokens_per_s_per_user, 0, 'f', 1)
+                                 .arg(r.gpus);
+  }
+  return out;
+}
+
 QVector<QPointF> latency_cdf(const LatencyQuantiles& q) {
   QVector<QPointF> points;
   for (int i = 0; i < q.share.size(); ++i) points.push_back({q.ms[i], q.share[i]});

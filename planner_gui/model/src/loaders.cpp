@@ -225,11 +225,13 @@ QVector<ValidationPoint> load_validation_json(const QString& path) {
 
 LoadedFile load_any(const QString& path) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  if (suffix == "jsonl") return {load_sweep_results(path), {}};
-  if (suffix == "csv") return {load_silicon_csv(path), {}};
-  // A validation result names its schema in its first bytes; reports start with their benchmark record.
-  if (read_text(path).find("\"fleetcast.validation/1\"") != std::string::npos) return {{}, load_validation_json(path)};
-  return {{load_report(path)}, {}};
+  if (suffix == "jsonl") return {load_sweep_results(path), {}, {}};
+  if (suffix == "csv") return {load_silicon_csv(path), {}, {}};
+  // Validation results and plan outputs name their schema (anywhere: nlohmann::json sorts keys); reports have none.
+  const std::string text = read_text(path);
+  if (text.find("\"fleetcast.validation/1\"") != std::string::npos) return {{}, load_validation_json(path), {}};
+  if (text.find("\"fleetcast.plan/1\"") != std::string::npos) return {{}, {}, load_plan_output(path)};
+  return {{load_report(path)}, {}, {}};
 }
 
 }  // namespace fleetcast::gui

@@ -50,6 +50,11 @@ bool RunController::start_sweep_grid(const QString& scenario, const QString& tag
   return start(args, ResultKind::sweep_results, out_dir + "/" + tag + "/results.jsonl");
 }
 
+bool RunController::start_plan(const QString& plan, const QString& out_json, int jobs) {
+  return start({"plan", plan, "-o", out_json, "-j", QString::number(jobs), "--progress", "json", "--quiet"},
+               ResultKind::plan, out_json);
+}
+
 bool RunController::start(const QStringList& arguments, ResultKind kind, const QString& result_path) {
   if (process_) return false;
   kind_ = kind;
@@ -127,8 +132,12 @@ void RunController::on_finished(int exit_code, QProcess::ExitStatus status) {
   const bool load = exit_code == 0 || (exit_code == 1 && kind_ == ResultKind::sweep_results);
   if (load && kind_ != ResultKind::none) {
     try {
-      r.configurations = kind_ == ResultKind::report ? QVector<Configuration>{load_report(result_path_)}
-                                                     : load_sweep_results(result_path_);
+      if (kind_ == ResultKind::plan) {
+        r.plan = load_plan_output(result_path_);
+      } else {
+        r.configurations = kind_ == ResultKind::report ? QVector<Configuration>{load_report(result_path_)}
+                                                       : load_sweep_results(result_path_);
+      }
     } catch (const LoadError& e) {
       if (exit_code == 0) {
         r.message = QString("the run finished but its result could not be read: %1").arg(e.what());

@@ -2,14 +2,17 @@
 // Readers for the files the CLI writes and for measured results, each returning Configurations:
 // - a report (`fleetcast simulate -o REPORT.json`),
 // - a sweep's results (`sweeps/<tag>/results.jsonl`, one line per point),
-// - measured serving runs (the silicon CSV, read by fleetcast::traces).
+// - measured serving runs (the silicon CSV, read by fleetcast::traces),
+// - a plan's output (`fleetcast plan PLAN.json -o OUT.json`, plan_outcome.hpp).
 // Errors are LoadError with the file and what is wrong, in words.
 
 #include <QString>
 #include <QVector>
+#include <optional>
 #include <stdexcept>
 
 #include "fleetcast/gui/configuration.hpp"
+#include "fleetcast/gui/plan_outcome.hpp"
 
 namespace fleetcast::gui {
 
@@ -38,9 +41,10 @@ QVector<ValidationPoint> load_validation_json(const QString& path);
 struct LoadedFile {
   QVector<Configuration> configurations;
   QVector<ValidationPoint> validation;
+  std::optional<PlanOutcome> plan;
 };
 // By name and content: *.jsonl a sweep, *.csv measured runs, a JSON with schema fleetcast.validation/1 a
-// validation, any other JSON a report.
+// validation, one with schema fleetcast.plan/1 a plan output (load_plan_output), any other JSON a report.
 LoadedFile load_any(const QString& path);
 
 }  // namespace fleetcast::gui

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "fleetcast/gui/configuration.hpp"
+#include "fleetcast/gui/plan_outcome.hpp"
 
 namespace fleetcast::gui {
 
@@ -28,15 +29,16 @@ struct RunResult {
   Outcome outcome = Outcome::failed;
   int exit_code = -1;                     // -1: did not start or was stopped by a signal
   QString message;                        // failed: what went wrong, in words (the CLI's own error lines)
-  QString result_path;                    // the report or results.jsonl the run wrote
+  QString result_path;                    // the report, results.jsonl or plan output the run wrote
   QVector<Configuration> configurations;  // what it wrote, loaded (a sweep exiting 1 still gives its points)
+  std::optional<PlanOutcome> plan;        // a plan run's output, loaded
 };
 
 class RunController : public QObject {
   Q_OBJECT
 
  public:
-  enum class ResultKind { none, report, sweep_results };
+  enum class ResultKind { none, report, sweep_results, plan };
 
   explicit RunController(QString cli_path, QObject* parent = nullptr);
   ~RunController() override;  // a run still going is killed
@@ -50,6 +52,8 @@ class RunController : public QObject {
   // `fleetcast sweep grid SCENARIO TAG --set S... --out OUT_DIR -j JOBS --progress json`.
   bool start_sweep_grid(const QString& scenario, const QString& tag, const QString& out_dir, const QStringList& sets,
                         int jobs);
+  // `fleetcast plan PLAN -o OUT_JSON -j JOBS --progress json --quiet` (progress: prune, then simulate D of T).
+  bool start_plan(const QString& plan, const QString& out_json, int jobs);
   bool start(const QStringList& arguments, ResultKind kind, const QString& result_path);
   // Asks the run to stop (SIGTERM), kills it after the grace period; `finished` reports `cancelled`.
   void cancel();

@@ -1,0 +1,53 @@
+#pragma once
+// A plan's answer as the app shows it (`fleetcast plan PLAN.json -o OUT.json`, schema fleetcast.plan/1): the ranked
+// feasible configurations with their figures, and the rejected ones counted by reason with one example each.
+// A value type; figures the file does not give are NaN.
+
+#include <QString>
+#include <QVector>
+#include <cmath>
+
+namespace fleetcast::gui {
+
+// One feasible configuration, cheapest first. Latencies: the worst request class's p95 (the figure an SLO miss
+// shows first), as `fleetcast plan`'s text table gives them.
+struct PlanRow {
+  int rank = 0;         // 1 = the cheapest per M tokens
+  int config = 0;       // the candidate's index in the plan's search space
+  QString description;  // "h100 x2 tp2 dp1 ep1 agg seqs128 tok8192 mtp-off" (the CLI's words)
+  QString hardware;     // the GPU preset
+  int gpus = 0;
+  double usd_per_m_tokens = NAN;  // blended over the request mix
+  double usd_per_hour = NAN;
+  double ttft_p95_ms = NAN;
+  double tpot_p95_ms = NAN;
+  double output_tokens_per_s_per_gpu = NAN;
+  double tokens_per_s_per_user = NAN;
+  bool pareto = false;  // on the plan's frontier: no other is both cheaper per M tokens and faster per user
+};
+
+// The rejected configurations of one reason and stage ("pruned" by the analytic bounds before simulating, or
+// "simulated" and then found wanting); `example` is the first such configuration with its deciding figure.
+struct RejectionGroup {
+  QString reason;  // gpu_limit, budget, memory, slo, capacity, failed
+  QString stage;   // pruned or simulated
+  int count = 0;
+  QString example_description;
+  QString example_detail;  // the CLI's sentence, with units
+  QString example_metric;  // the deciding figure's name ("" where none)
+  double example_value = NAN;
+  double example_limit = NAN;
+};
+
+struct PlanOutcome {
+  QString name;         // the plan's name
+  QString source_file;  // the plan output it was loaded from
+  int candidates = 0, pruned = 0, simulated = 0, feasible = 0, invalid_combinations = 0;
+  QVector<PlanRow> rows;               // every feasible configuration, by rank
+  QVector<RejectionGroup> rejections;  // pruned before simulated, reasons in the file's order of first sight
+};
+
+// Reads a plan output; LoadError naming the file and the field on anything else.
+PlanOutcome load_plan_output(const QString& path);
+
+}  // namespace fleetcast::gui
