@@ -42,6 +42,7 @@ const char* const kCost = "Cost: GPU $/hour, busy and idle";
 const char* const kQueue = "Queue: requests waiting";
 const char* const kKv = "KV cache used";
 const char* const kMeasured = "Measured vs predicted (validate --json)";
+const char* const kNoPlanText = "No plan yet: Run plan… or open a plan output (fleetcast plan PLAN.json -o OUT.json).";
 
 }  // namespace
 
@@ -106,7 +107,7 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   rejection_table->horizontalHeader()->setStretchLastSection(true);
   rejection_table->verticalHeader()->setVisible(false);
   rejection_table->verticalHeader()->setDefaultSectionSize(22);
-  plan_summary_ = new QLabel("No plan yet: Run plan… or open a plan output (fleetcast plan PLAN.json -o OUT.json).");
+  plan_summary_ = new QLabel(kNoPlanText);
   plan_summary_->setWordWrap(true);
   plan_summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* plan_tables = new QSplitter(Qt::Vertical);
@@ -137,14 +138,23 @@ MainWindow::MainWindow(const QString& cli_path, QWidget* parent) : QMainWindow(p
   pareto_tabs_ = new QTabWidget;
   pareto_tabs_->addTab(charts_[kPareto], "Runs and sweeps");
   pareto_tabs_->addTab(charts_[kPlanPareto], "Plan");
-  grid->addWidget(pareto_tabs_, 0, 0);
-  const char* const cells[] = {kTtftCdf, kCost, kQueue, kKv};
-  for (int i = 0; i < 4; ++i) grid->addWidget(charts_[cells[i]], (i + 1) / 3, (i + 1) % 3);
+  // The Pareto frontier is the chart people come for: it takes the left column, both rows high.
+  grid->addWidget(pareto_tabs_, 0, 0, 2, 1);
+  grid->addWidget(charts_[kTtftCdf], 0, 1);
+  grid->addWidget(charts_[kCost], 0, 2);
+  // Queue and KV use share a cell as tabs: both are time series of one run's state.
+  auto* state_tabs = new QTabWidget;
+  state_tabs->addTab(charts_[kKv], "KV cache");
+  state_tabs->addTab(charts_[kQueue], "Queue");
+  grid->addWidget(state_tabs, 1, 1);
   // The last cell holds two charts as tabs: the measured-vs-predicted one comes forward when a validation opens.
   bottom_right_ = new QTabWidget;
   bottom_right_->addTab(charts_[kE2eCdf], "End-to-end CDF");
   bottom_right_->addTab(charts_[kMeasured], "Measured vs predicted");
   grid->addWidget(bottom_right_, 1, 2);
+  grid->setColumnStretch(0, 3);
+  grid->setColumnStretch(1, 2);
+  grid->setColumnStretch(2, 2);
   right_ = new QSplitter(Qt::Vertical);
   right_->addWidget(comparison_tabs_);
   right_->addWidget(charts);
@@ -212,11 +222,7 @@ void MainWindow::build_menus() {
   }
   svg->setEnabled(ChartPanel::svg_available());
   file->addSeparator();
-  file->addAction("C&lear table", this, [this] {
-    model_->clear();
-    validation_.clear();
-    refresh_charts();
-  });
+  file->addAction("C&lear results", this, &MainWindow::clear_results);
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
 }
 
@@ -275,6 +281,18 @@ void MainWindow::show_plan(const PlanOutcome& plan) {
   // A plan has a dozen rows or more and its rejections below them: give the comparison area about half the height.
   const int height = right_->height();
   if (right_->sizes().value(0) < height * 2 / 5) right_->setSizes({height / 2, height - height / 2});
+}
+
+void MainWindow::clear_results() {
+  model_->clear();
+  validation_.clear();
+  plan_model_->set_rows({});
+  rejection_model_->set_groups({});
+  plan_summary_->setText(kNoPlanText);
+  charts_[kPlanPareto]->set_xy_series({}, "$ per M tokens (blended)", "tokens/s per user");
+  comparison_tabs_->setCurrentIndex(0);
+  pareto_tabs_->setCurrentIndex(0);
+  refresh_charts();
 }
 
 QString MainWindow::plan_summary_text() const { return plan_summary_->text(); }

@@ -46,6 +46,8 @@ class MainWindow : public QMainWindow {
   void show_plan(const PlanOutcome& plan);
   // Runs `fleetcast plan PLAN_FILE` in the background (the "Run plan…" button after its file dialog).
   bool run_plan(const QString& plan_file);
+  // File > Clear: forgets every loaded configuration, validation result and plan (tables and charts).
+  void clear_results();
 
   ComparisonTableModel* table_model() const { return model_; }
   QTableView* table_view() const { return table_; }

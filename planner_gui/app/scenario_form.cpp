@@ -153,7 +153,10 @@ void ScenarioForm::schedule_check() {
 }
 
 void ScenarioForm::on_checked(bool ok, const QString& message) {
-  status_->setText(ok ? QStringLiteral("✔ valid (checked by fleetcast)") : "✖ " + message);
+  // A valid scenario shows the CLI's summary (GPUs, replicas, requests): what a run would simulate.
+  QString summary = message;
+  if (summary.startsWith("ok: ")) summary.remove(0, 4);
+  status_->setText(ok ? "✔ " + summary : "✖ " + message);
   status_->setStyleSheet(ok ? "color: #1a7f37;" : "color: #b3261e;");
   if (ok != valid_) {
     valid_ = ok;

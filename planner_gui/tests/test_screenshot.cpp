@@ -175,6 +175,9 @@ class ScreenshotTest : public QObject {
     QVERIFY2(w.scenario_form()->message().contains("deployment.replica.tp"), qPrintable(w.scenario_form()->message()));
     tp->setValue(0);
     QTRY_VERIFY_WITH_TIMEOUT(w.scenario_form()->is_valid(), 10000);
+    // Valid: the CLI's `simulate --check` summary says how many GPUs and requests the run would simulate.
+    QVERIFY2(w.scenario_form()->message().contains(" GPUs in ") && w.scenario_form()->message().contains("requests"),
+             qPrintable(w.scenario_form()->message()));
     // Run: a real simulation of the form's scenario adds a row.
     auto* run = w.findChild<QPushButton*>("run");
     QVERIFY(run && run->isEnabled());
@@ -233,6 +236,15 @@ class ScreenshotTest : public QObject {
     ChartPanel* chart = w.chart("Plan Pareto: $/M tokens vs per-user speed");
     QVERIFY(chart && chart->isVisible());
     QVERIFY(chart->series_count() >= 2);
+
+    // File > Clear forgets the plan too: empty ranking, rejections and frontier, the summary back to its hint.
+    w.clear_results();
+    QCOMPARE(w.plan_model()->rowCount(), 0);
+    QCOMPARE(w.rejection_model()->rowCount(), 0);
+    QCOMPARE(chart->series_count(), 0);
+    QVERIFY(w.plan_summary_text().startsWith("No plan yet"));
+    QVERIFY2(w.open_file(output, &error), qPrintable(error));
+    QCOMPARE(w.plan_model()->rowCount(), static_cast<int>(plan.rows.size()));
 
     if (!real) {
       qInfo("fleetcast CLI not built: the toy plan not run from the window");

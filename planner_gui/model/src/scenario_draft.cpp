@@ -77,13 +77,15 @@ void ScenarioChecker::check(const QString& scenario_path) {
   }
   QProcess* p = new QProcess(this);
   process_ = p;
-  p->setStandardOutputFile(QProcess::nullDevice());
   connect(p, &QProcess::finished, this, [this, p](int code, QProcess::ExitStatus status) {
     const QString said = QString::fromUtf8(p->readAllStandardError()).trimmed();
+    const QString summary = QString::fromUtf8(p->readAllStandardOutput()).trimmed();
     process_ = nullptr;
     p->deleteLater();
     if (status == QProcess::NormalExit && code == 0) {
-      emit checked(true, QStringLiteral("valid"));
+      // The CLI's one-line summary ("ok: scenario 'x': 8 GPUs in 8 replicas, ...") tells the user what the
+      // scenario amounts to before they run it.
+      emit checked(true, summary.isEmpty() ? QStringLiteral("valid") : summary);
     } else {
       QString text = said;
       text.remove(QStringLiteral("fleetcast: error: "));
@@ -96,7 +98,9 @@ void ScenarioChecker::check(const QString& scenario_path) {
     p->deleteLater();
     emit checked(false, QString("could not start the fleetcast CLI at '%1' to check the scenario").arg(cli_path_));
   });
-  p->start(cli_path_, {"step", scenario_path, "--decode", "1", "--context", "1"});
+  // `simulate --check` makes every check a simulation makes before its first event (specs, trace files, memory
+  // fit, pools, request draw) without starting SimGrid, so a scenario that passes here starts when run.
+  p->start(cli_path_, {"simulate", scenario_path, "--check"});
 }
 
 }  // namespace fleetcast::gui
