@@ -1,7 +1,9 @@
 #include "dispatch.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 #include "commands.hpp"
 #include "fleetcast/simulator/report.hpp"
@@ -77,13 +79,15 @@ commands:
         a one-class workload spec: lognormal (or, --empirical, the trace's own quantile) lengths, Poisson or
         gamma arrivals at the measured rate and inter-arrival CV; prints skipped rows, the hourly rate and
         prefix-block reuse. Bad rows are skipped and counted (--strict: the first is an error).
-  validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] [--progress json]
-           [--summary-only]
+  validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] [--split all|held-out|train]
+           [--markdown FILE] [--progress json] [--summary-only]
         Predict every measured serving run of a silicon CSV (aiconfigurator's format: closed-loop clients at
         fixed lengths, layout and backend per row) in N worker processes; print per row the measured and
         predicted mean TTFT and TPOT with the absolute percentage error, per group (model, system, backend,
         mode) the count, median and 90th-percentile error, the coverage, and every row not predicted with
-        the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset.
+        the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset;
+        --split held-out the rows `calibrate serving` never fits (a fifth, by id hash); --markdown writes the
+        group table as Markdown.
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
            [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
         The same for the result files of `vllm bench serve --save-result` and SGLang's bench_serving
@@ -112,6 +116,26 @@ exit codes: 0 ok, 1 the run failed, 2 bad input or usage (the message names the 
 )";
 }
 
+// The entries of usage()'s command list for one command: each line "  CMD ..." and the more deeply indented lines
+// under it. One text serves `fleetcast --help` and `fleetcast CMD --help`, so the two cannot disagree.
+std::string command_help(const std::string& cmd) {
+  std::istringstream in(usage());
+  std::string line, out;
+  bool in_commands = false, in_entry = false;
+  while (std::getline(in, line)) {
+    if (line == "commands:") {
+      in_commands = true;
+      continue;
+    }
+    if (!in_commands) continue;
+    if (line.empty() || line[0] != ' ') break;  // the end of the command list
+    const bool entry_start = line.size() > 2 && line[2] != ' ';
+    if (entry_start) in_entry = line.compare(2, cmd.size() + 1, cmd + " ") == 0 || line.substr(2) == cmd;
+    if (in_entry) out += (entry_start ? "  fleetcast " + line.substr(2) : line) + "\n";
+  }
+  return out;
+}
+
 int dispatch(int argc, char** argv) {
   // A global option before the command: the environment carries it to every worker process a command starts.
   if (argc >= 2 && std::string(argv[1]) == "--datasheet-profiles") {
@@ -125,8 +149,22 @@ int dispatch(int argc, char** argv) {
   }
   const std::string cmd = argv[1];
   const Args args(argv + 2, argv + argc);
-  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+  if (cmd == "--help" || cmd == "-h" || (cmd == "help" && args.empty())) {
     std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  // `fleetcast CMD --help` (or -h, or `fleetcast help CMD`): that command's part of the usage, exit 0.
+  const bool asks_help =
+      std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+  if (asks_help || cmd == "help") {
+    const std::string topic = cmd == "help" && !args.empty() ? args.front() : cmd;
+    const std::string text = command_help(topic);
+    if (text.empty()) {
+      throw InputError("", "command", topic,
+                       "unknown command; valid: simulate, step, sweep, plan, calibrate, workload, validate, presets, "
+                       "bench, version");
+    }
+    std::fputs(("usage:\n" + text).c_str(), stdout);
     return 0;
   }
   if (cmd == "version" || cmd == "--version") {

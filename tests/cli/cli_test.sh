@@ -68,6 +68,14 @@ grep -q '"old": true' "$work/keep.json" && ok || bad "a failed run overwrote an 
 
 # Help and presets.
 "$bin" --help >"$work/help" && grep -q "examples:" "$work/help" && ok || bad "--help has no examples"
+# A command's own help: its entries of the main help and nothing else, on stdout, exit 0 (wherever --help stands).
+"$bin" plan --help >"$work/help-plan" && grep -q "^  fleetcast plan PLAN.json" "$work/help-plan" &&
+  ! grep -q "fleetcast simulate" "$work/help-plan" && ok || bad "plan --help is not plan's help"
+"$bin" sweep decode --help >"$work/help-sweep" && [ "$(grep -c '^  fleetcast sweep ' "$work/help-sweep")" -eq 3 ] &&
+  ok || bad "sweep --help does not list the three sweep kinds"
+"$bin" help simulate | grep -q -- "--check" && ok || bad "help simulate does not mention --check"
+"$bin" help frobnicate >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "help for an unknown command did not exit 2"
 "$bin" presets >"$work/presets" || bad "presets failed"
 for name in deepseek-v3 deepseek-r1 deepseek-v4-flash deepseek-v4.1-flash kimi-k2.5 qwen3-235b-a22b qwen3-32b \
   qwen3.5-397b-a17b minimax-m2.5 llama-3.1-8b llama-3.1-70b gpt-oss-120b h100 h200 b200 gb200 b300 gb300 ascend-950dt; do
