@@ -36,8 +36,8 @@ commands:
         One engine iteration of the scenario's replica, operator by operator (time, FLOPs, bytes per GPU),
         and its memory plan: the step-time model laid open. Counts are per attention-DP rank. A decode-only
         step also gives its steady state (tokens/s per user and output tokens/s per GPU, drafts included);
-        --prompt L averages T-token chunks over an L-token prompt (input tokens/s per GPU). A disaggregated
-        deployment needs --pool prefill or --pool decode.
+        --prompt L averages T-token steps over L-token prompts back to back (input tokens/s per GPU). A
+        disaggregated deployment needs --pool prefill or --pool decode.
   sweep grid SCENARIO TAG --set PATH=V1,V2,... [--set ...] [--axes SWEEP.json]
   sweep decode TAG CONTEXT NEXTN ACCEPTANCE [--scenario S] [--points N1,N2,...]
   sweep prefill TAG CONTEXT [--scenario S] [--batches T1,T2,...]      (all: [-j N] [--out DIR] [--progress json])
@@ -45,9 +45,10 @@ commands:
         line per point, sorted by point: its parameters and benchmark record, or its error) and the Pareto chart
         DIR/TAG/pareto.svg (DIR: sweeps). grid: the scenario with each combination of field values (paths
         into the scenario with its defaults filled in, e.g. deployment.replica.tp=1,2,4), simulated end to end.
-        decode / prefill: DeepInfer's steady-state sweeps (as `step`: requests per DP rank at CONTEXT with NEXTN MTP drafts at
-        ACCEPTANCE; tokens per rank per step over a CONTEXT-token prompt); scenarios deepinfer-decode-gb200 and
-        deepinfer-prefill-gb200 unless --scenario. Run again after an interruption: finished points are kept.
+        decode / prefill: DeepInfer's steady-state sweeps (as `step`: requests per DP rank at CONTEXT with NEXTN
+        MTP drafts at ACCEPTANCE; tokens per rank per step over CONTEXT-token prompts back to back); scenarios
+        deepinfer-decode-gb200 and deepinfer-prefill-gb200 unless --scenario. Run again after an interruption:
+        finished points are kept.
   plan PLAN.json [-o OUT.json] [-j N] [--progress json] [--no-prune] [--rows N] [--quiet]
         The cheapest fleet that meets the plan's SLOs: every combination of its search space (hardware, GPUs,
         TP/DP/EP, aggregated or disaggregated P:D, batch caps, MTP) within its budget or GPU limit; configurations

@@ -94,8 +94,10 @@ int run_step(const Args& args) {
     steady = {{"kind", "prefill"},
               {"tokens_per_rank", prefill},
               {"prompt_tokens", prompt},
+              {"prompts", p.prompts},
               {"steps", p.steps},
               {"mean_step_s", p.mean_step_s},
+              {"mean_prompt_s", p.mean_prompt_s},
               {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}};
   } else if (prefill == 0) {
     const auto p = simulator::decode_point(model, s.deployment, decode, context);
@@ -156,10 +158,10 @@ int run_step(const Args& args) {
         steady["output_tokens_per_s_per_gpu"].get<double>());
   } else if (!steady.is_null()) {
     std::printf(
-        "steady state over the prompt's %d chunks (above: the last): mean step %.2f ms, %.0f input tokens/s "
-        "per GPU\n",
-        steady["steps"].get<int>(), 1e3 * steady["mean_step_s"].get<double>(),
-        steady["input_tokens_per_s_per_gpu"].get<double>());
+        "steady state over %d steps of %d prompt(s) back to back (above: the last step completing one): mean step "
+        "%.2f ms, %.1f ms per prompt, %.0f input tokens/s per GPU\n",
+        steady["steps"].get<int>(), steady["prompts"].get<int>(), 1e3 * steady["mean_step_s"].get<double>(),
+        1e3 * steady["mean_prompt_s"].get<double>(), steady["input_tokens_per_s_per_gpu"].get<double>());
   }
   std::printf(
       "memory per GPU: weights %.1f GB, activations %.1f GB, reserve %.1f GB, KV cache %.1f GB "

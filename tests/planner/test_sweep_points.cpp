@@ -97,3 +97,35 @@ TEST_CASE("decode and prefill points are `fleetcast step`'s steady state", "[pla
   CHECK(pline["benchmark_record"]["ttft_mean_ms"].get<double>() == Approx(8e3 * q.mean_step_s));
   CHECK(pline["benchmark_record"]["tokens_per_s_per_user"].is_null());
 }
+
+TEST_CASE("a prefill step budget above the prompt packs whole prompts; one that does not divide it carries over") {
+  const specs::ScenarioSpec pre = preset("deepinfer-prefill-gb200");
+  const simulator::StepTimeModel model(pre.model, pre.deployment,
+                                       calibration::profile_for(pre.deployment.hardware, pre.deployment.runtime));
+  const auto& d = pre.deployment;
+  // 16,384 tokens per step over 8,192-token prompts: every step holds two whole prompts, each from the start.
+  const auto two = simulator::prefill_point(model, d, 16384, 8192);
+  simulator::BatchShape both;
+  both.prefill = {{8192, 0, true}, {8192, 0, true}};
+  const double step_s = model.predict(both).total_s;
+  CHECK(two.prompts == 2);
+  CHECK(two.steps == 1);
+  CHECK(two.mean_step_s == Approx(step_s));
+  CHECK(two.mean_prompt_s == Approx(step_s));  // both prompts' first tokens come at the end of the one step
+  CHECK(two.input_tokens_per_s_per_gpu == Approx(16384.0 * d.replica.dp / (step_s * d.replica.gpus())));
+  // Twice the tokens per step is not the same point as one prompt per step (the old clamp made them equal).
+  const auto one = simulator::prefill_point(model, d, 8192, 8192);
+  CHECK(one.prompts == 1);
+  CHECK(two.input_tokens_per_s_per_gpu != Approx(one.input_tokens_per_s_per_gpu));
+
+  // 3,000 tokens per step over 8,192-token prompts: the schedule repeats after lcm = 375 prompts, capped at 64;
+  // 64 x 8,192 tokens take ceil(524,288 / 3,000) = 175 steps, and every token is counted once.
+  const auto carry = simulator::prefill_point(model, d, 3000, 8192);
+  CHECK(carry.prompts == 64);
+  CHECK(carry.steps == 175);
+  CHECK(carry.input_tokens_per_s_per_gpu ==
+        Approx(64.0 * 8192 * d.replica.dp / (carry.mean_step_s * carry.steps * d.replica.gpus())));
+  // A prompt spans 3 or 4 steps (8,192 / 3,000 = 2.73 plus where it starts): its time lies between 2 and 4 steps.
+  CHECK(carry.mean_prompt_s > 2 * carry.mean_step_s);
+  CHECK(carry.mean_prompt_s < 4 * carry.mean_step_s);
+}

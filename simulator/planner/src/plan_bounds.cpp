@@ -80,8 +80,7 @@ std::optional<Rejection> slo_rejection(const specs::ScenarioSpec& s) {
       // Prefix-cache hits skip the shared prefix's compute: only the rest is a floor.
       const int computed = std::max(1, in - (c.prefix && pd.scheduler.prefix_caching ? c.prefix->tokens : 0));
       const int chunk = pd.scheduler.chunked_prefill ? pd.scheduler.chunk_limit() : computed;
-      const simulator::PrefillPoint p = simulator::prefill_point(prefill_model, pd, std::max(1, chunk), computed);
-      const double ttft_ms = 1e3 * p.mean_step_s * p.steps;
+      const double ttft_ms = 1e3 * simulator::prompt_alone_s(prefill_model, std::max(1, chunk), computed);
       if (ttft_ms > c.slo.ttft_ms) {
         return Rejection{"slo",
                          "ttft_ms",
