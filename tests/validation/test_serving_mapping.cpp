@@ -145,7 +145,7 @@ TEST_CASE("mapping: a CSV row whose concurrency is a multiple of batch x attenti
           "[validation]") {
   // silicon-dev.csv, nvidia/Qwen3-32B-NVFP4 on GB200 under TensorRT-LLM 1.3.0rc5, 15000 x 500 tokens:
   // silicon_concurrency 448, batch_size 14, TP2. One TP2 worker would hold 448 x 15,500 tokens of FP8 KV cache
-  // (~890 GB on 2 GPUs of 186 GB): the 448 clients were spread over 32 workers of 14, behind a round-robin router.
+  // (~910 GB on 2 GPUs of 186 GB): the 448 clients were spread over 32 workers of 14, behind a round-robin router.
   auto r = agg_run("nvidia/Qwen3-32B-NVFP4", "gb200", "trtllm", {14, 0, 2, 1, 1, 1, 1});
   r.isl = 15000;
   r.osl = 500;

@@ -167,7 +167,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     // A CSV row's batch_size is the batch of one worker (aiconfigurator's per-replica batch): where the row's
     // concurrency is a whole multiple of batch_size x attention_dp_size, the benchmark drove that many
     // identical workers behind one router (Dynamo's frontend, round-robin by default), e.g. 448 clients of
-    // 15,000-token prompts over TP2 workers of batch 14 on GB200: 32 workers, where one would need 890 GB of
+    // 15,000-token prompts over TP2 workers of batch 14 on GB200: 32 workers, where one would need ~910 GB of
     // KV cache. A benchmark file's batch_size is instead the engine's max_num_seqs cap (clients above it queue
     // in that one engine), so this holds for CSV rows only (num_requests 0).
     const int per_worker = run.agg.batch_size * or_one(run.agg.attention_dp);
