@@ -78,12 +78,13 @@ commands:
         gamma arrivals at the measured rate and inter-arrival CV; prints skipped rows, the hourly rate and
         prefix-block reuse. Bad rows are skipped and counted (--strict: the first is an error).
   validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] [--progress json]
-           [--summary-only]
+           [--summary-only] [--scenarios DIR]
         Predict every measured serving run of a silicon CSV (aiconfigurator's format: closed-loop clients at
         fixed lengths, layout and backend per row) in N worker processes; print per row the measured and
         predicted mean TTFT and TPOT with the absolute percentage error, per group (model, system, backend,
         mode) the count, median and 90th-percentile error, the coverage, and every row not predicted with
-        the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset.
+        the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset;
+        --scenarios DIR writes the scenario each mapped row becomes as DIR/ID.json.
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
            [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
         The same for the result files of `vllm bench serve --save-result` and SGLang's bench_serving
