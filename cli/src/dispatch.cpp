@@ -81,14 +81,14 @@ commands:
         gamma arrivals at the measured rate and inter-arrival CV; prints skipped rows, the hourly rate and
         prefix-block reuse. Bad rows are skipped and counted (--strict: the first is an error).
   validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] [--split all|held-out|train]
-           [--markdown FILE] [--progress json] [--summary-only]
+           [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only]
         Predict every measured serving run of a silicon CSV (aiconfigurator's format: closed-loop clients at
         fixed lengths, layout and backend per row) in N worker processes; print per row the measured and
         predicted mean TTFT and TPOT with the absolute percentage error, per group (model, system, backend,
         mode) the count, median and 90th-percentile error, the coverage, and every row not predicted with
         the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset;
         --split held-out the rows `calibrate serving` never fits (a fifth, by id hash); --markdown writes the
-        group table as Markdown.
+        group table as Markdown; --scenarios DIR writes the scenario each mapped row becomes as DIR/ID.json.
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
            [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
         The same for the result files of `vllm bench serve --save-result` and SGLang's bench_serving

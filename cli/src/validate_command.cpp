@@ -1,6 +1,8 @@
 // `fleetcast validate --silicon FILE`: predict every measured serving run of a silicon CSV and say how wrong
 // the prediction is, per row and per group, with the rows it could not map and why.
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <thread>
@@ -19,7 +21,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: fleetcast validate (--silicon FILE | --bench FILE... [--hardware H] [--tp N] [--pp N] [--dp N] [--ep N] "
     "[--model M] [--runtime R] [--precision P] [--max-num-seqs N]) [--json OUT] [-j N] [--strict] [--match TEXT] "
-    "[--every K] [--split all|held-out|train] [--markdown FILE] [--progress json] [--summary-only]";
+    "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only]";
 
 int whole_arg(const std::string& flag, const std::string& text, int min) {
   try {
@@ -112,7 +114,8 @@ traces::MeasuredServingResults read_bench_files(const std::vector<std::string>& 
     }
     for (auto& r : one.runs) all.runs.push_back(std::move(r));
   }
-  for (const auto& b : all.first_bad_rows) std::fprintf(stderr, "skipped record at line %ld: %s\n", b.line, b.reason.c_str());
+  for (const auto& b : all.first_bad_rows)
+    std::fprintf(stderr, "skipped record at line %ld: %s\n", b.line, b.reason.c_str());
   return all;
 }
 
@@ -125,7 +128,7 @@ int run_validate(const Args& args) {
   bool strict = false, progress_json = false, summary_only = false;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int every = 1;
-  std::string match, split = "all", markdown;
+  std::string match, split = "all", markdown, scenarios;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> const std::string& {
@@ -169,6 +172,8 @@ int run_validate(const Args& args) {
       }
     } else if (a == "--markdown") {
       markdown = value();
+    } else if (a == "--scenarios") {
+      scenarios = value();
     } else if (a == "--strict") {
       strict = true;
     } else if (a == "--summary-only") {
@@ -198,6 +203,20 @@ int run_validate(const Args& args) {
         return false;
       }
       return (*position)++ % every == 0;
+    };
+  }
+  if (!scenarios.empty()) {
+    // Each mapped row's scenario as DIR/ID.json, what `fleetcast simulate` and `fleetcast step` read: the way to
+    // look at what a row became.
+    std::error_code ec;
+    std::filesystem::create_directories(scenarios, ec);
+    if (ec) throw InputError("", "--scenarios", scenarios, "cannot create the directory: " + ec.message());
+    options.mapped = [scenarios](const traces::MeasuredServingRun& run, const nlohmann::json& scenario) {
+      std::string name = run.id;
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+      }
+      write_file_atomically(std::filesystem::path(scenarios) / (name + ".json"), scenario.dump(2) + "\n");
     };
   }
   if (progress_json) {

@@ -178,6 +178,11 @@ silicon=$fixtures/../../validation/fixtures/silicon-small.csv
 { [ $? -eq 0 ] && grep -q "coverage: 3 of 6 rows predicted" "$work/out" && grep -q "no model preset unknown-7b" "$work/out" &&
   grep -q '"measured_ttft_ms": 40.0' "$work/v.json" && grep -q '"predicted_tpot_ms"' "$work/v.json"; } && ok ||
   bad "validate --silicon: $(cat "$work/out" "$work/err")"
+# --scenarios DIR: each mapped row's scenario, one a file, which `simulate --check` accepts; unmapped rows none.
+"$bin" validate --silicon "$silicon" -j 2 --summary-only --scenarios "$work/sc" >/dev/null 2>"$work/err"
+{ [ $? -eq 0 ] && [ "$(ls "$work/sc" | wc -l)" -eq 3 ] && [ ! -e "$work/sc/unknown_model_row.json" ] &&
+  "$bin" simulate "$work/sc/gptoss_gb200_trtllm_disagg_1024x64.json" --check >/dev/null; } && ok ||
+  bad "validate --scenarios: $(ls "$work/sc" 2>&1) $(cat "$work/err")"
 "$bin" validate --silicon "$work/no-such.csv" --json "$work/v2.json" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q "no-such.csv" "$work/err" && [ ! -e "$work/v2.json" ]; } && ok ||
   bad "validate of a missing file: $(cat "$work/err")"

@@ -81,9 +81,10 @@ TEST_CASE("mapping: the layout is one worker of tp x pp x dp GPUs with the row's
   CHECK(s.workload.classes.at(0).input_tokens.value == 1024);
   CHECK(s.workload.classes.at(0).output_tokens.value == 128);
   CHECK(s.num_requests == validation::requests_for_clients(16));
-  // A 2-GPU worker is one replica on a 2-GPU "node", not 4 replicas of an 8-GPU server.
+  // A 2-GPU worker is one replica on a 2-GPU "node", not 4 replicas of an 8-GPU server (its batch of 16 holds
+  // the 16 clients: one worker).
   const auto small = specs::parse_scenario(
-      mapped(agg_run("Qwen/Qwen3-32B", "h100_sxm", "trtllm", {8, 0, 2, 1, 1, 1, 1})).scenario, "row");
+      mapped(agg_run("Qwen/Qwen3-32B", "h100_sxm", "trtllm", {16, 0, 2, 1, 1, 1, 1})).scenario, "row");
   CHECK(small.deployment.total_gpus() == 2);
   CHECK(small.deployment.num_replicas() == 1);
   CHECK(small.deployment.scheduler.policy == specs::SchedulerPolicy::trtllm);
@@ -138,6 +139,68 @@ TEST_CASE("mapping: a disaggregated row becomes prefill and decode pools of whol
   CHECK(s.deployment.disaggregation->decode.replica == specs::ReplicaLayout{4, 1, 4, 1});
   CHECK(s.deployment.disaggregation->decode.scheduler.max_num_seqs == 16);
   CHECK(m.scenario["workload"]["arrival"]["clients"] == 16);
+}
+
+TEST_CASE("mapping: a CSV row whose concurrency is a multiple of batch x attention DP is that many workers",
+          "[validation]") {
+  // silicon-dev.csv, nvidia/Qwen3-32B-NVFP4 on GB200 under TensorRT-LLM 1.3.0rc5, 15000 x 500 tokens:
+  // silicon_concurrency 448, batch_size 14, TP2. One TP2 worker would hold 448 x 15,500 tokens of FP8 KV cache
+  // (~910 GB on 2 GPUs of 186 GB): the 448 clients were spread over 32 workers of 14, behind a round-robin router.
+  auto r = agg_run("nvidia/Qwen3-32B-NVFP4", "gb200", "trtllm", {14, 0, 2, 1, 1, 1, 1});
+  r.isl = 15000;
+  r.osl = 500;
+  r.concurrency = 448;
+  r.gemm_quant_mode = "nvfp4";
+  const auto m = mapped(r);
+  const auto s = specs::parse_scenario(m.scenario, "row");
+  CHECK(s.deployment.replica == specs::ReplicaLayout{2, 1, 1, 1});
+  CHECK(s.deployment.num_replicas() == 32);
+  CHECK(s.deployment.total_gpus() == 64);
+  CHECK(s.deployment.router == specs::RouterPolicy::round_robin);  // Dynamo's frontend default
+  CHECK(s.deployment.scheduler.max_num_seqs == 14);
+  CHECK(s.workload.classes.at(0).arrival.clients == 448);
+  CHECK(m.notes.find("32 workers") != std::string::npos);
+  // gpt-oss-120b on H100 under TensorRT-LLM: 192 clients, TP4 workers of batch 48 -> 4 workers on 2 nodes of 8.
+  auto g = agg_run("openai/gpt-oss-120b", "h100_sxm", "trtllm", {48, 0, 4, 1, 0, 4, 1});
+  g.concurrency = 192;
+  const auto gs = specs::parse_scenario(mapped(g).scenario, "row");
+  CHECK(gs.deployment.num_replicas() == 4);
+  CHECK(gs.deployment.total_gpus() == 16);
+  // Concurrency equal to (or below) the worker's batch stays one worker; a remainder is not a whole worker.
+  auto one = agg_run("Qwen/Qwen3-32B", "h100_sxm", "vllm", {16, 0, 2, 1, 1, 1, 1});
+  CHECK(specs::parse_scenario(mapped(one).scenario, "row").deployment.num_replicas() == 1);
+  one.concurrency = 24;
+  CHECK_THAT(unmapped(one), Catch::Contains("not a whole number of workers"));
+  // A benchmark file's batch_size is the engine's max_num_seqs: more clients queue in that one engine.
+  auto bench = agg_run("meta-llama/Llama-3.1-8B-Instruct", "h100_sxm", "vllm", {16, 0, 1, 1, 1, 1, 1});
+  bench.concurrency = 64;
+  bench.num_requests = 640;
+  CHECK(specs::parse_scenario(mapped(bench).scenario, "row").deployment.num_replicas() == 1);
+}
+
+TEST_CASE("mapping: a disaggregated row without worker counts maps only at one client, where they cannot matter",
+          "[validation]") {
+  // silicon-dev.csv, gpt-oss-120b on GB200 under TensorRT-LLM (Dynamo 0.7.0): prefill TP1, decode TP8, worker
+  // counts and batch sizes blank.
+  traces::MeasuredServingRun r = agg_run("openai/gpt-oss-120b", "gb200", "trtllm", {});
+  r.mode = "disagg";
+  r.isl = 8192;
+  r.osl = 1024;
+  r.prefill = {0, 0, 1, 1, 1, 1, 1};
+  r.decode = {0, 0, 8, 1, 1, 8, 1};
+  r.concurrency = 1;
+  const auto m = mapped(r);
+  const auto s = specs::parse_scenario(m.scenario, "row");
+  REQUIRE(s.deployment.disaggregation);
+  CHECK(s.deployment.disaggregation->prefill.nodes * s.deployment.gpus_per_node == 1);
+  CHECK(s.deployment.disaggregation->decode.nodes * s.deployment.gpus_per_node == 8);
+  CHECK(s.workload.classes.at(0).arrival.clients == 1);
+  CHECK(m.notes.find("one client") != std::string::npos);
+  // At two clients the number of prefill workers decides whether the two prompts prefill side by side.
+  r.concurrency = 2;
+  CHECK_THAT(unmapped(r), Catch::Contains("num_workers is blank"));
+  r.concurrency = 0;
+  CHECK_THAT(unmapped(r), Catch::Contains("num_workers is blank"));
 }
 
 TEST_CASE("mapping benchmark-file runs: open loop, burstiness, every request measured, what is not modelled",

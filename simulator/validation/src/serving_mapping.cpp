@@ -126,13 +126,14 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   if (run.spec_accept_length > 0.0) {
     char accepted[32];
     std::snprintf(accepted, sizeof accepted, "%.2f", run.spec_accept_length);
-    return Unmapped{std::string("speculative decoding (accepted length ") + accepted + "): the file does not give the draft length and per-position acceptance"};
+    return Unmapped{std::string("speculative decoding (accepted length ") + accepted +
+                    "): the file does not give the draft length and per-position acceptance"};
   }
   if (run.request_rate_per_s > 0.0 && run.concurrency > 0) {
     char rate[32];
     std::snprintf(rate, sizeof rate, "%g", run.request_rate_per_s);
-    return Unmapped{std::string("request_rate ") + rate + " with max_concurrency " +
-                    std::to_string(run.concurrency) + ": open-loop arrivals held back by a client cap are not modelled"};
+    return Unmapped{std::string("request_rate ") + rate + " with max_concurrency " + std::to_string(run.concurrency) +
+                    ": open-loop arrivals held back by a client cap are not modelled"};
   }
   std::string notes;
   auto note = [&](const std::string& n) { notes += (notes.empty() ? "" : "; ") + n; };
@@ -163,13 +164,30 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     if (auto* u = std::get_if<Unmapped>(&layout)) return *u;
     const Layout& l = std::get<Layout>(layout);
     if (run.agg.batch_size <= 0) return Unmapped{"batch_size is blank"};
-    // One worker: its GPUs as one "node" unless it spans several of the hardware's nodes.
+    // A CSV row's batch_size is the batch of one worker (aiconfigurator's per-replica batch): where the row's
+    // concurrency is a whole multiple of batch_size x attention_dp_size, the benchmark drove that many
+    // identical workers behind one router (Dynamo's frontend, round-robin by default), e.g. 448 clients of
+    // 15,000-token prompts over TP2 workers of batch 14 on GB200: 32 workers, where one would need ~910 GB of
+    // KV cache. A benchmark file's batch_size is instead the engine's max_num_seqs cap (clients above it queue
+    // in that one engine), so this holds for CSV rows only (num_requests 0).
+    const int per_worker = run.agg.batch_size * or_one(run.agg.attention_dp);
+    int workers = 1;
+    if (run.num_requests == 0 && clients > per_worker) {
+      if (clients % per_worker != 0) {
+        return Unmapped{"concurrency " + std::to_string(clients) + " is not a whole number of workers of batch_size " +
+                        std::to_string(run.agg.batch_size) + " x attention_dp_size " +
+                        std::to_string(or_one(run.agg.attention_dp))};
+      }
+      workers = clients / per_worker;
+      note(std::to_string(workers) + " workers: concurrency / (batch_size x attention_dp_size)");
+    }
+    // Each worker's GPUs as one "node" unless a worker spans several of the hardware's nodes.
     const int per_node = l.gpus <= hw.gpus_per_node ? l.gpus : hw.gpus_per_node;
     if (l.gpus % per_node != 0) {
       return Unmapped{std::to_string(l.gpus) + " GPUs are not whole " + hw_name + " nodes of " +
                       std::to_string(hw.gpus_per_node)};
     }
-    deployment["nodes"] = l.gpus / per_node;
+    deployment["nodes"] = workers * l.gpus / per_node;
     deployment["gpus_per_node"] = per_node;
     deployment["replica"] = l.replica;
     deployment["scheduler"] = scheduler_for(run.backend, run.agg.batch_size, hw.hbm_gb);
@@ -184,24 +202,39 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     if (auto* u = std::get_if<Unmapped>(&decode)) return *u;
     const Layout& p = std::get<Layout>(prefill);
     const Layout& d = std::get<Layout>(decode);
-    if (run.prefill.num_workers <= 0 || run.decode.num_workers <= 0) return Unmapped{"num_workers is blank"};
-    if (run.prefill.batch_size <= 0 || run.decode.batch_size <= 0) return Unmapped{"pool batch_size is blank"};
+    traces::MeasuredLayout pre = run.prefill, dec = run.decode;
+    const bool blanks = pre.num_workers <= 0 || dec.num_workers <= 0 || pre.batch_size <= 0 || dec.batch_size <= 0;
+    if (blanks && run.concurrency == 1 && run.request_rate_per_s <= 0.0) {
+      // One client has one request in flight: one prefill worker, then one decode worker, serve it whatever the
+      // pools' sizes and batch caps, so the blanks cannot change the result.
+      for (traces::MeasuredLayout* l : {&pre, &dec}) {
+        l->num_workers = std::max(l->num_workers, 1);
+        l->batch_size = std::max(l->batch_size, 1);
+      }
+      note("one client: one prefill and one decode worker serve it (worker counts or batch sizes blank)");
+    }
+    // Above one client the worker counts set how many prompts prefill side by side and how the decode batch
+    // splits, and the batch sizes cap each worker: a guess there would be a fitted parameter.
+    if (pre.num_workers <= 0 || dec.num_workers <= 0) {
+      return Unmapped{"num_workers is blank: how many prefill and decode workers served the clients is not given"};
+    }
+    if (pre.batch_size <= 0 || dec.batch_size <= 0) return Unmapped{"pool batch_size is blank"};
     // Both pools' workers must be whole "nodes" of one size: the largest size dividing both workers' GPU
     // counts and the hardware's node.
     int per_node = std::gcd(std::gcd(p.gpus, d.gpus), hw.gpus_per_node);
-    const int prefill_gpus = p.gpus * run.prefill.num_workers, decode_gpus = d.gpus * run.decode.num_workers;
+    const int prefill_gpus = p.gpus * pre.num_workers, decode_gpus = d.gpus * dec.num_workers;
     deployment["gpus_per_node"] = per_node;
     deployment["nodes"] = (prefill_gpus + decode_gpus) / per_node;
     deployment["disaggregation"] = {{"prefill",
                                      {{"nodes", prefill_gpus / per_node},
                                       {"replica", p.replica},
-                                      {"scheduler", scheduler_for(run.backend, run.prefill.batch_size, hw.hbm_gb)}}},
+                                      {"scheduler", scheduler_for(run.backend, pre.batch_size, hw.hbm_gb)}}},
                                     {"decode",
                                      {{"nodes", decode_gpus / per_node},
                                       {"replica", d.replica},
-                                      {"scheduler", scheduler_for(run.backend, run.decode.batch_size, hw.hbm_gb)}}}};
+                                      {"scheduler", scheduler_for(run.backend, dec.batch_size, hw.hbm_gb)}}}};
     if (clients <= 0 && run.request_rate_per_s <= 0.0) {
-      clients = run.decode.batch_size * or_one(run.decode.attention_dp) * run.decode.num_workers;
+      clients = dec.batch_size * or_one(dec.attention_dp) * dec.num_workers;
       note("concurrency from decode batch_size x attention_dp_size x num_workers");
     }
   } else {

@@ -97,6 +97,7 @@ ValidationResult validate_runs(const traces::MeasuredServingResults& results, co
       row.reason = u->reason;
     } else {
       row.notes = std::get<MappedRun>(m).notes;
+      if (options.mapped) options.mapped(run, std::get<MappedRun>(m).scenario);
       mapped.push_back(std::move(std::get<MappedRun>(m)));
       to_run.push_back(out.rows.size());
     }

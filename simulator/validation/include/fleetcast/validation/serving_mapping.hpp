@@ -28,9 +28,12 @@ struct Unmapped {
 // weights) and moe_quant_mode (routed experts), else the precision column, else the preset's; a quantized run
 // (FP8 or FP4 weights) keeps its KV cache in FP8.
 // Hardware: the system without "_sxm". Runtime and scheduler: the backend (vllm, sglang, trtllm) with the
-// engine's default token budget on that GPU. Layout: tp x pp x attention_dp GPUs, experts over moe_ep with
-// moe_tp = tp x dp / moe_ep (a row whose moe_tp disagrees is unmapped). Workload: `concurrency` closed-loop
-// clients (batch_size x attention_dp_size when the row has no concurrency, noted), isl and osl fixed.
+// engine's default token budget on that GPU. Layout: workers of tp x pp x attention_dp GPUs, experts over
+// moe_ep with moe_tp = tp x dp / moe_ep (a row whose moe_tp disagrees is unmapped); one worker, or for a CSV
+// row whose concurrency is k x batch_size x attention_dp_size, k workers behind a round-robin router.
+// Disaggregated rows need both pools' worker counts and batch sizes, except at one client, where they cannot
+// change the result. Workload: `concurrency` closed-loop clients (batch_size x attention_dp_size when the row
+// has no concurrency, noted), isl and osl fixed.
 std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingRun& run);
 
 // The group key alone (also for unmapped rows, so coverage can be reported per group).

@@ -55,6 +55,9 @@ struct ValidateOptions {
   std::function<void(std::size_t, std::size_t)> progress;
   // Keeps only the rows for which it returns true (a subset for a quick run); empty: all.
   std::function<bool(const traces::MeasuredServingRun&)> select;
+  // Called in the parent with each mapped row and the scenario it maps to, before anything runs (e.g. to
+  // write the scenarios out for `fleetcast simulate` or `fleetcast step`); empty: nothing.
+  std::function<void(const traces::MeasuredServingRun&, const nlohmann::json&)> mapped;
 };
 
 ValidationResult validate_runs(const traces::MeasuredServingResults& results, const ValidateOptions& options);
