@@ -25,6 +25,11 @@ struct DecodeArgs {
   float scale;     // 1 / sqrt(dk)
   float kv_scale;  // dequantisation scale of an FP8 cache (1 otherwise)
   Storage q_storage, kv_storage;
+  // Causal rows (model_step's MLA prefill, the CPU step's decode kernel once per new token in one launch):
+  // with queries_per_seq N > 1, `batch` counts query rows, row r is new token r % N of sequence r / N (its
+  // block-table row) and attends the first context - (N - 1 - r % N) tokens; `context` is the sequence's
+  // full length, context before the step + N. 1: every row a sequence of its own over `context` tokens.
+  std::int64_t queries_per_seq = 1;
 };
 
 // Query heads one block serves (the K/V it reads serve them all): up to 8 of a kv head's group.

@@ -102,6 +102,16 @@ TEST_CASE("cuda: decode attention splits a long context until the grid fills the
   CHECK(cuda::decode_head_tile(128) == 8);
   CHECK(cuda::decode_head_tile(4) == 4);
   CHECK(cuda::decode_head_tile(1) == 1);
+  // The MLA model_step test's shapes on an H200 (132 SMs): DeepSeek-V3's 16 heads per GPU of TP 8 over one
+  // latent entry per token: one sequence after 520 tokens is cut in two pieces; a prefill of 4 tokens after
+  // 520 (8 causal rows) too, each row's pieces cut from the longest row's 524 tokens.
+  CHECK(cuda::decode_splits(1, 1, 16, 521, 132) == 2);
+  CHECK(cuda::decode_splits(8, 1, 16, 524, 132) == 2);
+  CHECK(cuda::decode_splits(48, 1, 16, 32, 132) == 1);
+  // A 576-wide query and 512-wide value for 8 heads fit in 48 KiB: no opt-in needed.
+  // Floats: 8 queries of 576, 8 accumulators of 512, 8 x 64 scores, 3 x 8 running values; 64 entry indices.
+  CHECK(cuda::decode_shared_bytes(16, 576, 512) == (8 * 576 + 8 * 512 + 8 * 64 + 3 * 8) * 4 + 64 * 8);
+  CHECK(cuda::decode_shared_bytes(16, 576, 512) < (48u << 10));
 }
 
 TEST_CASE("cuda: split-K decode, FP8 caches and long prefill chunks match the reference", "[.gpu][engine]") {
@@ -156,10 +166,36 @@ TEST_CASE("cuda: model_step decode under a CUDA graph matches the reference step
   CHECK(prepared->check(true).compared == 3u * 16032u);  // the first run captures the graph
   for (int i = 0; i < 3; ++i) prepared->run();           // replays rewrite the same cache entries
   CHECK(prepared->check(true).compared == 3u * 16032u);
-  // MLA steps are refused with the reason, not an error.
-  const Support mla = backend->support(op, "bf16", model_step_shape({"deepseek-v3", 8, 8, 1, 1, 0, 1}));
-  CHECK_FALSE(mla.supported);
-  CHECK_THAT(mla.reason, Catch::Contains("GQA models only"));
+}
+
+TEST_CASE("cuda: a DeepSeek-V3 (MLA) model_step matches the reference step, decode and prefill",
+          "[.gpu][engine][model_step]") {
+  if (!have_gpu()) return;
+  auto backend = make_cuda_backend();
+  const OpInfo& op = *find_op("model_step");
+  // deepseek-v3 on one GPU of TP 8: 16 heads, q LoRA 1536, latent 512 + rope 64, 16160 vocabulary rows.
+  // Layer 0 (dense): 3 sequences decoding after 40 tokens under the CUDA graph; one sequence after 520
+  // (the decode kernel splits its context in two pieces, merged by the combine kernel); a prefill of 24
+  // tokens after 8 (a causal row of the decode kernel per new token) and of 4 tokens after 520 (causal rows
+  // and split pieces together). Then four layers at EP 64: three dense, then a MoE layer routed as
+  // DeepSeek-V3 (sigmoid, 8 groups, best 4) to this GPU's 4 experts and the shared expert. Every logit,
+  // before and after a replay (which rewrites the same cache entries).
+  for (const StepShape& step :
+       {StepShape{"deepseek-v3", 8, 8, 1, 3, 40, 1}, StepShape{"deepseek-v3", 8, 8, 1, 1, 520, 1},
+        StepShape{"deepseek-v3", 8, 8, 1, 2, 8, 24}, StepShape{"deepseek-v3", 8, 8, 1, 2, 520, 4},
+        StepShape{"deepseek-v3", 8, 64, 4, 2, 20, 1}}) {
+    const Shape shape = model_step_shape(step);
+    INFO(shape.text());
+    const Support s = backend->support(op, "bf16", shape);
+    REQUIRE(s.supported);
+    CHECK(s.dtype == "fp32");
+    const auto vocab_local = step_dims(fleetcast::specs::model_preset("deepseek-v3"), step).vocab_local;
+    CHECK(vocab_local == 16160);
+    auto prepared = backend->prepare(op, s.dtype, shape);
+    CHECK(prepared->check(true).compared == static_cast<std::size_t>(step.batch * vocab_local));
+    prepared->run();
+    CHECK(prepared->check(true).compared == static_cast<std::size_t>(step.batch * vocab_local));
+  }
 }
 
 TEST_CASE("cuda: a MoE model_step matches the reference step, decode and prefill", "[.gpu][engine][model_step]") {
@@ -174,8 +210,8 @@ TEST_CASE("cuda: a MoE model_step matches the reference step, decode and prefill
     INFO(shape.text());
     const Support s = backend->support(op, "bf16", shape);
     REQUIRE(s.supported);
-    const auto vocab_local = step_dims(fleetcast::specs::model_preset("qwen3-235b-a22b"), step_shape_of(shape))
-                                 .vocab_local;
+    const auto vocab_local =
+        step_dims(fleetcast::specs::model_preset("qwen3-235b-a22b"), step_shape_of(shape)).vocab_local;
     auto prepared = backend->prepare(op, s.dtype, shape);
     CHECK(prepared->check(true).compared == static_cast<std::size_t>(step[0] * vocab_local));
     prepared->run();
