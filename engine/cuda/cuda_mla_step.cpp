@@ -14,31 +14,6 @@ std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t
   return std::optional<Linear>(std::in_place, ctx, m, n, k);
 }
 
-// Each head h: q_nope_h [T, nope] (in q_b's output, rows Q (nope + rope) apart, heads nope + rope apart)
-// times W_UK_h [nope, kv_lora] (kv_b's first nope rows of head h: row-major [k, n]) into the first kv_lora
-// floats of head h's query in q_attn [T, Q, kv_lora + rope].
-BatchedGemmShape w_uk_shape(const StepDims& d, std::int64_t T) {
-  const std::int64_t qd = d.nope + d.rope_dim, entry = d.cache_entry();
-  return {d.q_heads,      T,  d.kv_lora,         d.nope, false, d.kv_lora, (d.nope + d.v_dim) * d.kv_lora,
-          d.q_heads * qd, qd, d.q_heads * entry, entry};
-}
-
-// Each head h: its latent output [T, kv_lora] (attention's out [T, Q, kv_lora]) times W_UV_h^T (kv_b's next
-// v rows of head h: row-major [n, k]) into head h's v columns of the O GEMM's input [T, Q v].
-BatchedGemmShape w_uv_shape(const StepDims& d, std::int64_t T) {
-  return {d.q_heads,
-          T,
-          d.v_dim,
-          d.kv_lora,
-          true,
-          d.kv_lora,
-          (d.nope + d.v_dim) * d.kv_lora,
-          d.q_heads * d.kv_lora,
-          d.kv_lora,
-          d.q_heads * d.v_dim,
-          d.v_dim};
-}
-
 }  // namespace
 
 std::string mla_step_support(const Context& ctx, const StepDims& d, const StepShape& s) {

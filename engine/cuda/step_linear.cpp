@@ -85,27 +85,28 @@ void Linear::operator()(const Context& ctx, const DeviceBuffer& x, const DeviceB
 
 BatchedLinear::BatchedLinear(const Context& ctx, const BatchedGemmShape& s) : s_(s) {
   desc_ = make_matmul_desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
-  // W [n, k] row-major is k x n column-major: transposed to n x k. W [k, n] row-major is n x k already.
-  set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, s.w_is_nk ? CUBLAS_OP_T : CUBLAS_OP_N);
+  const BatchedGemmLayouts l = batched_gemm_layouts(s);
+  set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, l.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N);
   set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
-  const auto m = static_cast<std::uint64_t>(s.m), n = static_cast<std::uint64_t>(s.n);
-  const auto k = static_cast<std::uint64_t>(s.k);
   const LtPreference pref = workspace_preference(ctx);
   set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment_bytes(s.ld_w, s.w_stride));
   set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment_bytes(s.ld_x, s.x_stride));
   set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment_bytes(s.ld_y, s.y_stride));
   set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment_bytes(s.ld_y, s.y_stride));
   // The layouts of one matrix of the batch; `batched` adds the count and strides.
+  const auto layout = [](const LtOperand& o) {
+    return make_layout(CUDA_R_32F, static_cast<std::uint64_t>(o.rows), static_cast<std::uint64_t>(o.cols), o.ld);
+  };
   const auto make_layouts = [&](bool batched) {
-    a_ = s.w_is_nk ? make_layout(CUDA_R_32F, k, n, s.ld_w) : make_layout(CUDA_R_32F, n, k, s.ld_w);
-    b_ = make_layout(CUDA_R_32F, k, m, s.ld_x);
-    d_ = make_layout(CUDA_R_32F, n, m, s.ld_y);
+    a_ = layout(l.a);
+    b_ = layout(l.b);
+    d_ = layout(l.d);
     if (!batched) return;
     const auto count = static_cast<std::int32_t>(s.batch);
-    for (const LtLayout* l : {&a_, &b_, &d_}) set_layout_attribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, count);
-    set_layout_attribute(a_, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, s.w_stride);
-    set_layout_attribute(b_, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, s.x_stride);
-    set_layout_attribute(d_, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, s.y_stride);
+    for (const LtLayout* x : {&a_, &b_, &d_}) set_layout_attribute(*x, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, count);
+    set_layout_attribute(a_, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, l.a.stride);
+    set_layout_attribute(b_, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, l.b.stride);
+    set_layout_attribute(d_, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, l.d.stride);
   };
   int found = 0;
   if (s.batch > 1) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda_context.hpp"
+#include "step_gemm_layout.hpp"
 
 namespace fleetcast::engine::cuda {
 
@@ -31,20 +32,9 @@ class Linear {
   cublasLtMatmulHeuristicResult_t heuristic_{};
 };
 
-// `batch` GEMMs of equal shape at fixed strides, e.g. one per attention head (MLA's W_UK and W_UV):
-//   y_h[m, n] = x_h[m, k] W_h, for h < batch,
-// where x_h starts at x + h x_stride with rows ld_x apart, y_h at y + h y_stride with rows ld_y apart,
-// and W_h at w + h w_stride, rows ld_w apart, stored row-major either [n, k] (w_is_nk: W_h is its
-// transpose, as Linear's weights) or [k, n]. Offsets and strides are in floats. The batches may interleave
-// (a head's columns inside each token's row), which cuBLASLt's strided batch allows: it only adds
-// h x stride to each base. One cublasLtMatmul with CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT where cuBLASLt offers a
-// strided-batched algorithm for the layouts; otherwise a loop of `batch` single GEMMs (capturable alike).
-struct BatchedGemmShape {
-  std::int64_t batch, m, n, k;
-  bool w_is_nk;
-  std::int64_t ld_w, w_stride, ld_x, x_stride, ld_y, y_stride;
-};
-
+// `batch` GEMMs at fixed strides (step_gemm_layout.hpp's BatchedGemmShape): one cublasLtMatmul with
+// CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT where cuBLASLt offers a strided-batched algorithm for the layouts;
+// otherwise a loop of `batch` single GEMMs (capturable alike).
 class BatchedLinear {
  public:
   BatchedLinear(const Context& ctx, const BatchedGemmShape& s);

@@ -14,6 +14,7 @@
 #include "fleetcast/engine/model_step.hpp"
 #include "fleetcast/engine/ops.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "step_gemm_layout.hpp"
 
 using namespace fleetcast::engine;
 
@@ -112,6 +113,92 @@ TEST_CASE("cuda: decode attention splits a long context until the grid fills the
   // Floats: 8 queries of 576, 8 accumulators of 512, 8 x 64 scores, 3 x 8 running values; 64 entry indices.
   CHECK(cuda::decode_shared_bytes(16, 576, 512) == (8 * 576 + 8 * 512 + 8 * 64 + 3 * 8) * 4 + 64 * 8);
   CHECK(cuda::decode_shared_bytes(16, 576, 512) < (48u << 10));
+}
+
+namespace {
+
+// cuBLASLt's definition of a strided-batched GEMM, column-major (beta 0): D_h(i, j) = sum_p op(A_h)(i, p)
+// B_h(p, j), element (r, c) of an operand in batch h at h stride + c ld + r. Counts the writes per element.
+void replay_lt(const cuda::BatchedGemmShape& s, const std::vector<float>& w, std::int64_t w0,
+               const std::vector<float>& x, std::vector<float>& y, std::vector<int>& writes) {
+  const cuda::BatchedGemmLayouts l = cuda::batched_gemm_layouts(s);
+  // cuBLASLt's own validity rules: leading dimensions at least the rows.
+  REQUIRE(l.a.ld >= l.a.rows);
+  REQUIRE(l.b.ld >= l.b.rows);
+  REQUIRE(l.d.ld >= l.d.rows);
+  REQUIRE(l.b.rows == (l.transpose_a ? l.a.rows : l.a.cols));  // the inner dimension k agrees
+  for (std::int64_t h = 0; h < s.batch; ++h)
+    for (std::int64_t j = 0; j < l.d.cols; ++j)
+      for (std::int64_t i = 0; i < l.d.rows; ++i) {
+        double acc = 0.0;
+        for (std::int64_t p = 0; p < l.b.rows; ++p) {
+          const std::int64_t a_at = l.transpose_a ? h * l.a.stride + i * l.a.ld + p : h * l.a.stride + p * l.a.ld + i;
+          acc += double{w[w0 + a_at]} * x[h * l.b.stride + j * l.b.ld + p];
+        }
+        const std::int64_t at = h * l.d.stride + j * l.d.ld + i;
+        y[at] = static_cast<float>(acc);
+        ++writes[at];
+      }
+}
+
+}  // namespace
+
+TEST_CASE("cuda: MLA's per-head W_UK and W_UV GEMMs, as cuBLASLt reads their layouts", "[engine][cuda]") {
+  // Small MLA widths, distinct so a swapped dimension shows: 3 heads, nope 5, rope 2, latent 6, v 4; 4 tokens.
+  StepDims d{};
+  d.mla = true;
+  d.q_heads = 3;
+  d.nope = 5;
+  d.rope_dim = 2;
+  d.kv_lora = 6;
+  d.v_dim = 4;
+  d.head_dim = 7;
+  d.kv_heads = 1;
+  const std::int64_t T = 4, Q = 3, nope = 5, r = 2, kvl = 6, v = 4, qd = 7, entry = kvl + r;
+  auto filled = [](std::uint64_t seed, std::int64_t n) {
+    std::vector<float> a(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) a[i] = uniform_pm1(seed, static_cast<std::uint64_t>(i));
+    return a;
+  };
+  // kv_b [Q (nope + v), kv_lora]: each head's W_UK rows, then its W_UV rows (the checkpoint's layout).
+  const std::vector<float> kv_b = filled(1, Q * (nope + v) * kvl), q_full = filled(2, T * Q * qd);
+  {
+    // q_nope in place in q_b's output, each head's latent query into the first kv_lora of its 576-wide slot.
+    std::vector<float> q_attn(T * Q * entry, -7.0f);
+    std::vector<int> writes(q_attn.size(), 0);
+    replay_lt(cuda::w_uk_shape(d, T), kv_b, 0, q_full, q_attn, writes);
+    for (std::int64_t t = 0; t < T; ++t)
+      for (std::int64_t h = 0; h < Q; ++h)
+        for (std::int64_t c = 0; c < entry; ++c) {
+          const std::size_t at = (t * Q + h) * entry + c;
+          if (c >= kvl) {  // the rope part is mla_write's: untouched
+            CHECK(writes[at] == 0);
+            continue;
+          }
+          double want = 0.0;  // q_nope[t, h] . W_UK[h][:, c]
+          for (std::int64_t i = 0; i < nope; ++i)
+            want += double{q_full[(t * Q + h) * qd + i]} * kv_b[(h * (nope + v) + i) * kvl + c];
+          CHECK(writes[at] == 1);
+          CHECK(q_attn[at] == Catch::Detail::Approx(want).margin(1e-6));
+        }
+  }
+  {
+    // Attention's latent output [T, Q, kv_lora] through each head's W_UV into the O GEMM's input [T, Q v].
+    const std::vector<float> latent = filled(3, T * Q * kvl);
+    std::vector<float> attn(T * Q * v, -7.0f);
+    std::vector<int> writes(attn.size(), 0);
+    replay_lt(cuda::w_uv_shape(d, T), kv_b, nope * kvl, latent, attn, writes);
+    for (std::int64_t t = 0; t < T; ++t)
+      for (std::int64_t h = 0; h < Q; ++h)
+        for (std::int64_t j = 0; j < v; ++j) {
+          double want = 0.0;  // latent[t, h] . W_UV[h][j, :]
+          for (std::int64_t c = 0; c < kvl; ++c)
+            want += double{latent[(t * Q + h) * kvl + c]} * kv_b[(h * (nope + v) + nope + j) * kvl + c];
+          const std::size_t at = (t * Q + h) * v + j;
+          CHECK(writes[at] == 1);
+          CHECK(attn[at] == Catch::Detail::Approx(want).margin(1e-6));
+        }
+  }
 }
 
 TEST_CASE("cuda: split-K decode, FP8 caches and long prefill chunks match the reference", "[.gpu][engine]") {
