@@ -66,9 +66,8 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_kernel(DecodeArgs a) {
   // Pieces cut from the longest row's context; a causal row's shorter context leaves its last pieces empty
   // (the first never is: every row sees at least one token).
   const std::int64_t per_split = (a.context + a.splits - 1) / a.splits;
-  const std::int64_t seq = b / a.queries_per_seq;
-  const std::int64_t context = a.context - (a.queries_per_seq - 1 - b % a.queries_per_seq);
-  const std::int64_t t_begin = split * per_split, t_end = smaller(context, t_begin + per_split);
+  const DecodeRow row = decode_row(a, b);
+  const std::int64_t t_begin = split * per_split, t_end = smaller(row.context, t_begin + per_split);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const auto* q = static_cast<const QT*>(a.q);
   const auto* kc = static_cast<const KT*>(a.k_cache);
@@ -86,7 +85,7 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_kernel(DecodeArgs a) {
   }
   __syncthreads();
 
-  const std::int32_t* pages = a.block_table + seq * a.pages_per_seq;
+  const std::int32_t* pages = a.block_table + row.seq * a.pages_per_seq;
   for (std::int64_t t0 = t_begin; t0 < t_end; t0 += kDecodeTokens) {
     const int n = static_cast<int>(smaller(kDecodeTokens, t_end - t0));
     for (int j = warp; j < n; j += kDecodeThreads / 32) {

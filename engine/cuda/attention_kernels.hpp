@@ -32,6 +32,16 @@ struct DecodeArgs {
   std::int64_t queries_per_seq = 1;
 };
 
+// Query row b of a decode launch: its block-table row and how many cache entries it attends. With
+// queries_per_seq N > 1 the rows are a prefill's new tokens, causal: row b is new token b % N of sequence
+// b / N and sees the first context - (N - 1 - b % N) entries; with N = 1 each row is a sequence over context.
+struct DecodeRow {
+  std::int64_t seq, context;
+};
+__host__ __device__ inline DecodeRow decode_row(const DecodeArgs& a, std::int64_t b) {
+  return {b / a.queries_per_seq, a.context - (a.queries_per_seq - 1 - b % a.queries_per_seq)};
+}
+
 // Query heads one block serves (the K/V it reads serve them all): up to 8 of a kv head's group.
 int decode_head_tile(std::int64_t group);
 // Dynamic shared memory a decode block needs; the caller checks it against the device's opt-in limit.

@@ -201,6 +201,28 @@ TEST_CASE("cuda: MLA's per-head W_UK and W_UV GEMMs, as cuBLASLt reads their lay
   }
 }
 
+TEST_CASE("cuda: the decode kernel's causal rows are the CPU step's prefill queries", "[engine][cuda]") {
+  // The MLA step's prefill: 2 sequences of 4 new tokens after 520, one launch of 8 rows. The CPU step runs
+  // new token j of sequence b as a decode of one query over its block-table row b and context + j + 1 entries.
+  cuda::DecodeArgs a{};
+  a.context = 520 + 4;
+  a.queries_per_seq = 4;
+  for (std::int64_t t = 0; t < 8; ++t) {
+    const cuda::DecodeRow row = cuda::decode_row(a, t);
+    CHECK(row.seq == t / 4);
+    CHECK(row.context == 520 + t % 4 + 1);
+  }
+  // Decode (every caller but the MLA prefill): each row its own sequence over the whole context.
+  a.context = 41;
+  a.queries_per_seq = 1;
+  for (std::int64_t b = 0; b < 3; ++b) {
+    CHECK(cuda::decode_row(a, b).seq == b);
+    CHECK(cuda::decode_row(a, b).context == 41);
+  }
+  // DecodeArgs left to its defaults (the attention ops' cases) is decode.
+  CHECK(cuda::DecodeArgs{}.queries_per_seq == 1);
+}
+
 TEST_CASE("cuda: split-K decode, FP8 caches and long prefill chunks match the reference", "[.gpu][engine]") {
   if (!have_gpu()) return;
   auto backend = make_cuda_backend();
