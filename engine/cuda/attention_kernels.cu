@@ -41,10 +41,10 @@ __host__ __device__ inline std::int64_t decode_float_count(int ht, std::int64_t 
   return (ht * dk + ht * dv + ht * kDecodeTokens + 3 * ht + 1) / 2 * 2;
 }
 
-// One block: sequence b (blockIdx.z), context piece `split` (blockIdx.y), kv head h and a tile of up to HT
-// of its query heads (blockIdx.x). Each pass scores kDecodeTokens tokens (a warp per token, lanes across
-// the key, every head of the tile from the one key read), folds them into a running max and sum per head,
-// then adds their values (threads across the value dims, every head of the tile from the one value read).
+// One block: sequence (or causal query row) b (blockIdx.z), context piece `split` (blockIdx.y), kv head h and a tile of
+// up to HT of its query heads (blockIdx.x). Each pass scores kDecodeTokens tokens (a warp per token, lanes across the
+// key, every head of the tile from the one key read), folds them into a running max and sum per head, then adds their
+// values (threads across the value dims, every head of the tile from the one value read).
 template <class QT, class KT, int HT>
 __global__ void __launch_bounds__(kDecodeThreads) decode_kernel(DecodeArgs a) {
   extern __shared__ __align__(16) float smem[];
@@ -63,8 +63,11 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_kernel(DecodeArgs a) {
   const int split = blockIdx.y;
   const std::int64_t head0 = h * group + tile * HT;
   const int nh = static_cast<int>(smaller(HT, group - tile * HT));
+  // Pieces cut from the longest row's context; a causal row's shorter context leaves its last pieces empty
+  // (the first never is: every row sees at least one token).
   const std::int64_t per_split = (a.context + a.splits - 1) / a.splits;
-  const std::int64_t t_begin = split * per_split, t_end = smaller(a.context, t_begin + per_split);
+  const DecodeRow row = decode_row(a, b);
+  const std::int64_t t_begin = split * per_split, t_end = smaller(row.context, t_begin + per_split);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const auto* q = static_cast<const QT*>(a.q);
   const auto* kc = static_cast<const KT*>(a.k_cache);
@@ -82,7 +85,7 @@ __global__ void __launch_bounds__(kDecodeThreads) decode_kernel(DecodeArgs a) {
   }
   __syncthreads();
 
-  const std::int32_t* pages = a.block_table + b * a.pages_per_seq;
+  const std::int32_t* pages = a.block_table + row.seq * a.pages_per_seq;
   for (std::int64_t t0 = t_begin; t0 < t_end; t0 += kDecodeTokens) {
     const int n = static_cast<int>(smaller(kDecodeTokens, t_end - t0));
     for (int j = warp; j < n; j += kDecodeThreads / 32) {

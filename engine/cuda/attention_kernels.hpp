@@ -25,7 +25,22 @@ struct DecodeArgs {
   float scale;     // 1 / sqrt(dk)
   float kv_scale;  // dequantisation scale of an FP8 cache (1 otherwise)
   Storage q_storage, kv_storage;
+  // Causal rows (model_step's MLA prefill, the CPU step's decode kernel once per new token in one launch):
+  // with queries_per_seq N > 1, `batch` counts query rows, row r is new token r % N of sequence r / N (its
+  // block-table row) and attends the first context - (N - 1 - r % N) tokens; `context` is the sequence's
+  // full length, context before the step + N. 1: every row a sequence of its own over `context` tokens.
+  std::int64_t queries_per_seq = 1;
 };
+
+// Query row b of a decode launch: its block-table row and how many cache entries it attends. With
+// queries_per_seq N > 1 the rows are a prefill's new tokens, causal: row b is new token b % N of sequence
+// b / N and sees the first context - (N - 1 - b % N) entries; with N = 1 each row is a sequence over context.
+struct DecodeRow {
+  std::int64_t seq, context;
+};
+__host__ __device__ inline DecodeRow decode_row(const DecodeArgs& a, std::int64_t b) {
+  return {b / a.queries_per_seq, a.context - (a.queries_per_seq - 1 - b % a.queries_per_seq)};
+}
 
 // Query heads one block serves (the K/V it reads serve them all): up to 8 of a kv head's group.
 int decode_head_tile(std::int64_t group);

@@ -34,10 +34,12 @@ add_library(fleetcast_engine_cuda STATIC
   cuda/cuda_elementwise.cpp
   cuda/cuda_gemm.cpp
   cuda/cuda_rope_sampling.cpp
+  cuda/cuda_mla_step.cpp
   cuda/cuda_model_step.cpp
   cuda/cuda_moe.cpp
   cuda/cuda_rank_collectives.cpp
-  cuda/device_info.cpp)
+  cuda/device_info.cpp
+  cuda/step_linear.cpp)
 add_library(fleetcast::engine_cuda ALIAS fleetcast_engine_cuda)
 target_include_directories(fleetcast_engine_cuda
   PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}/cuda"

@@ -54,7 +54,8 @@ class Decode : public PreparedOp {
              static_cast<float>(p_.scale),
              p_.kv_storage == Storage::fp8_e4m3 ? kFp8Scale : 1.0f,
              p_.q_storage,
-             p_.kv_storage};
+             p_.kv_storage,
+             1};
   }
   void run() override { attention_decode(args_, ctx_.s()); }
   CheckResult check(bool full) override {

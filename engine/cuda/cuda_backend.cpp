@@ -16,7 +16,7 @@ namespace {
 using namespace cuda;
 
 class CudaBackend : public Backend {
-public:
+ public:
   // `device`: 0, or the rank's local index under an MPI launch (one rank per GPU).
   CudaBackend(int device, Ranks* ranks) : ranks_(ranks) {
     ctx_.device = device;
@@ -71,7 +71,7 @@ public:
       if (auto why = multi_rank(ranks_) ? std::string() : collective_support(shape); !why.empty())
         return {false, dtype, why};
     } else if (op.name == "model_step") {
-      if (const std::string why = model_step_support(shape); !why.empty()) return {false, dtype, why};
+      if (const std::string why = model_step_support(ctx_, shape); !why.empty()) return {false, dtype, why};
       // fp32 weights and activations, as the CPU step and the reference: recorded as fp32.
       std::size_t free_bytes = 0, total_bytes = 0;
       CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -88,8 +88,9 @@ public:
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const double need = op_cost(op, shape, dtype).bytes;
     if (need > 0.8 * static_cast<double>(free_bytes))
-      return {false, dtype, "needs about " + std::to_string(static_cast<long>(need / 1e9)) +
-                                " GB of device memory, more than 80% of what is free"};
+      return {false, dtype,
+              "needs about " + std::to_string(static_cast<long>(need / 1e9)) +
+                  " GB of device memory, more than 80% of what is free"};
     return {true, dtype, ""};
   }
 
@@ -139,7 +140,7 @@ public:
     return seconds;
   }
 
-private:
+ private:
   // As nccl-tests across processes: every repetition starts after a barrier (the stream drained first, so
   // the ranks enter the collective together), its time on each rank from CUDA events, and the slowest
   // rank's time kept; every rank gets the same times, hence the same repetition count from the harness.

@@ -9,7 +9,8 @@
 // routing and permute kernels of the MoE ops (cuda_moe_kernels.cu), the routed experts' gate/up and down as
 // grouped GEMMs over the rows each expert got (grouped_linear_kernels.cu: the rows per expert stay on the
 // device, so a MoE decode step is captured like a dense one), SwiGLU, the weighted unpermute, and the shared
-// experts as a dense MLP. GQA models only so far: MLA is refused by the backend's support().
+// experts as a dense MLP. MLA models (DeepSeek-V3 / R1, Kimi-K2.5) replace the attention block with
+// MlaAttention (cuda_mla_step.cpp: q LoRA, latent cache, absorbed attention), captured alike.
 
 #include <cuda_runtime.h>
 
@@ -21,72 +22,17 @@
 #include "attention_kernels.hpp"
 #include "cuda_context.hpp"
 #include "cuda_kernels.hpp"
+#include "cuda_mla_step.hpp"
 #include "cuda_moe_kernels.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "grouped_linear_kernels.hpp"
 #include "model_step_kernels.hpp"
 #include "problems/model_step_problem.hpp"
 #include "rope_sampling_kernels.hpp"
+#include "step_linear.hpp"
 
 namespace fleetcast::engine::cuda {
 namespace {
-
-DeviceBuffer upload(const std::vector<float>& v) {
-  DeviceBuffer b(v.size() * sizeof(float));
-  if (!v.empty()) CUDA_CHECK(cudaMemcpy(b.get(), v.data(), b.bytes(), cudaMemcpyHostToDevice));
-  return b;
-}
-
-DeviceBuffer upload(const std::vector<std::int32_t>& v) {
-  DeviceBuffer b(v.size() * sizeof(std::int32_t));
-  if (!v.empty()) CUDA_CHECK(cudaMemcpy(b.get(), v.data(), b.bytes(), cudaMemcpyHostToDevice));
-  return b;
-}
-
-DeviceBuffer floats(std::int64_t count) { return DeviceBuffer(static_cast<std::size_t>(count) * sizeof(float)); }
-
-template <class T>
-void set_attribute(const LtMatmulDesc& desc, cublasLtMatmulDescAttributes_t attr, const T& value) {
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), attr, &value, sizeof value));
-}
-
-// y[m, n] = x[m, k] w[n, k]^T in fp32 through cuBLASLt ("TN" in its column-major terms), the algorithm
-// its first heuristic choice.
-class Linear {
-public:
-  Linear(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k) {
-    desc_ = make_matmul_desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
-    set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
-    set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
-    const auto mm = static_cast<std::uint64_t>(m), nn = static_cast<std::uint64_t>(n);
-    const auto kk = static_cast<std::uint64_t>(k);
-    a_ = make_layout(CUDA_R_32F, kk, nn, k);
-    b_ = make_layout(CUDA_R_32F, kk, mm, k);
-    d_ = make_layout(CUDA_R_32F, nn, mm, n);
-    LtPreference pref = make_preference();
-    const std::size_t workspace = ctx.lt_workspace.bytes();
-    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref.get(), CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
-                                                      sizeof workspace));
-    int found = 0;
-    CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(ctx.lt.get(), desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(),
-                                                pref.get(), 1, &heuristic_, &found));
-    if (found == 0)
-      throw std::runtime_error("cuBLASLt offers no fp32 algorithm for a " + std::to_string(m) + " x " +
-                               std::to_string(n) + " x " + std::to_string(k) + " GEMM");
-  }
-
-  void operator()(const Context& ctx, const DeviceBuffer& x, const DeviceBuffer& w, DeviceBuffer& y) const {
-    const float alpha = 1.0f, beta = 0.0f;
-    CUBLAS_CHECK(cublasLtMatmul(ctx.lt.get(), desc_.get(), &alpha, w.get(), a_.get(), x.get(), b_.get(), &beta, y.get(),
-                                d_.get(), y.get(), d_.get(), &heuristic_.algo, ctx.lt_workspace.get(),
-                                ctx.lt_workspace.bytes(), ctx.s()));
-  }
-
-private:
-  LtMatmulDesc desc_;
-  LtLayout a_, b_, d_;
-  cublasLtMatmulHeuristicResult_t heuristic_{};
-};
 
 struct DeviceLayer {
   bool dense = true;
@@ -101,14 +47,14 @@ std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t
 }
 
 class ModelStep : public PreparedOp {
-public:
+ public:
   ModelStep(Context& ctx, const Shape& s, std::string what)
       : ctx_(ctx),
         p_(specs::model_preset(s.text_at("model")), step_shape_of(s)),
         what_(std::move(what)),
         T_(p_.shape.tokens()),
-        qkv_gemm_(ctx, T_, p_.dims.qkv_width(), p_.dims.hidden),
-        o_gemm_(ctx, T_, p_.dims.hidden, p_.dims.q_heads * p_.dims.head_dim),
+        qkv_gemm_(linear_if(ctx, T_, p_.dims.mla ? 0 : p_.dims.qkv_width(), p_.dims.hidden)),
+        o_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.mla ? 0 : p_.dims.q_heads * p_.dims.head_dim)),
         lm_head_gemm_(ctx, p_.shape.batch, p_.dims.vocab_local, p_.dims.hidden),
         gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.dense_width, p_.dims.hidden)),
         down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.dense_width)),
@@ -118,10 +64,23 @@ public:
     const StepDims& d = p_.dims;
     const std::int64_t H = d.hidden, dh = d.head_dim, Q = d.q_heads, KV = d.kv_heads;
     for (const StepLayer& L : p_.layers) {
-      layers_.push_back({L.dense, upload(L.attn_norm), upload(L.qkv), upload(L.o), upload(L.mlp_norm),
-                         upload(L.gate_up), upload(L.down), upload(L.k_cache), upload(L.v_cache), upload(L.router),
-                         upload(L.experts_gate_up), upload(L.experts_down), upload(L.shared_gate_up),
-                         upload(L.shared_down)});
+      DeviceLayer& D = layers_.emplace_back();
+      D.dense = L.dense;
+      D.attn_norm = upload(L.attn_norm);
+      D.mlp_norm = upload(L.mlp_norm);
+      if (!d.mla) {  // MLA's projections and latent cache are MlaAttention's
+        D.qkv = upload(L.qkv);
+        D.o = upload(L.o);
+        D.k_cache = upload(L.k_cache);
+        D.v_cache = upload(L.v_cache);
+      }
+      D.gate_up = upload(L.gate_up);
+      D.down = upload(L.down);
+      D.router = upload(L.router);
+      D.experts_gate_up = upload(L.experts_gate_up);
+      D.experts_down = upload(L.experts_down);
+      D.shared_gate_up = upload(L.shared_gate_up);
+      D.shared_down = upload(L.shared_down);
     }
     embedding_ = upload(p_.embedding);
     final_norm_ = upload(p_.final_norm);
@@ -132,13 +91,18 @@ public:
     cos_sin_ = upload(p_.cos_sin);
     x_ = floats(T_ * H);
     h_ = floats(T_ * H);
-    qkv_ = floats(T_ * d.qkv_width());
-    q_ = floats(T_ * Q * dh);
-    k_ = floats(T_ * KV * dh);
-    q_rot_ = floats(T_ * Q * dh);
-    k_rot_ = floats(T_ * KV * dh);
-    attn_ = floats(T_ * Q * dh);
     proj_ = floats(T_ * H);
+    if (d.mla) {
+      mla_.emplace(ctx, p_,
+                   StepTables{positions_.as<std::int32_t>(), block_table_.as<std::int32_t>(), cos_sin_.as<float>()});
+    } else {
+      qkv_ = floats(T_ * d.qkv_width());
+      q_ = floats(T_ * Q * dh);
+      k_ = floats(T_ * KV * dh);
+      q_rot_ = floats(T_ * Q * dh);
+      k_rot_ = floats(T_ * KV * dh);
+      attn_ = floats(T_ * Q * dh);
+    }
     const std::int64_t width = std::max(d.dense_width, d.shared_width);
     gu_ = floats(T_ * 2 * width);
     act_ = floats(T_ * width);
@@ -160,7 +124,7 @@ public:
     last_ = floats(p_.shape.batch * H);
     last_norm_ = floats(p_.shape.batch * H);
     logits_ = floats(p_.shape.batch * d.vocab_local);
-    if (p_.shape.decode()) {
+    if (p_.shape.decode() && !d.mla) {
       splits_ = decode_splits(p_.shape.batch, KV, Q / KV, p_.shape.context + 1, ctx.props.multiProcessorCount);
       partial_out_ = floats(p_.shape.batch * Q * splits_ * dh);
       partial_lse_ = floats(p_.shape.batch * Q * splits_);
@@ -198,7 +162,7 @@ public:
     return p_.check(device_reader(ctx_, logits_, Storage::fp32), what_, tolerance_for("fp32"), full);
   }
 
-private:
+ private:
   void attention(std::size_t l) {
     const StepDims& d = p_.dims;
     DeviceLayer& L = layers_[l];
@@ -207,7 +171,12 @@ private:
     const auto eps = static_cast<float>(ModelStepProblem::kEps);
     const auto table = block_table_.as<std::int32_t>();
     rmsnorm(x_.get(), L.attn_norm.get(), h_.get(), T_, H, eps, Storage::fp32, ctx_.s());
-    qkv_gemm_(ctx_, h_, L.qkv, qkv_);
+    if (mla_) {
+      mla_->forward(l, h_, proj_);
+      add_into(x_.as<float>(), proj_.as<float>(), T_ * H, ctx_.s());
+      return;
+    }
+    (*qkv_gemm_)(ctx_, h_, L.qkv, qkv_);
     split_qkv({qkv_.as<float>(), q_.as<float>(), k_.as<float>(), L.v_cache.as<float>(), table, T_, Q, KV, dh, N, C,
                kStepPageSize, p_.pages_per_seq},
               ctx_.s());
@@ -244,7 +213,7 @@ private:
                          KV, dh, kStepPageSize, p_.pages_per_seq, scale, Storage::fp32},
                         ctx_.s());
     }
-    o_gemm_(ctx_, attn_, L.o, proj_);
+    (*o_gemm_)(ctx_, attn_, L.o, proj_);
     add_into(x_.as<float>(), proj_.as<float>(), T_ * H, ctx_.s());
   }
 
@@ -284,8 +253,8 @@ private:
     const auto offsets = offsets_.as<std::int32_t>();
     const auto dest_row = dest_row_.as<std::int32_t>();
     (*router_gemm_)(ctx_, h_, L.router, router_logits_);
-    moe_routing(router_logits_.get(), Storage::fp32, ids, route_weights_.as<float>(), T_, d.experts, d.top_k,
-                d.n_group, d.topk_group, d.sigmoid, ctx_.s());
+    moe_routing(router_logits_.get(), Storage::fp32, ids, route_weights_.as<float>(), T_, d.experts, d.top_k, d.n_group,
+                d.topk_group, d.sigmoid, ctx_.s());
     // This GPU's experts are 0 .. local_experts - 1, as in the CPU step; rows for others map to -1.
     moe_permute(h_.get(), Storage::fp32, ids, permuted_.get(), offsets, source_slot_.as<std::int32_t>(), dest_row, T_,
                 H, d.top_k, 0, E, ctx_.s());
@@ -298,18 +267,20 @@ private:
     moe_unpermute(expert_out_.get(), Storage::fp32, route_weights_.as<float>(), dest_row, proj_.get(), T_, H, d.top_k,
                   ctx_.s());
     add_into(x_.as<float>(), proj_.as<float>(), T_ * H, ctx_.s());
-    if (d.shared_width > 0) dense_mlp(*shared_gate_up_gemm_, L.shared_gate_up, *shared_down_gemm_, L.shared_down,
-                                      d.shared_width);
+    if (d.shared_width > 0)
+      dense_mlp(*shared_gate_up_gemm_, L.shared_gate_up, *shared_down_gemm_, L.shared_down, d.shared_width);
   }
 
   Context& ctx_;
   ModelStepProblem p_;
   std::string what_;
   std::int64_t T_;
-  Linear qkv_gemm_, o_gemm_, lm_head_gemm_;
+  std::optional<Linear> qkv_gemm_, o_gemm_;  // GQA
+  Linear lm_head_gemm_;
   std::optional<Linear> gate_up_gemm_, down_gemm_, shared_gate_up_gemm_, shared_down_gemm_, router_gemm_;
   std::vector<DeviceLayer> layers_;
   DeviceBuffer embedding_, final_norm_, lm_head_, token_ids_, positions_, block_table_, cos_sin_;
+  std::optional<MlaAttention> mla_;  // MLA models' attention block (after the tables it points into)
   DeviceBuffer x_, h_, qkv_, q_, k_, q_rot_, k_rot_, attn_, proj_, gu_, act_, last_, last_norm_, logits_;
   DeviceBuffer partial_out_, partial_lse_;
   DeviceBuffer router_logits_, route_weights_, route_ids_, offsets_, source_slot_, dest_row_;
@@ -321,9 +292,12 @@ private:
 
 }  // namespace
 
-std::string model_step_support(const Shape& s) {
-  const StepDims d = step_dims(specs::model_preset(s.text_at("model")), step_shape_of(s));
-  if (d.mla) return "model_step on CUDA runs GQA models only so far (MLA: --backend cpu)";
+std::string model_step_support(const Context& ctx, const Shape& s) {
+  const StepShape shape = step_shape_of(s);
+  const StepDims d = step_dims(specs::model_preset(s.text_at("model")), shape);
+  if (d.mla) {
+    if (std::string why = mla_step_support(ctx, d, shape); !why.empty()) return why;
+  }
   if (d.experts > kMaxRoutedExperts || d.n_group > kMaxExpertGroups)
     return "the routing kernel takes at most " + std::to_string(kMaxRoutedExperts) + " experts in at most " +
            std::to_string(kMaxExpertGroups) + " groups";

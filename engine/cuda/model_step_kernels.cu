@@ -71,7 +71,47 @@ __global__ void gather_last_kernel(const float* x, float* last, std::int64_t bat
   }
 }
 
+__global__ void mla_split_kernel(MlaSplit a) {
+  const std::int64_t qr = a.q_heads * a.rope, row = qr + a.kv_lora + a.rope, qd = a.nope + a.rope;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < a.tokens * row;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t t = i / row, c = i % row;
+    if (c < qr) {
+      a.q_pe[t * qr + c] = a.q[(t * a.q_heads + c / a.rope) * qd + a.nope + c % a.rope];
+    } else if (c < qr + a.kv_lora) {
+      a.latent[t * a.kv_lora + c - qr] = a.kv[t * (a.kv_lora + a.rope) + c - qr];
+    } else {
+      a.k_pe[t * a.rope + c - qr - a.kv_lora] = a.kv[t * (a.kv_lora + a.rope) + c - qr];
+    }
+  }
+}
+
+__global__ void mla_write_kernel(MlaEntries a) {
+  const std::int64_t entry = a.kv_lora + a.rope, qr = a.q_heads * a.rope, row = entry + qr;
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < a.tokens * row;
+       i += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t t = i / row, c = i % row;
+    if (c < entry) {
+      const std::int64_t slot = slot_of(a.block_table, t, a.new_tokens, a.context, a.page_size, a.pages_per_seq);
+      a.cache[slot * entry + c] = c < a.kv_lora ? a.latent[t * a.kv_lora + c] : a.k_pe[t * a.rope + c - a.kv_lora];
+    } else {
+      const std::int64_t h = (c - entry) / a.rope, j = (c - entry) % a.rope;
+      a.q_attn[(t * a.q_heads + h) * entry + a.kv_lora + j] = a.q_pe[t * qr + c - entry];
+    }
+  }
+}
+
 }  // namespace
+
+void mla_split(const MlaSplit& a, cudaStream_t stream) {
+  mla_split_kernel<<<blocks_for(a.tokens * (a.q_heads * a.rope + a.kv_lora + a.rope)), kThreads, 0, stream>>>(a);
+  CUDA_CHECK_LAUNCH();
+}
+
+void mla_write(const MlaEntries& a, cudaStream_t stream) {
+  mla_write_kernel<<<blocks_for(a.tokens * (a.kv_lora + a.rope + a.q_heads * a.rope)), kThreads, 0, stream>>>(a);
+  CUDA_CHECK_LAUNCH();
+}
 
 void gather_rows(const float* table, const std::int32_t* ids, float* out, std::int64_t rows, std::int64_t width,
                  cudaStream_t stream) {

@@ -1,7 +1,8 @@
 #pragma once
 // Host launchers for model_step's glue kernels (model_step_kernels.cu), fp32: the embedding gather, the
-// fused QKV's split into q and k and the new K and V's scatter into the paged cache, the residual add, and
-// the gather of each sequence's last token. Enqueued on `stream`; launch errors are thrown as CudaError.
+// fused QKV's split into q and k and the new K and V's scatter into the paged cache, the residual add, the
+// gather of each sequence's last token, and MLA's splits and latent-cache writes. Enqueued on `stream`; launch errors
+// are thrown as CudaError.
 
 #include <cuda_runtime.h>
 
@@ -31,6 +32,28 @@ void write_k_cache(const float* k, float* k_cache, const std::int32_t* block_tab
 
 // x += y, count floats.
 void add_into(float* x, const float* y, std::int64_t count, cudaStream_t stream);
+
+// MLA: q_b's output q [tokens, q_heads, nope + rope] (each head's nope part, then its rope part) and kv_a's
+// kv [tokens, kv_lora + rope] (the latent, then the shared rope key) split into the contiguous arrays RMSNorm
+// and RoPE read: q_pe [tokens, q_heads, rope], latent [tokens, kv_lora], k_pe [tokens, rope]. q's nope parts
+// stay where they are (the W_UK GEMM reads them in place).
+struct MlaSplit {
+  const float *q, *kv;
+  float *q_pe, *latent, *k_pe;
+  std::int64_t tokens, q_heads, nope, rope, kv_lora;
+};
+void mla_split(const MlaSplit& a, cudaStream_t stream);
+
+// MLA: each new token's cache entry (the normed latent, then the rotated rope key: kv_lora + rope floats)
+// into `cache` [pages, page_size, kv_lora + rope] at its slot (as split_qkv), and each head's rotated q_pe
+// [tokens, q_heads, rope] after its latent query in q_attn [tokens, q_heads, kv_lora + rope].
+struct MlaEntries {
+  const float *latent, *k_pe, *q_pe;
+  float *cache, *q_attn;
+  const std::int32_t* block_table;
+  std::int64_t tokens, q_heads, kv_lora, rope, new_tokens, context, page_size, pages_per_seq;
+};
+void mla_write(const MlaEntries& a, cudaStream_t stream);
 
 // last[b] = x[b * new_tokens + new_tokens - 1], rows of `width`.
 void gather_last(const float* x, float* last, std::int64_t batch, std::int64_t new_tokens, std::int64_t width,

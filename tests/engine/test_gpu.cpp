@@ -14,6 +14,7 @@
 #include "fleetcast/engine/model_step.hpp"
 #include "fleetcast/engine/ops.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "step_gemm_layout.hpp"
 
 using namespace fleetcast::engine;
 
@@ -102,6 +103,124 @@ TEST_CASE("cuda: decode attention splits a long context until the grid fills the
   CHECK(cuda::decode_head_tile(128) == 8);
   CHECK(cuda::decode_head_tile(4) == 4);
   CHECK(cuda::decode_head_tile(1) == 1);
+  // The MLA model_step test's shapes on an H200 (132 SMs): DeepSeek-V3's 16 heads per GPU of TP 8 over one
+  // latent entry per token: one sequence after 520 tokens is cut in two pieces; a prefill of 4 tokens after
+  // 520 (8 causal rows) too, each row's pieces cut from the longest row's 524 tokens.
+  CHECK(cuda::decode_splits(1, 1, 16, 521, 132) == 2);
+  CHECK(cuda::decode_splits(8, 1, 16, 524, 132) == 2);
+  CHECK(cuda::decode_splits(48, 1, 16, 32, 132) == 1);
+  // A 576-wide query and 512-wide value for 8 heads fit in 48 KiB: no opt-in needed.
+  // Floats: 8 queries of 576, 8 accumulators of 512, 8 x 64 scores, 3 x 8 running values; 64 entry indices.
+  CHECK(cuda::decode_shared_bytes(16, 576, 512) == (8 * 576 + 8 * 512 + 8 * 64 + 3 * 8) * 4 + 64 * 8);
+  CHECK(cuda::decode_shared_bytes(16, 576, 512) < (48u << 10));
+}
+
+namespace {
+
+// cuBLASLt's definition of a strided-batched GEMM, column-major (beta 0): D_h(i, j) = sum_p op(A_h)(i, p)
+// B_h(p, j), element (r, c) of an operand in batch h at h stride + c ld + r. Counts the writes per element.
+void replay_lt(const cuda::BatchedGemmShape& s, const std::vector<float>& w, std::int64_t w0,
+               const std::vector<float>& x, std::vector<float>& y, std::vector<int>& writes) {
+  const cuda::BatchedGemmLayouts l = cuda::batched_gemm_layouts(s);
+  // cuBLASLt's own validity rules: leading dimensions at least the rows.
+  REQUIRE(l.a.ld >= l.a.rows);
+  REQUIRE(l.b.ld >= l.b.rows);
+  REQUIRE(l.d.ld >= l.d.rows);
+  REQUIRE(l.b.rows == (l.transpose_a ? l.a.rows : l.a.cols));  // the inner dimension k agrees
+  for (std::int64_t h = 0; h < s.batch; ++h)
+    for (std::int64_t j = 0; j < l.d.cols; ++j)
+      for (std::int64_t i = 0; i < l.d.rows; ++i) {
+        double acc = 0.0;
+        for (std::int64_t p = 0; p < l.b.rows; ++p) {
+          const std::int64_t a_at = l.transpose_a ? h * l.a.stride + i * l.a.ld + p : h * l.a.stride + p * l.a.ld + i;
+          acc += double{w[w0 + a_at]} * x[h * l.b.stride + j * l.b.ld + p];
+        }
+        const std::int64_t at = h * l.d.stride + j * l.d.ld + i;
+        y[at] = static_cast<float>(acc);
+        ++writes[at];
+      }
+}
+
+}  // namespace
+
+TEST_CASE("cuda: MLA's per-head W_UK and W_UV GEMMs, as cuBLASLt reads their layouts", "[engine][cuda]") {
+  // Small MLA widths, distinct so a swapped dimension shows: 3 heads, nope 5, rope 2, latent 6, v 4; 4 tokens.
+  StepDims d{};
+  d.mla = true;
+  d.q_heads = 3;
+  d.nope = 5;
+  d.rope_dim = 2;
+  d.kv_lora = 6;
+  d.v_dim = 4;
+  d.head_dim = 7;
+  d.kv_heads = 1;
+  const std::int64_t T = 4, Q = 3, nope = 5, r = 2, kvl = 6, v = 4, qd = 7, entry = kvl + r;
+  auto filled = [](std::uint64_t seed, std::int64_t n) {
+    std::vector<float> a(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) a[i] = uniform_pm1(seed, static_cast<std::uint64_t>(i));
+    return a;
+  };
+  // kv_b [Q (nope + v), kv_lora]: each head's W_UK rows, then its W_UV rows (the checkpoint's layout).
+  const std::vector<float> kv_b = filled(1, Q * (nope + v) * kvl), q_full = filled(2, T * Q * qd);
+  {
+    // q_nope in place in q_b's output, each head's latent query into the first kv_lora of its 576-wide slot.
+    std::vector<float> q_attn(T * Q * entry, -7.0f);
+    std::vector<int> writes(q_attn.size(), 0);
+    replay_lt(cuda::w_uk_shape(d, T), kv_b, 0, q_full, q_attn, writes);
+    for (std::int64_t t = 0; t < T; ++t)
+      for (std::int64_t h = 0; h < Q; ++h)
+        for (std::int64_t c = 0; c < entry; ++c) {
+          const std::size_t at = (t * Q + h) * entry + c;
+          if (c >= kvl) {  // the rope part is mla_write's: untouched
+            CHECK(writes[at] == 0);
+            continue;
+          }
+          double want = 0.0;  // q_nope[t, h] . W_UK[h][:, c]
+          for (std::int64_t i = 0; i < nope; ++i)
+            want += double{q_full[(t * Q + h) * qd + i]} * kv_b[(h * (nope + v) + i) * kvl + c];
+          CHECK(writes[at] == 1);
+          CHECK(q_attn[at] == Catch::Detail::Approx(want).margin(1e-6));
+        }
+  }
+  {
+    // Attention's latent output [T, Q, kv_lora] through each head's W_UV into the O GEMM's input [T, Q v].
+    const std::vector<float> latent = filled(3, T * Q * kvl);
+    std::vector<float> attn(T * Q * v, -7.0f);
+    std::vector<int> writes(attn.size(), 0);
+    replay_lt(cuda::w_uv_shape(d, T), kv_b, nope * kvl, latent, attn, writes);
+    for (std::int64_t t = 0; t < T; ++t)
+      for (std::int64_t h = 0; h < Q; ++h)
+        for (std::int64_t j = 0; j < v; ++j) {
+          double want = 0.0;  // latent[t, h] . W_UV[h][j, :]
+          for (std::int64_t c = 0; c < kvl; ++c)
+            want += double{latent[(t * Q + h) * kvl + c]} * kv_b[(h * (nope + v) + nope + j) * kvl + c];
+          const std::size_t at = (t * Q + h) * v + j;
+          CHECK(writes[at] == 1);
+          CHECK(attn[at] == Catch::Detail::Approx(want).margin(1e-6));
+        }
+  }
+}
+
+TEST_CASE("cuda: the decode kernel's causal rows are the CPU step's prefill queries", "[engine][cuda]") {
+  // The MLA step's prefill: 2 sequences of 4 new tokens after 520, one launch of 8 rows. The CPU step runs
+  // new token j of sequence b as a decode of one query over its block-table row b and context + j + 1 entries.
+  cuda::DecodeArgs a{};
+  a.context = 520 + 4;
+  a.queries_per_seq = 4;
+  for (std::int64_t t = 0; t < 8; ++t) {
+    const cuda::DecodeRow row = cuda::decode_row(a, t);
+    CHECK(row.seq == t / 4);
+    CHECK(row.context == 520 + t % 4 + 1);
+  }
+  // Decode (every caller but the MLA prefill): each row its own sequence over the whole context.
+  a.context = 41;
+  a.queries_per_seq = 1;
+  for (std::int64_t b = 0; b < 3; ++b) {
+    CHECK(cuda::decode_row(a, b).seq == b);
+    CHECK(cuda::decode_row(a, b).context == 41);
+  }
+  // DecodeArgs left to its defaults (the attention ops' cases) is decode.
+  CHECK(cuda::DecodeArgs{}.queries_per_seq == 1);
 }
 
 TEST_CASE("cuda: split-K decode, FP8 caches and long prefill chunks match the reference", "[.gpu][engine]") {
@@ -156,10 +275,36 @@ TEST_CASE("cuda: model_step decode under a CUDA graph matches the reference step
   CHECK(prepared->check(true).compared == 3u * 16032u);  // the first run captures the graph
   for (int i = 0; i < 3; ++i) prepared->run();           // replays rewrite the same cache entries
   CHECK(prepared->check(true).compared == 3u * 16032u);
-  // MLA steps are refused with the reason, not an error.
-  const Support mla = backend->support(op, "bf16", model_step_shape({"deepseek-v3", 8, 8, 1, 1, 0, 1}));
-  CHECK_FALSE(mla.supported);
-  CHECK_THAT(mla.reason, Catch::Contains("GQA models only"));
+}
+
+TEST_CASE("cuda: a DeepSeek-V3 (MLA) model_step matches the reference step, decode and prefill",
+          "[.gpu][engine][model_step]") {
+  if (!have_gpu()) return;
+  auto backend = make_cuda_backend();
+  const OpInfo& op = *find_op("model_step");
+  // deepseek-v3 on one GPU of TP 8: 16 heads, q LoRA 1536, latent 512 + rope 64, 16160 vocabulary rows.
+  // Layer 0 (dense): 3 sequences decoding after 40 tokens under the CUDA graph; one sequence after 520
+  // (the decode kernel splits its context in two pieces, merged by the combine kernel); a prefill of 24
+  // tokens after 8 (a causal row of the decode kernel per new token) and of 4 tokens after 520 (causal rows
+  // and split pieces together). Then four layers at EP 64: three dense, then a MoE layer routed as
+  // DeepSeek-V3 (sigmoid, 8 groups, best 4) to this GPU's 4 experts and the shared expert. Every logit,
+  // before and after a replay (which rewrites the same cache entries).
+  for (const StepShape& step :
+       {StepShape{"deepseek-v3", 8, 8, 1, 3, 40, 1}, StepShape{"deepseek-v3", 8, 8, 1, 1, 520, 1},
+        StepShape{"deepseek-v3", 8, 8, 1, 2, 8, 24}, StepShape{"deepseek-v3", 8, 8, 1, 2, 520, 4},
+        StepShape{"deepseek-v3", 8, 64, 4, 2, 20, 1}}) {
+    const Shape shape = model_step_shape(step);
+    INFO(shape.text());
+    const Support s = backend->support(op, "bf16", shape);
+    REQUIRE(s.supported);
+    CHECK(s.dtype == "fp32");
+    const auto vocab_local = step_dims(fleetcast::specs::model_preset("deepseek-v3"), step).vocab_local;
+    CHECK(vocab_local == 16160);
+    auto prepared = backend->prepare(op, s.dtype, shape);
+    CHECK(prepared->check(true).compared == static_cast<std::size_t>(step.batch * vocab_local));
+    prepared->run();
+    CHECK(prepared->check(true).compared == static_cast<std::size_t>(step.batch * vocab_local));
+  }
 }
 
 TEST_CASE("cuda: a MoE model_step matches the reference step, decode and prefill", "[.gpu][engine][model_step]") {
@@ -174,8 +319,8 @@ TEST_CASE("cuda: a MoE model_step matches the reference step, decode and prefill
     INFO(shape.text());
     const Support s = backend->support(op, "bf16", shape);
     REQUIRE(s.supported);
-    const auto vocab_local = step_dims(fleetcast::specs::model_preset("qwen3-235b-a22b"), step_shape_of(shape))
-                                 .vocab_local;
+    const auto vocab_local =
+        step_dims(fleetcast::specs::model_preset("qwen3-235b-a22b"), step_shape_of(shape)).vocab_local;
     auto prepared = backend->prepare(op, s.dtype, shape);
     CHECK(prepared->check(true).compared == static_cast<std::size_t>(step[0] * vocab_local));
     prepared->run();

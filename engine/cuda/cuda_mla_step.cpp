@@ -1,0 +1,118 @@
+#include "cuda_mla_step.hpp"
+
+#include "attention_kernels.hpp"
+#include "cuda_kernels.hpp"
+#include "model_step_kernels.hpp"
+#include "rope_sampling_kernels.hpp"
+
+namespace fleetcast::engine::cuda {
+namespace {
+
+// A GEMM only where the model has the projection (q_a: none without a q LoRA).
+std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (n == 0 || k == 0) return std::nullopt;
+  return std::optional<Linear>(std::in_place, ctx, m, n, k);
+}
+
+}  // namespace
+
+std::string mla_step_support(const Context& ctx, const StepDims& d, const StepShape& s) {
+  const std::size_t need = decode_shared_bytes(d.q_heads, d.cache_entry(), d.kv_lora);
+  if (need > ctx.props.sharedMemPerBlockOptin)
+    return "the MLA decode kernel needs " + std::to_string(need) +
+           " bytes of shared memory per block; this GPU allows " + std::to_string(ctx.props.sharedMemPerBlockOptin);
+  // One grid row (blockIdx.z) per new token.
+  if (s.tokens() > 65535) return "MLA steps here run at most 65535 new tokens (one attention grid row each)";
+  return "";
+}
+
+MlaAttention::MlaAttention(const Context& ctx, const ModelStepProblem& p, StepTables tables)
+    : ctx_(ctx),
+      p_(p),
+      tables_(tables),
+      T_(p.shape.tokens()),
+      q_a_gemm_(linear_if(ctx, T_, p.dims.q_lora, p.dims.hidden)),
+      q_b_gemm_(ctx, T_, p.dims.q_heads * p.dims.head_dim, p.dims.q_lora > 0 ? p.dims.q_lora : p.dims.hidden),
+      kv_a_gemm_(ctx, T_, p.dims.cache_entry(), p.dims.hidden),
+      o_gemm_(ctx, T_, p.dims.hidden, p.dims.q_heads * p.dims.v_dim),
+      w_uk_gemm_(ctx, w_uk_shape(p.dims, T_)),
+      w_uv_gemm_(ctx, w_uv_shape(p.dims, T_)) {
+  const StepDims& d = p.dims;
+  const std::int64_t T = T_, Q = d.q_heads, entry = d.cache_entry(), r = d.rope_dim, kvl = d.kv_lora;
+  for (const StepLayer& L : p.layers)
+    layers_.push_back({upload(L.q_a), upload(L.q_a_norm), upload(L.q_b), upload(L.kv_a), upload(L.kv_a_norm),
+                       upload(L.kv_b), upload(L.o), upload(L.k_cache)});
+  cq_ = floats(T * d.q_lora);
+  cq_norm_ = floats(T * d.q_lora);
+  q_full_ = floats(T * Q * d.head_dim);
+  kv_full_ = floats(T * entry);
+  latent_ = floats(T * kvl);
+  latent_norm_ = floats(T * kvl);
+  q_pe_ = floats(T * Q * r);
+  q_pe_rot_ = floats(T * Q * r);
+  k_pe_ = floats(T * r);
+  k_pe_rot_ = floats(T * r);
+  q_attn_ = floats(T * Q * entry);
+  attn_latent_ = floats(T * Q * kvl);
+  attn_ = floats(T * Q * d.v_dim);
+  // Every row attends at most context + new_tokens entries; the pieces are cut for the longest.
+  splits_ = decode_splits(T, 1, Q, p.shape.context + p.shape.new_tokens, ctx.props.multiProcessorCount);
+  if (splits_ > 1) {
+    partial_out_ = floats(T * Q * splits_ * kvl);
+    partial_lse_ = floats(T * Q * splits_);
+  }
+}
+
+void MlaAttention::forward(std::size_t layer, const DeviceBuffer& h, DeviceBuffer& proj) {
+  const StepDims& d = p_.dims;
+  Layer& L = layers_[layer];
+  const std::int64_t T = T_, Q = d.q_heads, kvl = d.kv_lora, r = d.rope_dim, N = p_.shape.new_tokens;
+  const std::int64_t C = p_.shape.context;
+  const auto eps = static_cast<float>(ModelStepProblem::kEps);
+  const cudaStream_t s = ctx_.s();
+  if (q_a_gemm_) {
+    (*q_a_gemm_)(ctx_, h, L.q_a, cq_);
+    rmsnorm(cq_.get(), L.q_a_norm.get(), cq_norm_.get(), T, d.q_lora, eps, Storage::fp32, s);
+    q_b_gemm_(ctx_, cq_norm_, L.q_b, q_full_);
+  } else {
+    q_b_gemm_(ctx_, h, L.q_b, q_full_);
+  }
+  kv_a_gemm_(ctx_, h, L.kv_a, kv_full_);
+  mla_split({q_full_.as<float>(), kv_full_.as<float>(), q_pe_.as<float>(), latent_.as<float>(), k_pe_.as<float>(), T, Q,
+             d.nope, r, kvl},
+            s);
+  rmsnorm(latent_.get(), L.kv_a_norm.get(), latent_norm_.get(), T, kvl, eps, Storage::fp32, s);
+  rope(q_pe_.get(), k_pe_.get(), tables_.positions, tables_.cos_sin, q_pe_rot_.get(), k_pe_rot_.get(), T, Q, 1, r,
+       Storage::fp32, s);
+  w_uk_gemm_(ctx_, q_full_.as<float>(), L.kv_b.as<float>(), q_attn_.as<float>());
+  mla_write({latent_norm_.as<float>(), k_pe_rot_.as<float>(), q_pe_rot_.as<float>(), L.cache.as<float>(),
+             q_attn_.as<float>(), tables_.block_table, T, Q, kvl, r, N, C, kStepPageSize, p_.pages_per_seq},
+            s);
+  DecodeArgs a{};
+  a.q = q_attn_.get();
+  a.k_cache = L.cache.get();
+  a.v_cache = nullptr;  // the value is each entry's first kv_lora floats
+  a.block_table = tables_.block_table;
+  a.out = attn_latent_.get();
+  a.partial_out = partial_out_.as<float>();
+  a.partial_lse = partial_lse_.as<float>();
+  a.batch = T;  // a row per new token; decode: a row per sequence
+  a.context = C + N;
+  a.q_heads = Q;
+  a.kv_heads = 1;
+  a.dk = d.cache_entry();
+  a.dv = kvl;
+  a.page_size = kStepPageSize;
+  a.pages_per_seq = p_.pages_per_seq;
+  a.splits = splits_;
+  a.scale = static_cast<float>(p_.scale);  // 1 / sqrt(nope + rope), the un-absorbed q.k width
+  a.kv_scale = 1.0f;
+  a.q_storage = Storage::fp32;
+  a.kv_storage = Storage::fp32;
+  a.queries_per_seq = N;
+  attention_decode(a, s);
+  w_uv_gemm_(ctx_, attn_latent_.as<float>(), L.kv_b.as<float>() + d.nope * kvl, attn_.as<float>());
+  o_gemm_(ctx_, attn_, L.o, proj);
+}
+
+}  // namespace fleetcast::engine::cuda

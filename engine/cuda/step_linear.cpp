@@ -1,0 +1,146 @@
+#include "step_linear.hpp"
+
+#include <cstdint>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace fleetcast::engine::cuda {
+namespace {
+
+template <class T>
+void set_attribute(const LtMatmulDesc& desc, cublasLtMatmulDescAttributes_t attr, const T& value) {
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), attr, &value, sizeof value));
+}
+
+template <class T>
+void set_layout_attribute(const LtLayout& layout, cublasLtMatrixLayoutAttribute_t attr, const T& value) {
+  CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(layout.get(), attr, &value, sizeof value));
+}
+
+template <class T>
+void set_preference(const LtPreference& pref, cublasLtMatmulPreferenceAttributes_t attr, const T& value) {
+  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref.get(), attr, &value, sizeof value));
+}
+
+LtPreference workspace_preference(const Context& ctx) {
+  LtPreference pref = make_preference();
+  const std::size_t workspace = ctx.lt_workspace.bytes();
+  set_preference(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, workspace);
+  return pref;
+}
+
+// The alignment in bytes that every matrix of a batch keeps, given a base from cudaMalloc (256-byte
+// aligned) advanced by multiples of `ld` and `stride` floats: the largest power of two dividing both byte
+// counts, at most 256 (cuBLASLt's default assumption, which a head stride of 12 floats would break).
+std::uint32_t alignment_bytes(std::int64_t ld, std::int64_t stride) {
+  const std::int64_t bytes = std::gcd(ld, stride) * 4;
+  std::uint32_t a = 4;
+  while (a < 256 && bytes % (2 * a) == 0) a *= 2;
+  return a;
+}
+
+bool aligned(const void* p, std::uint32_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+}  // namespace
+
+DeviceBuffer upload(const std::vector<float>& v) {
+  DeviceBuffer b(v.size() * sizeof(float));
+  if (!v.empty()) CUDA_CHECK(cudaMemcpy(b.get(), v.data(), b.bytes(), cudaMemcpyHostToDevice));
+  return b;
+}
+
+DeviceBuffer upload(const std::vector<std::int32_t>& v) {
+  DeviceBuffer b(v.size() * sizeof(std::int32_t));
+  if (!v.empty()) CUDA_CHECK(cudaMemcpy(b.get(), v.data(), b.bytes(), cudaMemcpyHostToDevice));
+  return b;
+}
+
+DeviceBuffer floats(std::int64_t count) { return DeviceBuffer(static_cast<std::size_t>(count) * sizeof(float)); }
+
+Linear::Linear(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k) {
+  desc_ = make_matmul_desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
+  set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
+  const auto mm = static_cast<std::uint64_t>(m), nn = static_cast<std::uint64_t>(n);
+  const auto kk = static_cast<std::uint64_t>(k);
+  a_ = make_layout(CUDA_R_32F, kk, nn, k);
+  b_ = make_layout(CUDA_R_32F, kk, mm, k);
+  d_ = make_layout(CUDA_R_32F, nn, mm, n);
+  const LtPreference pref = workspace_preference(ctx);
+  int found = 0;
+  CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(ctx.lt.get(), desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(),
+                                              pref.get(), 1, &heuristic_, &found));
+  if (found == 0)
+    throw std::runtime_error("cuBLASLt offers no fp32 algorithm for a " + std::to_string(m) + " x " +
+                             std::to_string(n) + " x " + std::to_string(k) + " GEMM");
+}
+
+void Linear::operator()(const Context& ctx, const DeviceBuffer& x, const DeviceBuffer& w, DeviceBuffer& y) const {
+  const float alpha = 1.0f, beta = 0.0f;
+  CUBLAS_CHECK(cublasLtMatmul(ctx.lt.get(), desc_.get(), &alpha, w.get(), a_.get(), x.get(), b_.get(), &beta, y.get(),
+                              d_.get(), y.get(), d_.get(), &heuristic_.algo, ctx.lt_workspace.get(),
+                              ctx.lt_workspace.bytes(), ctx.s()));
+}
+
+BatchedLinear::BatchedLinear(const Context& ctx, const BatchedGemmShape& s) : s_(s) {
+  desc_ = make_matmul_desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  const BatchedGemmLayouts l = batched_gemm_layouts(s);
+  set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, l.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N);
+  set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
+  const LtPreference pref = workspace_preference(ctx);
+  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment_bytes(s.ld_w, s.w_stride));
+  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment_bytes(s.ld_x, s.x_stride));
+  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment_bytes(s.ld_y, s.y_stride));
+  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment_bytes(s.ld_y, s.y_stride));
+  // The layouts of one matrix of the batch; `batched` adds the count and strides.
+  const auto layout = [](const LtOperand& o) {
+    return make_layout(CUDA_R_32F, static_cast<std::uint64_t>(o.rows), static_cast<std::uint64_t>(o.cols), o.ld);
+  };
+  const auto make_layouts = [&](bool batched) {
+    a_ = layout(l.a);
+    b_ = layout(l.b);
+    d_ = layout(l.d);
+    if (!batched) return;
+    const auto count = static_cast<std::int32_t>(s.batch);
+    for (const LtLayout* x : {&a_, &b_, &d_}) set_layout_attribute(*x, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, count);
+    set_layout_attribute(a_, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, l.a.stride);
+    set_layout_attribute(b_, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, l.b.stride);
+    set_layout_attribute(d_, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, l.d.stride);
+  };
+  int found = 0;
+  if (s.batch > 1) {
+    make_layouts(true);
+    CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(ctx.lt.get(), desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(),
+                                                pref.get(), 1, &heuristic_, &found));
+  }
+  if (found == 0) {  // one GEMM per batch entry
+    looped_ = s.batch > 1;
+    make_layouts(false);
+    CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(ctx.lt.get(), desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(),
+                                                pref.get(), 1, &heuristic_, &found));
+  }
+  if (found == 0)
+    throw std::runtime_error("cuBLASLt offers no fp32 algorithm for " + std::to_string(s.batch) + " GEMMs of " +
+                             std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k) +
+                             " at leading dimensions " + std::to_string(s.ld_w) + ", " + std::to_string(s.ld_x) + ", " +
+                             std::to_string(s.ld_y));
+}
+
+void BatchedLinear::operator()(const Context& ctx, const float* x, const float* w, float* y) const {
+  // The alignment the algorithm was chosen for holds for every matrix only if the bases keep it.
+  if (!aligned(w, alignment_bytes(s_.ld_w, s_.w_stride)) || !aligned(x, alignment_bytes(s_.ld_x, s_.x_stride)) ||
+      !aligned(y, alignment_bytes(s_.ld_y, s_.y_stride)))
+    throw std::logic_error("BatchedLinear: a base pointer is less aligned than its strides");
+  const float alpha = 1.0f, beta = 0.0f;
+  const std::int64_t calls = looped_ ? s_.batch : 1;
+  for (std::int64_t h = 0; h < calls; ++h) {
+    const float* wh = w + h * s_.w_stride;
+    const float* xh = x + h * s_.x_stride;
+    float* yh = y + h * s_.y_stride;
+    CUBLAS_CHECK(cublasLtMatmul(ctx.lt.get(), desc_.get(), &alpha, wh, a_.get(), xh, b_.get(), &beta, yh, d_.get(), yh,
+                                d_.get(), &heuristic_.algo, ctx.lt_workspace.get(), ctx.lt_workspace.bytes(), ctx.s()));
+  }
+}
+
+}  // namespace fleetcast::engine::cuda
