@@ -9,6 +9,14 @@
 # PLAN cpu-compose-moe-ci and its number of model steps.
 # usage: compose_ci_test.sh FLEETCAST_ENGINE FLEETCAST SOURCE_DIR MAX_MEDIAN_APE MAX_APE [PLAN STEPS]
 set -u
+# Timings on a shared machine are noisy (another job's burst can double one op's median), and every check here
+# compares timings: a failed attempt measures everything once more, and the test fails only if both attempts
+# fail. A modelling error fails both; a noise burst rarely hits both.
+if [ -z "${COMPOSE_ATTEMPT:-}" ]; then
+  COMPOSE_ATTEMPT=1 bash "$0" "$@" && exit 0
+  echo "attempt 1 failed: measuring again (attempt 2 of 2)"
+  COMPOSE_ATTEMPT=2 exec bash "$0" "$@"
+fi
 engine=$1
 bin=$2
 src=$3
