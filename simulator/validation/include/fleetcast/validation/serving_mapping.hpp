@@ -39,8 +39,9 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
 // The group key alone (also for unmapped rows, so coverage can be reported per group).
 std::string serving_run_group(const traces::MeasuredServingRun& run);
 
-// Requests simulated for `clients` closed-loop clients: enough waves that the measured middle 80% of arrivals
-// is past the first synchronised wave, bounded so that a 3,000-client row still runs in seconds.
+// Requests simulated for `clients` closed-loop clients: five waves (at least 64 requests), of which the middle 80%
+// of arrivals are measured (from 7 clients up that includes the end of the first, synchronised wave),
+// bounded so that a 3,000-client row still runs in seconds.
 long requests_for_clients(int clients);
 
 }  // namespace fleetcast::validation
