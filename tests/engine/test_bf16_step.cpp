@@ -241,3 +241,17 @@ TEST_CASE("model_step bf16: FLOPs unchanged, bytes counted by hand", "[engine][c
   CHECK(fp32.bytes - bf16.bytes == 2.0 * elements);
   CHECK(2.0 * weights / (fp32.bytes - bf16.bytes) > 0.99);
 }
+
+TEST_CASE("model_step bf16: node-default measures bf16 steps of a dense and a MoE model",
+          "[engine][model_step][plan]") {
+  const Plan p = load_plan(std::string(FLEETCAST_SOURCE_DIR) + "/engine/plans/node-default.json");
+  int dense = 0, moe = 0;
+  for (const auto& c : expand_plan(p)) {
+    if (c.op_case.op != "model_step") continue;
+    const StepShape s = step_shape_of(c.op_case.shape);
+    CHECK(s.bf16());
+    (s.model == "qwen3-235b-a22b" ? moe : dense) += 1;
+  }
+  CHECK(dense == 5);  // llama-3.1-8b, TP 8: decode of 1 and 32 after 1024 and 8192, a prefill of 512
+  CHECK(moe == 4);    // qwen3-235b-a22b, TP 8 / EP 8: 1 and 32 after 1024, decode and a prefill of 512
+}
