@@ -8,6 +8,7 @@
 #include "device_info.hpp"
 #include "fleetcast/engine/datasheet.hpp"
 #include "fleetcast/engine/errors.hpp"
+#include "fleetcast/engine/model_step.hpp"
 #include "reference/block_scaled.hpp"
 
 namespace fleetcast::engine {
@@ -72,12 +73,17 @@ class CudaBackend : public Backend {
         return {false, dtype, why};
     } else if (op.name == "model_step") {
       if (const std::string why = model_step_support(ctx_, shape); !why.empty()) return {false, dtype, why};
-      // fp32 weights and activations, as the CPU step and the reference: recorded as fp32.
+      // The step's own precision (the plan's "precision", in the shape), not the entry's dtypes: fp32 weights
+      // and activations as the CPU step and the reference, recorded as fp32; or bf16, recorded as bf16.
+      const std::string precision = step_shape_of(shape).precision;
+      if (precision == "bf16" && cc < 80)
+        return {false, precision, "a bf16 step needs compute capability 8.0 or later"};
       std::size_t free_bytes = 0, total_bytes = 0;
       CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-      if (op_cost(op, shape, "fp32").bytes > 0.8 * static_cast<double>(free_bytes))
-        return {false, dtype, "the step's fp32 weights and cache need more than 80% of the free device memory"};
-      return {true, "fp32", ""};
+      if (op_cost(op, shape, precision).bytes > 0.8 * static_cast<double>(free_bytes))
+        return {false, precision,
+                "the step's " + precision + " weights and cache need more than 80% of the free device memory"};
+      return {true, precision, ""};
     } else if (is_moe_op(op.name)) {
       if (const std::string why = moe_support(op, shape); !why.empty()) return {false, dtype, why};
     } else if (op.name != "rmsnorm" && op.name != "swiglu" && op.name != "memcpy" && op.name != "rope" &&
@@ -98,7 +104,7 @@ class CudaBackend : public Backend {
     const std::string what = op.name + " " + dtype + " " + s.text() + " (cuda)";
     if (op.name == "gemm" && reference::is_block_scaled(dtype)) return make_block_scaled_gemm(ctx_, s, dtype, what);
     if (op.name == "gemm") return make_gemm(ctx_, s, dtype, what);
-    if (op.name == "model_step") return make_model_step(ctx_, s, what);
+    if (op.name == "model_step") return make_model_step(ctx_, s, dtype, what);
     if (op.name == "rmsnorm") return make_rmsnorm(ctx_, s, storage_of(dtype), what);
     if (op.name == "swiglu") return make_swiglu(ctx_, s, storage_of(dtype), what);
     if (op.name == "memcpy") return make_memcpy(ctx_, s, what);

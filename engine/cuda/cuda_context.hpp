@@ -32,10 +32,11 @@ ReadRange device_reader(const Context& ctx, const DeviceBuffer& buf, Storage s);
 ReadRange device_byte_reader(const Context& ctx, const DeviceBuffer& buf);
 
 std::unique_ptr<PreparedOp> make_gemm(Context& ctx, const Shape& shape, const std::string& dtype, std::string what);
-// model_step (cuda_model_step.cpp): GQA and MLA models, dense and MoE, fp32; model_step_support says why a
-// shape is refused ("" if not).
+// model_step (cuda_model_step.cpp): GQA and MLA models, dense and MoE, fp32; GQA models in bf16 too.
+// model_step_support says why a shape is refused ("" if not); `dtype` ("fp32" or "bf16") is the step's precision.
 std::string model_step_support(const Context& ctx, const Shape& shape);
-std::unique_ptr<PreparedOp> make_model_step(Context& ctx, const Shape& shape, std::string what);
+std::unique_ptr<PreparedOp> make_model_step(Context& ctx, const Shape& shape, const std::string& dtype,
+                                            std::string what);
 // dtypes fp8_block, mxfp8, nvfp4 (cuda_block_gemm.cpp): SM100 only, the backend's support() says so.
 std::unique_ptr<PreparedOp> make_block_scaled_gemm(Context& ctx, const Shape& shape, const std::string& dtype,
                                                    std::string what);

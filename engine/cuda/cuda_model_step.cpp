@@ -11,11 +11,19 @@
 // device, so a MoE decode step is captured like a dense one), SwiGLU, the weighted unpermute, and the shared
 // experts as a dense MLP. MLA models (DeepSeek-V3 / R1, Kimi-K2.5) replace the attention block with
 // MlaAttention (cuda_mla_step.cpp: q LoRA, latent cache, absorbed attention), captured alike.
+//
+// A bf16 step (GQA models) stores the weights (rounded once on upload), the caches and every activation in
+// bf16: cuBLASLt GEMMs on bf16 operands with fp32 accumulation, the RMSNorm, RoPE, SwiGLU, attention, MoE and
+// glue kernels' bf16 variants (fp32 arithmetic inside, each output rounded once), the residual stream in bf16,
+// bf16 logits; the routing weights and the decode kernel's split partials stay fp32. The CPU step emulates
+// exactly these roundings (src/cpu/cpu_model_step.hpp); the logits are checked against the fp32 reference step
+// at the tolerance the rounding stages give (bf16_step_tolerance, model_step.hpp).
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,89 +49,98 @@ struct DeviceLayer {
 };
 
 // A GEMM of m rows only where the model has that projection (no dense layers, no shared experts: none).
-std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k) {
+std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s) {
   if (n == 0 || k == 0) return std::nullopt;
-  return std::optional<Linear>(std::in_place, ctx, m, n, k);
+  return std::optional<Linear>(std::in_place, ctx, m, n, k, s);
+}
+
+StepShape with_precision(StepShape s, const std::string& dtype) {
+  s.precision = dtype;
+  return s;
 }
 
 class ModelStep : public PreparedOp {
  public:
-  ModelStep(Context& ctx, const Shape& s, std::string what)
+  // `dtype` ("fp32" or "bf16", Support::dtype) is the step's precision.
+  ModelStep(Context& ctx, const Shape& s, const std::string& dtype, std::string what)
       : ctx_(ctx),
-        p_(specs::model_preset(s.text_at("model")), step_shape_of(s)),
+        p_(specs::model_preset(s.text_at("model")), with_precision(step_shape_of(s), dtype)),
         what_(std::move(what)),
         T_(p_.shape.tokens()),
-        qkv_gemm_(linear_if(ctx, T_, p_.dims.mla ? 0 : p_.dims.qkv_width(), p_.dims.hidden)),
-        o_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.mla ? 0 : p_.dims.q_heads * p_.dims.head_dim)),
-        lm_head_gemm_(ctx, p_.shape.batch, p_.dims.vocab_local, p_.dims.hidden),
-        gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.dense_width, p_.dims.hidden)),
-        down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.dense_width)),
-        shared_gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.shared_width, p_.dims.hidden)),
-        shared_down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.shared_width)),
-        router_gemm_(linear_if(ctx, T_, p_.dims.experts, p_.dims.hidden)) {
+        st_(p_.shape.bf16() ? Storage::bf16 : Storage::fp32),
+        qkv_gemm_(linear_if(ctx, T_, p_.dims.mla ? 0 : p_.dims.qkv_width(), p_.dims.hidden, st_)),
+        o_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.mla ? 0 : p_.dims.q_heads * p_.dims.head_dim, st_)),
+        lm_head_gemm_(ctx, p_.shape.batch, p_.dims.vocab_local, p_.dims.hidden, st_),
+        gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.dense_width, p_.dims.hidden, st_)),
+        down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.dense_width, st_)),
+        shared_gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.shared_width, p_.dims.hidden, st_)),
+        shared_down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.shared_width, st_)),
+        router_gemm_(linear_if(ctx, T_, p_.dims.experts, p_.dims.hidden, st_)) {
     const StepDims& d = p_.dims;
+    if (d.mla && st_ != Storage::fp32)
+      throw std::invalid_argument("the bf16 model step runs grouped-query models only");
     const std::int64_t H = d.hidden, dh = d.head_dim, Q = d.q_heads, KV = d.kv_heads;
     for (const StepLayer& L : p_.layers) {
       DeviceLayer& D = layers_.emplace_back();
       D.dense = L.dense;
-      D.attn_norm = upload(L.attn_norm);
-      D.mlp_norm = upload(L.mlp_norm);
+      D.attn_norm = upload(L.attn_norm, st_);
+      D.mlp_norm = upload(L.mlp_norm, st_);
       if (!d.mla) {  // MLA's projections and latent cache are MlaAttention's
-        D.qkv = upload(L.qkv);
-        D.o = upload(L.o);
-        D.k_cache = upload(L.k_cache);
-        D.v_cache = upload(L.v_cache);
+        D.qkv = upload(L.qkv, st_);
+        D.o = upload(L.o, st_);
+        D.k_cache = upload(L.k_cache, st_);
+        D.v_cache = upload(L.v_cache, st_);
       }
-      D.gate_up = upload(L.gate_up);
-      D.down = upload(L.down);
-      D.router = upload(L.router);
-      D.experts_gate_up = upload(L.experts_gate_up);
-      D.experts_down = upload(L.experts_down);
-      D.shared_gate_up = upload(L.shared_gate_up);
-      D.shared_down = upload(L.shared_down);
+      D.gate_up = upload(L.gate_up, st_);
+      D.down = upload(L.down, st_);
+      D.router = upload(L.router, st_);
+      D.experts_gate_up = upload(L.experts_gate_up, st_);
+      D.experts_down = upload(L.experts_down, st_);
+      D.shared_gate_up = upload(L.shared_gate_up, st_);
+      D.shared_down = upload(L.shared_down, st_);
     }
-    embedding_ = upload(p_.embedding);
-    final_norm_ = upload(p_.final_norm);
-    lm_head_ = upload(p_.lm_head);
+    embedding_ = upload(p_.embedding, st_);
+    final_norm_ = upload(p_.final_norm, st_);
+    lm_head_ = upload(p_.lm_head, st_);
     token_ids_ = upload(p_.token_ids);
     positions_ = upload(p_.positions);
     block_table_ = upload(p_.block_table);
     cos_sin_ = upload(p_.cos_sin);
-    x_ = floats(T_ * H);
-    h_ = floats(T_ * H);
-    proj_ = floats(T_ * H);
+    x_ = act(T_ * H);
+    h_ = act(T_ * H);
+    proj_ = act(T_ * H);
     if (d.mla) {
       mla_.emplace(ctx, p_,
                    StepTables{positions_.as<std::int32_t>(), block_table_.as<std::int32_t>(), cos_sin_.as<float>()});
     } else {
-      qkv_ = floats(T_ * d.qkv_width());
-      q_ = floats(T_ * Q * dh);
-      k_ = floats(T_ * KV * dh);
-      q_rot_ = floats(T_ * Q * dh);
-      k_rot_ = floats(T_ * KV * dh);
-      attn_ = floats(T_ * Q * dh);
+      qkv_ = act(T_ * d.qkv_width());
+      q_ = act(T_ * Q * dh);
+      k_ = act(T_ * KV * dh);
+      q_rot_ = act(T_ * Q * dh);
+      k_rot_ = act(T_ * KV * dh);
+      attn_ = act(T_ * Q * dh);
     }
     const std::int64_t width = std::max(d.dense_width, d.shared_width);
-    gu_ = floats(T_ * 2 * width);
-    act_ = floats(T_ * width);
+    gu_ = act(T_ * 2 * width);
+    act_ = act(T_ * width);
     if (d.experts > 0) {
       const std::int64_t slots = T_ * d.top_k, W = d.expert_width;
-      router_logits_ = floats(T_ * d.experts);
-      route_weights_ = floats(slots);
+      router_logits_ = act(T_ * d.experts);
+      route_weights_ = floats(slots);  // fp32 in either precision, as moe_routing writes them
       route_ids_ = DeviceBuffer(static_cast<std::size_t>(slots) * sizeof(std::int32_t));
       offsets_ = DeviceBuffer(static_cast<std::size_t>(d.local_experts + 1) * sizeof(std::int32_t));
       source_slot_ = DeviceBuffer(static_cast<std::size_t>(slots) * sizeof(std::int32_t));
       dest_row_ = DeviceBuffer(static_cast<std::size_t>(slots) * sizeof(std::int32_t));
-      permuted_ = floats(slots * H);
-      expert_gu_ = floats(slots * 2 * W);
-      expert_act_ = floats(slots * W);
-      expert_out_ = floats(slots * H);
+      permuted_ = act(slots * H);
+      expert_gu_ = act(slots * 2 * W);
+      expert_act_ = act(slots * W);
+      expert_out_ = act(slots * H);
       // SwiGLU runs over every slot; those past the rows routed here hold zeros, not uninitialised memory.
       CUDA_CHECK(cudaMemset(expert_gu_.get(), 0, expert_gu_.bytes()));
     }
-    last_ = floats(p_.shape.batch * H);
-    last_norm_ = floats(p_.shape.batch * H);
-    logits_ = floats(p_.shape.batch * d.vocab_local);
+    last_ = act(p_.shape.batch * H);
+    last_norm_ = act(p_.shape.batch * H);
+    logits_ = act(p_.shape.batch * d.vocab_local);
     if (p_.shape.decode() && !d.mla) {
       splits_ = decode_splits(p_.shape.batch, KV, Q / KV, p_.shape.context + 1, ctx.props.multiProcessorCount);
       partial_out_ = floats(p_.shape.batch * Q * splits_ * dh);
@@ -159,10 +176,14 @@ class ModelStep : public PreparedOp {
   CheckResult check(bool full) override {
     CUDA_CHECK(cudaMemsetAsync(logits_.get(), 0xff, logits_.bytes(), ctx_.s()));  // NaN until written
     run();
-    return p_.check(device_reader(ctx_, logits_, Storage::fp32), what_, tolerance_for("fp32"), full);
+    // A bf16 step against the fp32 reference: the tolerance its rounding stages give (model_step.hpp).
+    const double tolerance = st_ == Storage::bf16 ? bf16_step_tolerance(p_.dims) : tolerance_for("fp32");
+    return p_.check(device_reader(ctx_, logits_, st_), what_, tolerance, full);
   }
 
  private:
+  DeviceBuffer act(std::int64_t count) const { return elements(count, st_); }
+
   void attention(std::size_t l) {
     const StepDims& d = p_.dims;
     DeviceLayer& L = layers_[l];
@@ -170,19 +191,19 @@ class ModelStep : public PreparedOp {
     const std::int64_t N = p_.shape.new_tokens, C = p_.shape.context;
     const auto eps = static_cast<float>(ModelStepProblem::kEps);
     const auto table = block_table_.as<std::int32_t>();
-    rmsnorm(x_.get(), L.attn_norm.get(), h_.get(), T_, H, eps, Storage::fp32, ctx_.s());
+    rmsnorm(x_.get(), L.attn_norm.get(), h_.get(), T_, H, eps, st_, ctx_.s());
     if (mla_) {
       mla_->forward(l, h_, proj_);
-      add_into(x_.as<float>(), proj_.as<float>(), T_ * H, ctx_.s());
+      add_into(x_.get(), proj_.get(), T_ * H, st_, ctx_.s());
       return;
     }
     (*qkv_gemm_)(ctx_, h_, L.qkv, qkv_);
-    split_qkv({qkv_.as<float>(), q_.as<float>(), k_.as<float>(), L.v_cache.as<float>(), table, T_, Q, KV, dh, N, C,
-               kStepPageSize, p_.pages_per_seq},
+    split_qkv({qkv_.get(), q_.get(), k_.get(), L.v_cache.get(), table, T_, Q, KV, dh, N, C, kStepPageSize,
+               p_.pages_per_seq, st_},
               ctx_.s());
     rope(q_.get(), k_.get(), positions_.as<std::int32_t>(), cos_sin_.as<float>(), q_rot_.get(), k_rot_.get(), T_, Q, KV,
-         dh, Storage::fp32, ctx_.s());
-    write_k_cache(k_rot_.as<float>(), L.k_cache.as<float>(), table, T_, KV, dh, N, C, kStepPageSize, p_.pages_per_seq,
+         dh, st_, ctx_.s());
+    write_k_cache(k_rot_.get(), L.k_cache.get(), table, T_, KV, dh, N, C, kStepPageSize, p_.pages_per_seq, st_,
                   ctx_.s());
     const auto scale = static_cast<float>(p_.scale);
     if (p_.shape.decode()) {
@@ -205,35 +226,35 @@ class ModelStep : public PreparedOp {
       a.splits = splits_;
       a.scale = scale;
       a.kv_scale = 1.0f;
-      a.q_storage = Storage::fp32;
-      a.kv_storage = Storage::fp32;
+      a.q_storage = st_;
+      a.kv_storage = st_;
       attention_decode(a, ctx_.s());
     } else {
       attention_prefill({q_rot_.get(), L.k_cache.get(), L.v_cache.get(), table, attn_.get(), p_.shape.batch, N, C, Q,
-                         KV, dh, kStepPageSize, p_.pages_per_seq, scale, Storage::fp32},
+                         KV, dh, kStepPageSize, p_.pages_per_seq, scale, st_},
                         ctx_.s());
     }
     (*o_gemm_)(ctx_, attn_, L.o, proj_);
-    add_into(x_.as<float>(), proj_.as<float>(), T_ * H, ctx_.s());
+    add_into(x_.get(), proj_.get(), T_ * H, st_, ctx_.s());
   }
 
   void enqueue() {
     const StepDims& d = p_.dims;
     const std::int64_t H = d.hidden, B = p_.shape.batch;
     const auto eps = static_cast<float>(ModelStepProblem::kEps);
-    gather_rows(embedding_.as<float>(), token_ids_.as<std::int32_t>(), x_.as<float>(), T_, H, ctx_.s());
+    gather_rows(embedding_.get(), token_ids_.as<std::int32_t>(), x_.get(), T_, H, st_, ctx_.s());
     for (std::size_t l = 0; l < layers_.size(); ++l) {
       attention(l);
       DeviceLayer& L = layers_[l];
-      rmsnorm(x_.get(), L.mlp_norm.get(), h_.get(), T_, H, eps, Storage::fp32, ctx_.s());
+      rmsnorm(x_.get(), L.mlp_norm.get(), h_.get(), T_, H, eps, st_, ctx_.s());
       if (L.dense) {
         dense_mlp(*gate_up_gemm_, L.gate_up, *down_gemm_, L.down, d.dense_width);
       } else {
         moe(L);
       }
     }
-    gather_last(x_.as<float>(), last_.as<float>(), B, p_.shape.new_tokens, H, ctx_.s());
-    rmsnorm(last_.get(), final_norm_.get(), last_norm_.get(), B, H, eps, Storage::fp32, ctx_.s());
+    gather_last(x_.get(), last_.get(), B, p_.shape.new_tokens, H, st_, ctx_.s());
+    rmsnorm(last_.get(), final_norm_.get(), last_norm_.get(), B, H, eps, st_, ctx_.s());
     lm_head_gemm_(ctx_, last_norm_, lm_head_, logits_);
   }
 
@@ -241,9 +262,9 @@ class ModelStep : public PreparedOp {
   void dense_mlp(const Linear& gate_up_gemm, const DeviceBuffer& gate_up, const Linear& down_gemm,
                  const DeviceBuffer& down, std::int64_t width) {
     gate_up_gemm(ctx_, h_, gate_up, gu_);
-    swiglu(gu_.get(), act_.get(), T_, width, Storage::fp32, ctx_.s());
+    swiglu(gu_.get(), act_.get(), T_, width, st_, ctx_.s());
     down_gemm(ctx_, act_, down, proj_);
-    add_into(x_.as<float>(), proj_.as<float>(), T_ * p_.dims.hidden, ctx_.s());
+    add_into(x_.get(), proj_.get(), T_ * p_.dims.hidden, st_, ctx_.s());
   }
 
   void moe(const DeviceLayer& L) {
@@ -253,20 +274,17 @@ class ModelStep : public PreparedOp {
     const auto offsets = offsets_.as<std::int32_t>();
     const auto dest_row = dest_row_.as<std::int32_t>();
     (*router_gemm_)(ctx_, h_, L.router, router_logits_);
-    moe_routing(router_logits_.get(), Storage::fp32, ids, route_weights_.as<float>(), T_, d.experts, d.top_k, d.n_group,
+    moe_routing(router_logits_.get(), st_, ids, route_weights_.as<float>(), T_, d.experts, d.top_k, d.n_group,
                 d.topk_group, d.sigmoid, ctx_.s());
     // This GPU's experts are 0 .. local_experts - 1, as in the CPU step; rows for others map to -1.
-    moe_permute(h_.get(), Storage::fp32, ids, permuted_.get(), offsets, source_slot_.as<std::int32_t>(), dest_row, T_,
-                H, d.top_k, 0, E, ctx_.s());
+    moe_permute(h_.get(), st_, ids, permuted_.get(), offsets, source_slot_.as<std::int32_t>(), dest_row, T_, H, d.top_k,
+                0, E, ctx_.s());
     // An expert gets at most every token once: T_ rows bound each expert's grid.
-    grouped_linear(permuted_.as<float>(), L.experts_gate_up.as<float>(), offsets, expert_gu_.as<float>(), E, T_, 2 * W,
-                   H, ctx_.s());
-    swiglu(expert_gu_.get(), expert_act_.get(), T_ * d.top_k, W, Storage::fp32, ctx_.s());
-    grouped_linear(expert_act_.as<float>(), L.experts_down.as<float>(), offsets, expert_out_.as<float>(), E, T_, H, W,
-                   ctx_.s());
-    moe_unpermute(expert_out_.get(), Storage::fp32, route_weights_.as<float>(), dest_row, proj_.get(), T_, H, d.top_k,
-                  ctx_.s());
-    add_into(x_.as<float>(), proj_.as<float>(), T_ * H, ctx_.s());
+    grouped_linear(permuted_.get(), L.experts_gate_up.get(), offsets, expert_gu_.get(), E, T_, 2 * W, H, st_, ctx_.s());
+    swiglu(expert_gu_.get(), expert_act_.get(), T_ * d.top_k, W, st_, ctx_.s());
+    grouped_linear(expert_act_.get(), L.experts_down.get(), offsets, expert_out_.get(), E, T_, H, W, st_, ctx_.s());
+    moe_unpermute(expert_out_.get(), st_, route_weights_.as<float>(), dest_row, proj_.get(), T_, H, d.top_k, ctx_.s());
+    add_into(x_.get(), proj_.get(), T_ * H, st_, ctx_.s());
     if (d.shared_width > 0)
       dense_mlp(*shared_gate_up_gemm_, L.shared_gate_up, *shared_down_gemm_, L.shared_down, d.shared_width);
   }
@@ -275,6 +293,7 @@ class ModelStep : public PreparedOp {
   ModelStepProblem p_;
   std::string what_;
   std::int64_t T_;
+  Storage st_;                               // of the weights, caches and activations: fp32 or bf16
   std::optional<Linear> qkv_gemm_, o_gemm_;  // GQA
   Linear lm_head_gemm_;
   std::optional<Linear> gate_up_gemm_, down_gemm_, shared_gate_up_gemm_, shared_down_gemm_, router_gemm_;
@@ -304,8 +323,9 @@ std::string model_step_support(const Context& ctx, const Shape& s) {
   return "";
 }
 
-std::unique_ptr<PreparedOp> make_model_step(Context& ctx, const Shape& shape, std::string what) {
-  return std::make_unique<ModelStep>(ctx, shape, std::move(what));
+std::unique_ptr<PreparedOp> make_model_step(Context& ctx, const Shape& shape, const std::string& dtype,
+                                            std::string what) {
+  return std::make_unique<ModelStep>(ctx, shape, dtype, std::move(what));
 }
 
 }  // namespace fleetcast::engine::cuda

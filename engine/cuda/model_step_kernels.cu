@@ -1,6 +1,8 @@
 // model_step's glue kernels: one thread per element, grid-stride; they move little next to the GEMMs and
 // attention of a step.
 
+#include <cuda_bf16.h>
+
 #include <algorithm>
 
 #include "cuda_check.hpp"
@@ -21,32 +23,39 @@ __device__ inline std::int64_t slot_of(const std::int32_t* table, std::int64_t t
   return std::int64_t{table[b * pages_per_seq + pos / page_size]} * page_size + pos % page_size;
 }
 
-__global__ void gather_rows_kernel(const float* table, const std::int32_t* ids, float* out, std::int64_t rows,
+template <class T>
+__global__ void gather_rows_kernel(const T* table, const std::int32_t* ids, T* out, std::int64_t rows,
                                    std::int64_t width) {
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < rows * width;
        i += std::int64_t{gridDim.x} * blockDim.x)
     out[i] = table[std::int64_t{ids[i / width]} * width + i % width];
 }
 
+template <class T>
 __global__ void split_qkv_kernel(QkvSplit a) {
   const std::int64_t row = (a.q_heads + 2 * a.kv_heads) * a.head_dim;
   const std::int64_t qw = a.q_heads * a.head_dim, kw = a.kv_heads * a.head_dim;
+  const T* qkv = static_cast<const T*>(a.qkv);
+  T* q = static_cast<T*>(a.q);
+  T* k = static_cast<T*>(a.k);
+  T* v_cache = static_cast<T*>(a.v_cache);
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < a.tokens * row;
        i += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t t = i / row, c = i % row;
-    const float v = a.qkv[i];
+    const T v = qkv[i];
     if (c < qw) {
-      a.q[t * qw + c] = v;
+      q[t * qw + c] = v;
     } else if (c < qw + kw) {
-      a.k[t * kw + c - qw] = v;
+      k[t * kw + c - qw] = v;
     } else {
       const std::int64_t slot = slot_of(a.block_table, t, a.new_tokens, a.context, a.page_size, a.pages_per_seq);
-      a.v_cache[slot * kw + c - qw - kw] = v;
+      v_cache[slot * kw + c - qw - kw] = v;
     }
   }
 }
 
-__global__ void write_k_cache_kernel(const float* k, float* k_cache, const std::int32_t* table, std::int64_t tokens,
+template <class T>
+__global__ void write_k_cache_kernel(const T* k, T* k_cache, const std::int32_t* table, std::int64_t tokens,
                                      std::int64_t kw, std::int64_t new_tokens, std::int64_t context,
                                      std::int64_t page_size, std::int64_t pages_per_seq) {
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < tokens * kw;
@@ -56,13 +65,28 @@ __global__ void write_k_cache_kernel(const float* k, float* k_cache, const std::
   }
 }
 
-__global__ void add_into_kernel(float* x, const float* y, std::int64_t count) {
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < count;
-       i += std::int64_t{gridDim.x} * blockDim.x)
-    x[i] += y[i];
+__device__ inline float to_float(float v) { return v; }
+__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <class T>
+__device__ inline T from_float(float v);
+template <>
+__device__ inline float from_float<float>(float v) {
+  return v;
+}
+template <>
+__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
 }
 
-__global__ void gather_last_kernel(const float* x, float* last, std::int64_t batch, std::int64_t new_tokens,
+template <class T>
+__global__ void add_into_kernel(T* x, const T* y, std::int64_t count) {
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::int64_t{gridDim.x} * blockDim.x)
+    x[i] = from_float<T>(to_float(x[i]) + to_float(y[i]));
+}
+
+template <class T>
+__global__ void gather_last_kernel(const T* x, T* last, std::int64_t batch, std::int64_t new_tokens,
                                    std::int64_t width) {
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < batch * width;
        i += std::int64_t{gridDim.x} * blockDim.x) {
@@ -113,34 +137,64 @@ void mla_write(const MlaEntries& a, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
-void gather_rows(const float* table, const std::int32_t* ids, float* out, std::int64_t rows, std::int64_t width,
-                 cudaStream_t stream) {
-  gather_rows_kernel<<<blocks_for(rows * width), kThreads, 0, stream>>>(table, ids, out, rows, width);
+void gather_rows(const void* table, const std::int32_t* ids, void* out, std::int64_t rows, std::int64_t width,
+                 Storage s, cudaStream_t stream) {
+  if (s == Storage::bf16) {
+    gather_rows_kernel<<<blocks_for(rows * width), kThreads, 0, stream>>>(
+        static_cast<const __nv_bfloat16*>(table), ids, static_cast<__nv_bfloat16*>(out), rows, width);
+  } else {
+    gather_rows_kernel<<<blocks_for(rows * width), kThreads, 0, stream>>>(static_cast<const float*>(table), ids,
+                                                                          static_cast<float*>(out), rows, width);
+  }
   CUDA_CHECK_LAUNCH();
 }
 
 void split_qkv(const QkvSplit& a, cudaStream_t stream) {
-  split_qkv_kernel<<<blocks_for(a.tokens * (a.q_heads + 2 * a.kv_heads) * a.head_dim), kThreads, 0, stream>>>(a);
+  const unsigned blocks = blocks_for(a.tokens * (a.q_heads + 2 * a.kv_heads) * a.head_dim);
+  if (a.storage == Storage::bf16) {
+    split_qkv_kernel<__nv_bfloat16><<<blocks, kThreads, 0, stream>>>(a);
+  } else {
+    split_qkv_kernel<float><<<blocks, kThreads, 0, stream>>>(a);
+  }
   CUDA_CHECK_LAUNCH();
 }
 
-void write_k_cache(const float* k, float* k_cache, const std::int32_t* block_table, std::int64_t tokens,
+void write_k_cache(const void* k, void* k_cache, const std::int32_t* block_table, std::int64_t tokens,
                    std::int64_t kv_heads, std::int64_t head_dim, std::int64_t new_tokens, std::int64_t context,
-                   std::int64_t page_size, std::int64_t pages_per_seq, cudaStream_t stream) {
+                   std::int64_t page_size, std::int64_t pages_per_seq, Storage s, cudaStream_t stream) {
   const std::int64_t kw = kv_heads * head_dim;
-  write_k_cache_kernel<<<blocks_for(tokens * kw), kThreads, 0, stream>>>(k, k_cache, block_table, tokens, kw,
-                                                                         new_tokens, context, page_size, pages_per_seq);
+  if (s == Storage::bf16) {
+    write_k_cache_kernel<<<blocks_for(tokens * kw), kThreads, 0, stream>>>(
+        static_cast<const __nv_bfloat16*>(k), static_cast<__nv_bfloat16*>(k_cache), block_table, tokens, kw, new_tokens,
+        context, page_size, pages_per_seq);
+  } else {
+    write_k_cache_kernel<<<blocks_for(tokens * kw), kThreads, 0, stream>>>(
+        static_cast<const float*>(k), static_cast<float*>(k_cache), block_table, tokens, kw, new_tokens, context,
+        page_size, pages_per_seq);
+  }
   CUDA_CHECK_LAUNCH();
 }
 
-void add_into(float* x, const float* y, std::int64_t count, cudaStream_t stream) {
-  add_into_kernel<<<blocks_for(count), kThreads, 0, stream>>>(x, y, count);
+void add_into(void* x, const void* y, std::int64_t count, Storage s, cudaStream_t stream) {
+  if (s == Storage::bf16) {
+    add_into_kernel<<<blocks_for(count), kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(x),
+                                                                static_cast<const __nv_bfloat16*>(y), count);
+  } else {
+    add_into_kernel<<<blocks_for(count), kThreads, 0, stream>>>(static_cast<float*>(x), static_cast<const float*>(y),
+                                                                count);
+  }
   CUDA_CHECK_LAUNCH();
 }
 
-void gather_last(const float* x, float* last, std::int64_t batch, std::int64_t new_tokens, std::int64_t width,
+void gather_last(const void* x, void* last, std::int64_t batch, std::int64_t new_tokens, std::int64_t width, Storage s,
                  cudaStream_t stream) {
-  gather_last_kernel<<<blocks_for(batch * width), kThreads, 0, stream>>>(x, last, batch, new_tokens, width);
+  if (s == Storage::bf16) {
+    gather_last_kernel<<<blocks_for(batch * width), kThreads, 0, stream>>>(
+        static_cast<const __nv_bfloat16*>(x), static_cast<__nv_bfloat16*>(last), batch, new_tokens, width);
+  } else {
+    gather_last_kernel<<<blocks_for(batch * width), kThreads, 0, stream>>>(
+        static_cast<const float*>(x), static_cast<float*>(last), batch, new_tokens, width);
+  }
   CUDA_CHECK_LAUNCH();
 }
 

@@ -1,37 +1,41 @@
 #pragma once
-// Host launchers for model_step's glue kernels (model_step_kernels.cu), fp32: the embedding gather, the
-// fused QKV's split into q and k and the new K and V's scatter into the paged cache, the residual add, the
-// gather of each sequence's last token, and MLA's splits and latent-cache writes. Enqueued on `stream`; launch errors
-// are thrown as CudaError.
+// Host launchers for model_step's glue kernels (model_step_kernels.cu): the embedding gather, the fused QKV's
+// split into q and k and the new K and V's scatter into the paged cache, the residual add and the gather of
+// each sequence's last token, on fp32 or bf16 tensors (`s`: every tensor of the call; copies move the stored
+// values, the residual add rounds fp32 sums to bf16, to nearest even); MLA's splits and latent-cache writes,
+// fp32. Enqueued on `stream`; launch errors are thrown as CudaError.
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "fleetcast/engine/fill.hpp"
+
 namespace fleetcast::engine::cuda {
 
-// out[t] = table[ids[t]], rows of `width` floats.
-void gather_rows(const float* table, const std::int32_t* ids, float* out, std::int64_t rows, std::int64_t width,
-                 cudaStream_t stream);
+// out[t] = table[ids[t]], rows of `width` elements.
+void gather_rows(const void* table, const std::int32_t* ids, void* out, std::int64_t rows, std::int64_t width,
+                 Storage s, cudaStream_t stream);
 
 // qkv [tokens, (q_heads + 2 kv_heads) head_dim] -> q [tokens, q_heads, d], k [tokens, kv_heads, d]; v straight
 // into v_cache at the token's slot (token t is new token t % new_tokens of sequence t / new_tokens, at
 // position context + t % new_tokens; slot from block_table [batch, pages_per_seq], pages of page_size).
 struct QkvSplit {
-  const float* qkv;
-  float *q, *k, *v_cache;
+  const void* qkv;
+  void *q, *k, *v_cache;
   const std::int32_t* block_table;
   std::int64_t tokens, q_heads, kv_heads, head_dim, new_tokens, context, page_size, pages_per_seq;
+  Storage storage;
 };
 void split_qkv(const QkvSplit& a, cudaStream_t stream);
 
 // The rotated k [tokens, kv_heads, head_dim] into k_cache at each token's slot (as split_qkv).
-void write_k_cache(const float* k, float* k_cache, const std::int32_t* block_table, std::int64_t tokens,
+void write_k_cache(const void* k, void* k_cache, const std::int32_t* block_table, std::int64_t tokens,
                    std::int64_t kv_heads, std::int64_t head_dim, std::int64_t new_tokens, std::int64_t context,
-                   std::int64_t page_size, std::int64_t pages_per_seq, cudaStream_t stream);
+                   std::int64_t page_size, std::int64_t pages_per_seq, Storage s, cudaStream_t stream);
 
-// x += y, count floats.
-void add_into(float* x, const float* y, std::int64_t count, cudaStream_t stream);
+// x += y, count elements (bf16: the fp32 sum rounded).
+void add_into(void* x, const void* y, std::int64_t count, Storage s, cudaStream_t stream);
 
 // MLA: q_b's output q [tokens, q_heads, nope + rope] (each head's nope part, then its rope part) and kv_a's
 // kv [tokens, kv_lora + rope] (the latent, then the shared rope key) split into the contiguous arrays RMSNorm
@@ -56,7 +60,7 @@ struct MlaEntries {
 void mla_write(const MlaEntries& a, cudaStream_t stream);
 
 // last[b] = x[b * new_tokens + new_tokens - 1], rows of `width`.
-void gather_last(const float* x, float* last, std::int64_t batch, std::int64_t new_tokens, std::int64_t width,
+void gather_last(const void* x, void* last, std::int64_t batch, std::int64_t new_tokens, std::int64_t width, Storage s,
                  cudaStream_t stream);
 
 }  // namespace fleetcast::engine::cuda

@@ -58,22 +58,41 @@ DeviceBuffer upload(const std::vector<std::int32_t>& v) {
 
 DeviceBuffer floats(std::int64_t count) { return DeviceBuffer(static_cast<std::size_t>(count) * sizeof(float)); }
 
-Linear::Linear(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k) {
+DeviceBuffer upload(const std::vector<float>& v, Storage s) {
+  if (s == Storage::fp32) return upload(v);
+  if (s != Storage::bf16) throw std::logic_error("model_step stores fp32 or bf16");
+  // The upper half of round_bf16's fp32 bits is the bf16 value: the CPU step's rounding exactly.
+  std::vector<std::uint16_t> bits(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) bits[i] = static_cast<std::uint16_t>(float_bits(round_bf16(v[i])) >> 16);
+  DeviceBuffer b(bits.size() * sizeof(std::uint16_t));
+  if (!bits.empty()) CUDA_CHECK(cudaMemcpy(b.get(), bits.data(), b.bytes(), cudaMemcpyHostToDevice));
+  return b;
+}
+
+DeviceBuffer elements(std::int64_t count, Storage s) {
+  return DeviceBuffer(static_cast<std::size_t>(count) * (s == Storage::bf16 ? sizeof(std::uint16_t) : sizeof(float)));
+}
+
+Linear::Linear(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s) {
+  if (s != Storage::fp32 && s != Storage::bf16) throw std::logic_error("Linear: fp32 or bf16 operands");
+  const cudaDataType_t type = s == Storage::bf16 ? CUDA_R_16BF : CUDA_R_32F;
+  // fp32 accumulation and fp32 alpha and beta either way (cuBLASLt's CUBLAS_COMPUTE_32F with bf16 A, B, C, D).
   desc_ = make_matmul_desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
   set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
   set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
   const auto mm = static_cast<std::uint64_t>(m), nn = static_cast<std::uint64_t>(n);
   const auto kk = static_cast<std::uint64_t>(k);
-  a_ = make_layout(CUDA_R_32F, kk, nn, k);
-  b_ = make_layout(CUDA_R_32F, kk, mm, k);
-  d_ = make_layout(CUDA_R_32F, nn, mm, n);
+  a_ = make_layout(type, kk, nn, k);
+  b_ = make_layout(type, kk, mm, k);
+  d_ = make_layout(type, nn, mm, n);
   const LtPreference pref = workspace_preference(ctx);
   int found = 0;
   CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(ctx.lt.get(), desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(),
                                               pref.get(), 1, &heuristic_, &found));
   if (found == 0)
-    throw std::runtime_error("cuBLASLt offers no fp32 algorithm for a " + std::to_string(m) + " x " +
-                             std::to_string(n) + " x " + std::to_string(k) + " GEMM");
+    throw std::runtime_error(std::string("cuBLASLt offers no ") + (s == Storage::bf16 ? "bf16" : "fp32") +
+                             " algorithm for a " + std::to_string(m) + " x " + std::to_string(n) + " x " +
+                             std::to_string(k) + " GEMM");
 }
 
 void Linear::operator()(const Context& ctx, const DeviceBuffer& x, const DeviceBuffer& w, DeviceBuffer& y) const {

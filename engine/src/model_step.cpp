@@ -17,6 +17,7 @@ Shape model_step_shape(const StepShape& s) {
   shape.set("batch", s.batch);
   shape.set("context", s.context);
   shape.set("new_tokens", s.new_tokens);
+  if (s.precision != "fp32") shape.set_text("precision", s.precision);
   return shape;
 }
 
@@ -29,6 +30,7 @@ StepShape step_shape_of(const Shape& shape) {
   s.batch = shape.at("batch");
   s.context = shape.at("context");
   s.new_tokens = shape.at("new_tokens");
+  if (shape.has_text("precision")) s.precision = shape.text_at("precision");
   return s;
 }
 
@@ -103,6 +105,29 @@ StepDims step_dims(const specs::ModelSpec& m, const StepShape& s) {
   }
   return d;
 }
+
+int bf16_rounding_stages(const StepDims& d) {
+  // Every place the bf16 step rounds, once each: weights when uploaded, activations as each op stores them.
+  // The embedding rows, the final norm's gain, its output, the LM head's weights and the logits.
+  int stages = 5;
+  for (std::int64_t l = 0; l < d.layers; ++l) {
+    // Attention: norm gain and output, QKV weights and output, RoPE's output, the cached context (rounded
+    // once), attention's output, O weights and output, the residual add.
+    stages += 10;
+    stages += 2;        // the MLP's norm gain and output
+    const int mlp = 6;  // gate/up weights and output, SwiGLU's output, down weights and output, residual
+    if (d.experts == 0 || l < d.dense_layers) {
+      stages += mlp;
+    } else {
+      // Router weights and logits, the routed experts' MLP (the weighted unpermute a rounding of its own),
+      // and the shared experts' MLP when there are any.
+      stages += 2 + mlp + 1 + (d.shared_width > 0 ? mlp : 0);
+    }
+  }
+  return stages;
+}
+
+double bf16_step_tolerance(const StepDims& d) { return bf16_rounding_stages(d) * std::ldexp(1.0, -8); }
 
 Cost model_step_cost(const specs::ModelSpec& m, const StepShape& s, double e) {
   const StepDims d = step_dims(m, s);

@@ -3,6 +3,7 @@
 #include "fleetcast/engine/plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "fleetcast/engine/model_step.hpp"
@@ -121,6 +122,14 @@ PlanEntry parse_entry(const json& j, const std::string& file, const std::string&
     }
   }
   e.models = r.strings("models", false);
+  const std::string fp32 = "fp32";
+  e.precision = r.text("precision", &fp32);
+  if (j.contains("precision")) {
+    if (e.op != "model_step")
+      r.fail("precision", j.at("precision"), "only applies to model_step (other ops: \"dtypes\")");
+    if (std::find(std::begin(kStepPrecisions), std::end(kStepPrecisions), e.precision) == std::end(kStepPrecisions))
+      r.fail("precision", j.at("precision"), "not a precision of model_step; valid: fp32, bf16");
+  }
   e.tp = r.integer("tp", 1, 1, 64);
   if (e.tp != 1 && e.models.empty()) r.fail("tp", j.at("tp"), "only applies with \"models\"");
   e.warmup = r.integer("warmup", plan.warmup, 0, 10000);
@@ -157,7 +166,7 @@ PlanEntry parse_entry(const json& j, const std::string& file, const std::string&
 }
 
 // A model_step case in the contract's order: the model from the entry's "models", the rest as expanded.
-Shape model_step_shape(const Shape& base, const Shape& fields) {
+Shape model_step_shape(const Shape& base, const Shape& fields, const std::string& precision) {
   for (const auto& f : find_op("model_step")->fields)
     if (!fields.has(f)) return fields;  // validate_shape names the missing field
   StepShape s;
@@ -168,6 +177,7 @@ Shape model_step_shape(const Shape& base, const Shape& fields) {
   s.batch = fields.at("batch");
   s.context = fields.at("context");
   s.new_tokens = fields.at("new_tokens");
+  s.precision = precision;
   return engine::model_step_shape(s);
 }
 
@@ -203,7 +213,7 @@ void expand_entry(const Plan& plan, const PlanEntry& e, std::vector<PlannedCase>
             if (e.sweep[s].first == f) shape.set(f, e.sweep[s].second[at[s]]);
         }
         // model_step's record shape is a fixed contract with the model's name in it (model_step.hpp).
-        if (e.op == "model_step" && base.has_text("model")) shape = model_step_shape(base, shape);
+        if (e.op == "model_step" && base.has_text("model")) shape = model_step_shape(base, shape, e.precision);
         validate_shape(op, shape, plan.file, e.field + ".sweep");
         const std::string key = e.op + "|" + dtype + "|" + shape.text();
         if (seen.insert(key).second) out.push_back({{e.op, dtype, shape}, e.warmup, e.repetitions, e.field});

@@ -32,6 +32,9 @@ done
 # The model_step record's shape is a contract the calibration compose check reads: these keys, this order.
 grep -q '"op":"model_step","dtype":"fp32","shape":{"model":"llama-3.1-8b","tp":8,"ep":1,"layers":1,"phase":"decode","batch":2,"context":64,"new_tokens":1},"gpus":1' \
   "$work/cpu.jsonl" && ok || bad "the model_step record's shape is not the contract's"
+# The bf16 step (the plan's "precision"): its values stored in fp32 on the CPU, the precision last in the shape.
+grep -q '"op":"model_step","dtype":"fp32","shape":{"model":"llama-3.1-8b","tp":8,"ep":1,"layers":1,"phase":"decode","batch":2,"context":64,"new_tokens":1,"precision":"bf16"},"gpus":1' \
+  "$work/cpu.jsonl" && ok || bad "the bf16 model_step record is missing or its shape is not the contract's"
 grep -c '"checked":true' "$work/cpu.jsonl" | grep -qx "$((lines - 1))" && ok || bad "a measurement is unchecked"
 ls "$work" | grep -q tmp && bad "a temporary file was left" || ok
 

@@ -6,6 +6,7 @@
 #include <cuda_fp8.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <tuple>
 
 #include "attention_kernels.hpp"
@@ -326,6 +327,41 @@ TEST_CASE("cuda: a MoE model_step matches the reference step, decode and prefill
     prepared->run();
     CHECK(prepared->check(true).compared == static_cast<std::size_t>(step[0] * vocab_local));
   }
+}
+
+TEST_CASE("cuda: a bf16 model_step (GQA, dense and MoE) matches the reference step within its rounding bound",
+          "[.gpu][engine][model_step]") {
+  if (!have_gpu()) return;
+  auto backend = make_cuda_backend();
+  const OpInfo& op = *find_op("model_step");
+  // bf16 weights, caches and activations, cuBLASLt bf16 GEMMs with fp32 accumulation, against the fp32
+  // reference at bf16_step_tolerance (the CPU bf16 step's test measures how close it comes). llama-3.1-8b at
+  // TP 8, two layers: decode of 3 after 40 under the CUDA graph, prefill of 24 after 8; qwen3-235b-a22b at
+  // TP 8 / EP 8, one MoE layer, the same two steps. Every logit, before and after a replay.
+  for (StepShape step :
+       {StepShape{"llama-3.1-8b", 8, 1, 2, 3, 40, 1}, StepShape{"llama-3.1-8b", 8, 1, 2, 2, 8, 24},
+        StepShape{"qwen3-235b-a22b", 8, 8, 1, 3, 40, 1}, StepShape{"qwen3-235b-a22b", 8, 8, 1, 2, 8, 24}}) {
+    step.precision = "bf16";
+    const Shape shape = model_step_shape(step);
+    INFO(shape.text());
+    const Support s = backend->support(op, "bf16", shape);
+    REQUIRE(s.supported);
+    CHECK(s.dtype == "bf16");
+    const StepDims d = step_dims(fleetcast::specs::model_preset(step.model), step);
+    auto prepared = backend->prepare(op, s.dtype, shape);
+    const CheckResult first = prepared->check(true);
+    CHECK(first.compared == static_cast<std::size_t>(step.batch * d.vocab_local));
+    CAPTURE(first.max_rel_error, bf16_step_tolerance(d));
+    CHECK(first.max_rel_error < bf16_step_tolerance(d));
+    CHECK(first.max_rel_error > std::ldexp(1.0, -8));  // the roundings happened: not an fp32 step
+    prepared->run();
+    const CheckResult again = prepared->check(true);
+    CHECK(again.max_rel_error == first.max_rel_error);  // replays are deterministic
+  }
+  // The small-shape check the harness runs for a bf16 request: the op's small shape, dtype bf16.
+  const Support small = backend->support(op, "bf16", op.small_check);
+  REQUIRE(small.supported);
+  CHECK(backend->prepare(op, "bf16", op.small_check)->check(true).compared > 0);
 }
 
 TEST_CASE("cuda: block-scaled GEMMs run on SM100 and are skipped with the reason before", "[.gpu][engine]") {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "cpu_kernels.hpp"
 #include "cpu_moe.hpp"
+#include "fleetcast/engine/fill.hpp"
 #include "parallel.hpp"
 
 namespace fleetcast::engine::cpu {
@@ -17,10 +19,31 @@ void add_into(float* x, const float* y, std::int64_t count) {
 
 std::vector<float> buffer(std::int64_t count) { return std::vector<float>(static_cast<std::size_t>(count)); }
 
+void round_all(std::vector<float>& v) {
+  parallel_for(static_cast<std::int64_t>(v.size()), 1, [&](std::int64_t i) { v[i] = round_bf16(v[i]); });
+}
+
 }  // namespace
 
-ModelStepRunner::ModelStepRunner(ModelStepProblem& p) : p_(p), tokens_(p.shape.tokens()) {
+void ModelStepRunner::store(float* v, std::int64_t count) const {
+  if (bf16_) parallel_for(count, 1, [&](std::int64_t i) { v[i] = round_bf16(v[i]); });
+}
+
+ModelStepRunner::ModelStepRunner(ModelStepProblem& p) : p_(p), tokens_(p.shape.tokens()), bf16_(p.shape.bf16()) {
   const StepDims& d = p.dims;
+  if (bf16_) {
+    if (d.mla) throw std::invalid_argument("the bf16 model step runs grouped-query models only");
+    bf16_layers_ = p.layers;
+    for (StepLayer& L : bf16_layers_)
+      for (std::vector<float>* v :
+           {&L.attn_norm, &L.qkv, &L.o, &L.mlp_norm, &L.gate_up, &L.down, &L.router, &L.experts_gate_up,
+            &L.experts_down, &L.shared_gate_up, &L.shared_down, &L.k_cache, &L.v_cache})
+        round_all(*v);
+    bf16_final_norm_ = p.final_norm;
+    round_all(bf16_final_norm_);
+    bf16_lm_head_ = p.lm_head;
+    round_all(bf16_lm_head_);
+  }
   const std::int64_t T = tokens_, H = d.hidden, dh = d.head_dim;
   x_ = buffer(T * H);
   h_ = buffer(T * H);
@@ -77,11 +100,13 @@ void ModelStepRunner::paged_attention(const float* q, const float* k_cache, cons
 
 void ModelStepRunner::attention(std::int64_t layer) {
   const StepDims& d = p_.dims;
-  StepLayer& L = p_.layers[layer];
+  StepLayer& L = this->layer(layer);
   const std::int64_t T = tokens_, H = d.hidden, dh = d.head_dim, Q = d.q_heads, KV = d.kv_heads;
   const std::int64_t N = p_.shape.new_tokens, C = p_.shape.context;
   rmsnorm(x_.data(), L.attn_norm.data(), h_.data(), T, H, static_cast<float>(ModelStepProblem::kEps));
+  store(h_, T * H);
   gemm(h_.data(), L.qkv.data(), qkv_.data(), T, d.qkv_width(), H);
+  store(qkv_, T * d.qkv_width());
   // The fused projection's q and k parts into their own arrays for RoPE; v goes straight to the cache.
   parallel_for(T, d.qkv_width(), [&](std::int64_t t) {
     const float* row = qkv_.data() + t * d.qkv_width();
@@ -89,6 +114,8 @@ void ModelStepRunner::attention(std::int64_t layer) {
     std::memcpy(k_.data() + t * KV * dh, row + Q * dh, static_cast<std::size_t>(KV * dh) * sizeof(float));
   });
   rope(q_.data(), k_.data(), p_.positions.data(), p_.cos_sin.data(), q_rot_.data(), k_rot_.data(), T, Q, KV, dh);
+  store(q_rot_, T * Q * dh);
+  store(k_rot_, T * KV * dh);
   parallel_for(T, 2 * KV * dh, [&](std::int64_t t) {
     const std::int64_t b = t / N, pos = C + t % N;
     const std::int64_t at = p_.cache_offset(b, pos, 0);  // the kv heads of one token are contiguous
@@ -97,34 +124,47 @@ void ModelStepRunner::attention(std::int64_t layer) {
                 static_cast<std::size_t>(KV * dh) * sizeof(float));
   });
   paged_attention(q_rot_.data(), L.k_cache.data(), L.v_cache.data(), attn_.data(), dh, dh);
+  store(attn_, T * Q * dh);
   gemm(attn_.data(), L.o.data(), proj_.data(), T, H, Q * dh);
+  store(proj_, T * H);
   add_into(x_.data(), proj_.data(), T * H);
+  store(x_, T * H);
 }
 
 void ModelStepRunner::dense_mlp(const std::vector<float>& gate_up, const std::vector<float>& down, std::int64_t width) {
   const std::int64_t T = tokens_, H = p_.dims.hidden;
   gemm(h_.data(), gate_up.data(), gu_.data(), T, 2 * width, H);
+  store(gu_, T * 2 * width);
   swiglu(gu_.data(), act_.data(), T, width);
+  store(act_, T * width);
   gemm(act_.data(), down.data(), proj_.data(), T, H, width);
+  store(proj_, T * H);
   add_into(x_.data(), proj_.data(), T * H);
+  store(x_, T * H);
 }
 
 void ModelStepRunner::moe(std::int64_t layer) {
   const StepDims& d = p_.dims;
-  const StepLayer& L = p_.layers[layer];
+  const StepLayer& L = this->layer(layer);
   const std::int64_t T = tokens_, H = d.hidden, W = d.expert_width;
   gemm(h_.data(), L.router.data(), router_logits_.data(), T, d.experts, H);
+  store(router_logits_, T * d.experts);
   moe_routing(router_logits_.data(), route_ids_.data(), route_weights_.data(), T,
               {d.experts, d.top_k, d.n_group, d.topk_group, d.sigmoid});
   const std::int64_t rows = moe_permute(h_.data(), route_ids_.data(), permuted_.data(), offsets_.data(),
                                         source_slot_.data(), dest_row_.data(), T, H, d.top_k, 0, d.local_experts);
   moe_grouped_gemm(permuted_.data(), L.experts_gate_up.data(), offsets_.data(), expert_gu_.data(), d.local_experts,
                    2 * W, H);
+  store(expert_gu_, rows * 2 * W);
   swiglu(expert_gu_.data(), expert_act_.data(), rows, W);
+  store(expert_act_, rows * W);
   moe_grouped_gemm(expert_act_.data(), L.experts_down.data(), offsets_.data(), expert_out_.data(), d.local_experts, H,
                    W);
+  store(expert_out_, rows * H);
   moe_unpermute(expert_out_.data(), route_weights_.data(), dest_row_.data(), proj_.data(), T, H, d.top_k);
+  store(proj_, T * H);
   add_into(x_.data(), proj_.data(), T * H);
+  store(x_, T * H);
   if (d.shared_width > 0) dense_mlp(L.shared_gate_up, L.shared_down, d.shared_width);
 }
 
@@ -135,23 +175,30 @@ void ModelStepRunner::run() {
     std::memcpy(x_.data() + t * H, p_.embedding.data() + std::int64_t{p_.token_ids[t]} * H,
                 static_cast<std::size_t>(H) * sizeof(float));
   });
+  store(x_, T * H);  // the embedding rows, as a bf16 table holds them
   for (std::int64_t l = 0; l < d.layers; ++l) {
     if (d.mla) {
       mla_attention(l);
     } else {
       attention(l);
     }
-    rmsnorm(x_.data(), p_.layers[l].mlp_norm.data(), h_.data(), T, H, static_cast<float>(ModelStepProblem::kEps));
-    if (p_.layers[l].dense) {
-      dense_mlp(p_.layers[l].gate_up, p_.layers[l].down, d.dense_width);
+    StepLayer& L = layer(l);
+    rmsnorm(x_.data(), L.mlp_norm.data(), h_.data(), T, H, static_cast<float>(ModelStepProblem::kEps));
+    store(h_, T * H);
+    if (L.dense) {
+      dense_mlp(L.gate_up, L.down, d.dense_width);
     } else {
       moe(l);
     }
   }
   for (std::int64_t b = 0; b < B; ++b)
     std::memcpy(last_.data() + b * H, x_.data() + (b * N + N - 1) * H, static_cast<std::size_t>(H) * sizeof(float));
-  rmsnorm(last_.data(), p_.final_norm.data(), last_norm_.data(), B, H, static_cast<float>(ModelStepProblem::kEps));
-  gemm(last_norm_.data(), p_.lm_head.data(), logits_.data(), B, d.vocab_local, H);
+  const std::vector<float>& final_norm = bf16_ ? bf16_final_norm_ : p_.final_norm;
+  const std::vector<float>& lm_head = bf16_ ? bf16_lm_head_ : p_.lm_head;
+  rmsnorm(last_.data(), final_norm.data(), last_norm_.data(), B, H, static_cast<float>(ModelStepProblem::kEps));
+  store(last_norm_, B * H);
+  gemm(last_norm_.data(), lm_head.data(), logits_.data(), B, d.vocab_local, H);
+  store(logits_, B * d.vocab_local);
 }
 
 }  // namespace fleetcast::engine::cpu

@@ -9,6 +9,12 @@
 // common.py expands the latents through kv_b and runs 192-wide multi-head attention, fewer FLOPs when the
 // chunk is long); the CPU step's prefill already runs the decode kernel once per new token, so one form
 // keeps one kernel. The reference runs the un-absorbed form, so the two check each other's algebra.
+//
+// A bf16 step (StepShape::precision "bf16", GQA models) emulates what the CUDA bf16 step computes: the
+// weights and the cached context rounded to bf16 once (copies; the problem keeps its fp32 weights for the
+// reference), and every op's output rounded to bf16 where the CUDA step stores it in a bf16 buffer (GEMM
+// outputs, RMSNorm, RoPE, SwiGLU, attention, the weighted unpermute, each residual add, the logits), with
+// fp32 arithmetic inside each op. Equal to the CUDA step's values up to summation order; stored in fp32.
 
 #include <cstdint>
 #include <vector>
@@ -34,9 +40,17 @@ class ModelStepRunner {
                        std::int64_t dv);
   void moe(std::int64_t layer);
   void dense_mlp(const std::vector<float>& gate_up, const std::vector<float>& down, std::int64_t width);
+  // The weights the step multiplies by: the problem's, or their bf16 copies.
+  StepLayer& layer(std::int64_t l) { return bf16_ ? bf16_layers_[static_cast<std::size_t>(l)] : p_.layers[l]; }
+  // Rounds `count` values to bf16 in place, in a bf16 step; nothing in an fp32 one.
+  void store(float* v, std::int64_t count) const;
+  void store(std::vector<float>& v, std::int64_t count) const { store(v.data(), count); }
 
   ModelStepProblem& p_;
   std::int64_t tokens_;
+  bool bf16_ = false;
+  std::vector<StepLayer> bf16_layers_;  // a bf16 step's weights and caches, rounded once
+  std::vector<float> bf16_final_norm_, bf16_lm_head_;
   std::vector<float> x_, h_, qkv_, q_, k_, q_rot_, k_rot_, attn_, proj_, gu_, act_;
   std::vector<float> router_logits_, route_weights_, permuted_, expert_gu_, expert_act_, expert_out_;
   std::vector<std::int32_t> route_ids_, offsets_, source_slot_, dest_row_;

@@ -8,7 +8,9 @@
 //   {"model": "llama-3.1-8b", "tp": 4, "ep": 1, "layers": 2, "phase": "decode", "batch": 8,
 //    "context": 2048, "new_tokens": 1}
 // phase is "decode" when new_tokens is 1 and "prefill" otherwise: each of `batch` sequences has `context`
-// tokens in its KV cache already and runs `new_tokens` new ones (causal among themselves).
+// tokens in its KV cache already and runs `new_tokens` new ones (causal among themselves). A step in another
+// precision than fp32 (the plan entry's "precision") appends it as a last text field, "precision": "bf16";
+// an fp32 step's shape has none, so fp32 records are as they were before the field existed.
 
 #include <cstdint>
 #include <string>
@@ -22,7 +24,11 @@ namespace fleetcast::engine {
 struct StepShape {
   std::string model;
   std::int64_t tp = 1, ep = 1, layers = 1, batch = 1, context = 0, new_tokens = 1;
+  // What the step stores weights, caches and activations in: "fp32", or "bf16" (fp32 accumulation, each
+  // op's output rounded to bf16, as the CUDA bf16 step stores it and the CPU step emulates it).
+  std::string precision = "fp32";
   bool decode() const { return new_tokens == 1; }
+  bool bf16() const { return precision == "bf16"; }
   std::int64_t tokens() const { return batch * new_tokens; }
 };
 
@@ -66,6 +72,21 @@ RoutingRule routing_rule(const std::string& model_name);
 // Throws std::invalid_argument saying which field cannot be (an attention type the step does not run,
 // heads or experts that do not divide, more layers than the model has).
 StepDims step_dims(const specs::ModelSpec& model, const StepShape& s);
+
+// The precisions a step runs in (plans' "precision"), the default first.
+inline constexpr const char* kStepPrecisions[] = {"fp32", "bf16"};
+
+// A bf16 step's logits against the fp32 reference step. Each rounding to bf16 (round to nearest, 8
+// significant bits) perturbs a value by at most u = 2^-8 relative. The step's random weights keep every
+// op's output at unit size (1/sqrt(fan-in) scaling, RMSNorm before each block), so a relative error of u at
+// one stage reaches the logits as about u relative to their RMS, no larger. Summing the stages linearly (as
+// if every rounding landed on the same logit with the same sign) bounds the error, to first order, by
+// S x u, S the number of rounding stages in the step (bf16_rounding_stages). Independent roundings add in
+// quadrature instead: sqrt(S) x u / sqrt(3) RMS, about 5 of those at the largest of ~10^4 logits, under
+// half of S x u for S >= 20; S x u leaves that margin. (Routing is discrete: a bf16 router score that
+// reorders a near tie picks another expert and fails the check outright, a mismatch, never a wrong time.)
+int bf16_rounding_stages(const StepDims& d);
+double bf16_step_tolerance(const StepDims& d);
 
 // The step's KV cache pages hold this many tokens (vLLM's default block size).
 inline constexpr std::int64_t kStepPageSize = 16;

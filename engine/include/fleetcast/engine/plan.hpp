@@ -14,6 +14,10 @@
 // the fields a model decides (a GEMM's n and k for every projection and expert, attention head counts,
 // hidden sizes) for each GPU of a tensor-parallel group of "tp" GPUs, and the sweep gives the rest.
 //
+// "precision" (model_step entries only; "fp32", the default, or "bf16"): what the step stores weights, caches and
+// activations in. A model_step's "dtypes" do not choose it (the shipped plans ask for bf16 and have always run
+// an fp32 step); a bf16 step's record shape ends in "precision": "bf16", an fp32 one's has no such field.
+//
 // "case_budget_s" (default 0: none) caps the timing of one case: after the warm-up one run is timed, and
 // the timed repetitions are cut to fit the budget, though never below 5. A sweep from one token to many
 // thousands then spends its time evenly rather than on its largest shapes.
@@ -36,9 +40,10 @@ struct PlanEntry {
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> sweep;  // in the op's field order
   std::vector<std::string> models;
   int tp = 1;
-  int warmup = 0;       // the entry's own or the plan's
-  int repetitions = 1;  // the entry's own or the plan's
-  std::string field;    // "ops[2]", for messages
+  std::string precision = "fp32";  // model_step only
+  int warmup = 0;                  // the entry's own or the plan's
+  int repetitions = 1;             // the entry's own or the plan's
+  std::string field;               // "ops[2]", for messages
 };
 
 struct Plan {
