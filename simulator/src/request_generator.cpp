@@ -132,6 +132,12 @@ std::vector<Request> generate_class_requests(const specs::RequestClass& c, int c
     r.class_index = class_index;
     r.input_tokens = draw_length(c.input_tokens, inputs, max_context);
     r.output_tokens = draw_length(c.output_tokens, outputs, max_context);
+    // Spread start: client i's first request (the class's i-th) answers (i + 1) / C of its drawn length, so
+    // the clients finish at evenly spread phases of one cycle (specs/workload.hpp, ArrivalStart).
+    if (a.kind == specs::ArrivalKind::closed_loop && a.start == specs::ArrivalStart::spread && i < a.clients) {
+      const double share = static_cast<double>(i + 1) / a.clients;
+      r.output_tokens = std::max(1, static_cast<int>(std::lround(r.output_tokens * share)));
+    }
     // Only the prompt's full blocks carry ids (as Mooncake's hash_ids); with a shared prefix the input counts
     // it and keeps a token of its own.
     std::int64_t group = -1;

@@ -12,6 +12,7 @@ std::string_view to_string(SpeculativeMethod m) { return detail::name_of(detail:
 std::string_view to_string(ExpertDistribution d) { return detail::name_of(detail::kExpertDistributionNames, d); }
 std::string_view to_string(LengthKind k) { return detail::name_of(detail::kLengthKindNames, k); }
 std::string_view to_string(ArrivalKind k) { return detail::name_of(detail::kArrivalKindNames, k); }
+std::string_view to_string(ArrivalStart s) { return detail::name_of(detail::kArrivalStartNames, s); }
 std::string_view to_string(PrefixPopularity p) { return detail::name_of(detail::kPrefixPopularityNames, p); }
 std::string_view to_string(PricingKind k) { return detail::name_of(detail::kPricingNames, k); }
 

@@ -35,6 +35,8 @@ inline constexpr EnumNames<ArrivalKind, 4> kArrivalKindNames{{{ArrivalKind::pois
                                                                {ArrivalKind::gamma, "gamma"},
                                                                {ArrivalKind::closed_loop, "closed_loop"},
                                                                {ArrivalKind::trace, "trace"}}};
+inline constexpr EnumNames<ArrivalStart, 2> kArrivalStartNames{
+    {{ArrivalStart::together, "together"}, {ArrivalStart::spread, "spread"}}};
 inline constexpr EnumNames<PrefixPopularity, 2> kPrefixPopularityNames{
     {{PrefixPopularity::uniform, "uniform"}, {PrefixPopularity::zipf, "zipf"}}};
 inline constexpr EnumNames<RouterPolicy, 5> kRouterNames{{{RouterPolicy::round_robin, "round_robin"},

@@ -53,8 +53,9 @@ ArrivalSpec parse_arrival(JsonReader r) {
   ArrivalSpec a;
   a.kind = r.require_enum("kind", detail::kArrivalKindNames);
   if (a.kind == ArrivalKind::trace) {
-    for (const char* key : {"rate_per_s", "load", "cv", "clients", "think_time_s"})
-      if (r.has(key)) r.fail(key, "does not apply to trace arrivals: the trace sets the times (rate_scale scales them)");
+    for (const char* key : {"rate_per_s", "load", "cv", "clients", "think_time_s", "start"})
+      if (r.has(key))
+        r.fail(key, "does not apply to trace arrivals: the trace sets the times (rate_scale scales them)");
     a.trace = parse_trace(r);
     r.finish();
     return a;
@@ -64,6 +65,7 @@ ArrivalSpec parse_arrival(JsonReader r) {
       if (r.has(key)) r.fail(key, "does not apply to closed_loop arrivals: the clients set the rate");
     a.clients = r.require_at_least("clients", 1);
     a.think_time_s = r.optional_at_least("think_time_s", 0.0, 0.0);
+    a.start = r.optional_enum("start", ArrivalStart::together, detail::kArrivalStartNames);
     r.finish();
     return a;
   }
@@ -79,6 +81,7 @@ ArrivalSpec parse_arrival(JsonReader r) {
     r.check(a.load <= kMaxLoad, "load", "must be in (0, 10]");
   }
   if (a.kind == ArrivalKind::gamma) a.cv = r.require_positive("cv");
+  if (r.has("start")) r.fail("start", "applies only to closed_loop arrivals (open-loop arrivals have no clients)");
   if (r.has("rate_profile")) a.rate_profile = parse_rate_profile(r.object("rate_profile"));
   r.finish();
   return a;

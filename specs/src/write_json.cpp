@@ -77,6 +77,7 @@ json arrival_json(const ArrivalSpec& a) {
   if (a.kind == ArrivalKind::closed_loop) {
     j["clients"] = a.clients;
     j["think_time_s"] = a.think_time_s;
+    if (a.start != ArrivalStart::together) j["start"] = to_string(a.start);  // old files echo unchanged
     return j;
   }
   if (a.load > 0) {

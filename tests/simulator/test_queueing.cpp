@@ -78,3 +78,30 @@ TEST_CASE("past capacity, throughput stays at the closed-loop maximum and queues
   const auto& windows = open["queue_time_ms_by_arrival_window"];
   for (std::size_t i = 1; i < windows.size(); ++i) CHECK(windows[i].get<double>() > windows[i - 1].get<double>());
 }
+
+TEST_CASE("closed-loop clients started out of phase wait less for their first token than clients in lockstep",
+          "[queueing]") {
+  // 16 clients of 1000 + 64 tokens: started together they arrive together every cycle and each prompt waits
+  // behind the others' prefills (8 steps of 2048 tokens); spread over one cycle they arrive one or two per
+  // cycle-sixteenth, and a prompt waits for at most the step in flight.
+  auto j = test::small_scenario();
+  const int clients = 16;
+  j["workload"]["input_tokens"]["value"] = 1000;
+  j["workload"]["output_tokens"]["value"] = 64;
+  j["num_requests"] = 5 * clients;
+  j["workload"]["arrival"] = {{"kind", "closed_loop"}, {"clients", clients}};
+  const auto together = simulator::simulate_in_child(test::parse(j));
+  j["workload"]["arrival"]["start"] = "spread";
+  // The first request of every client (arrival ranks 0..15) is warm-up: the window leaves exactly those out.
+  j["measurement"] = {{"warmup_fraction", (clients + 0.5) / (5 * clients)}, {"cooldown_fraction", 0.1}};
+  const auto spread = simulator::simulate_in_child(test::parse(j));
+  CHECK(spread["measurement"]["warmup_requests"] == clients);
+  // The same 80 requests served, every measured one answered: 80 - 16 warm-up - 8 cool-down.
+  CHECK(spread["metrics"]["requests_measured"] == 5 * clients - clients - clients / 2);
+  CHECK(spread["metrics"]["requests_succeeded"] == spread["metrics"]["requests_measured"]);
+  CHECK(together["metrics"]["requests_succeeded"] == together["metrics"]["requests_measured"]);
+  const double spread_ms = spread["metrics"]["ttft_ms"]["mean"].get<double>();
+  const double together_ms = together["metrics"]["ttft_ms"]["mean"].get<double>();
+  INFO("mean TTFT together " << together_ms << " ms, spread " << spread_ms << " ms");
+  CHECK(spread_ms < 0.5 * together_ms);
+}

@@ -157,3 +157,30 @@ TEST_CASE("a mix: open-loop classes merged by time from their own streams, close
   }
   CHECK(k == alone.size());
 }
+
+TEST_CASE("closed loop, spread start: client i's first answer is (i + 1) / C of its length, later ones whole",
+          "[workload]") {
+  specs::RequestClass c = workload(specs::ArrivalKind::closed_loop, 0.0, 1.0);
+  c.arrival.clients = 4;
+  c.output_tokens.value = 10;
+  c.arrival.start = specs::ArrivalStart::spread;
+  const auto r = simulator::generate_class_requests(c, 0, 12, 0.0, 5, 1000);
+  REQUIRE(r.size() == 12);
+  // round(10 x 1/4) = round(2.5) = 3, round(10 x 2/4) = 5, round(10 x 3/4) = round(7.5) = 8, 10: the clients
+  // finish their first requests at a quarter, half, three quarters and the whole of one cycle.
+  const int first[4] = {3, 5, 8, 10};
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    INFO("request " << i);
+    CHECK(r[i].output_tokens == (i < 4 ? first[i] : 10));
+    CHECK(r[i].input_tokens == 10);  // prompts are not shortened
+  }
+  // An answer is at least one token: 1 token over 3 clients gives 1, 1, 1.
+  c.arrival.clients = 3;
+  c.output_tokens.value = 1;
+  for (const auto& x : simulator::generate_class_requests(c, 0, 6, 0.0, 5, 1000)) CHECK(x.output_tokens == 1);
+  // Together (the default) leaves every drawn length as it is.
+  c.arrival.start = specs::ArrivalStart::together;
+  c.arrival.clients = 4;
+  c.output_tokens.value = 10;
+  for (const auto& x : simulator::generate_class_requests(c, 0, 12, 0.0, 5, 1000)) CHECK(x.output_tokens == 10);
+}

@@ -58,6 +58,7 @@ TEST_CASE("workload parses each arrival and length kind and round-trips", "[spec
       {{"kind", "gamma"}, {"load", 10}, {"cv", 0.5}},
       {{"kind", "closed_loop"}, {"clients", 32}, {"think_time_s", 1.5}},
       {{"kind", "closed_loop"}, {"clients", 1}},
+      {{"kind", "closed_loop"}, {"clients", 6}, {"start", "spread"}},
   };
   const std::vector<json> lengths = {
       {{"kind", "fixed"}, {"value", 1}},
@@ -99,6 +100,12 @@ TEST_CASE("workload values and defaults", "[specs][workload]") {
   const WorkloadSpec closed = parse_workload(with_arrival({{"kind", "closed_loop"}, {"clients", 8}}), "w.json");
   CHECK(closed.classes[0].arrival.clients == 8);
   CHECK(closed.classes[0].arrival.think_time_s == 0.0);
+  CHECK(closed.classes[0].arrival.start == ArrivalStart::together);  // the default: every client at time 0
+  CHECK_FALSE(to_json(closed)["arrival"].contains("start"));         // so files without it echo unchanged
+  const WorkloadSpec spread =
+      parse_workload(with_arrival({{"kind", "closed_loop"}, {"clients", 8}, {"start", "spread"}}), "w.json");
+  CHECK(spread.classes[0].arrival.start == ArrivalStart::spread);
+  CHECK(to_json(spread)["arrival"]["start"] == "spread");
 
   const WorkloadSpec gamma = parse_workload(with_arrival({{"kind", "gamma"}, {"load", 1}, {"cv", 2}}), "w.json");
   CHECK(gamma.classes[0].arrival.load == 1.0);  // an int for a double field
@@ -140,6 +147,14 @@ TEST_CASE("workload errors", "[specs][workload][errors]") {
         "arrival.rate_per_s", "3", "closed_loop");
     CHECK_INPUT_ERROR(parse_workload(with_arrival({{"kind", "closed_loop"}, {"clients", 0}}), "w.json"),
                       "arrival.clients", "0", ">= 1");
+  }
+  SECTION("start: a known value, closed loop only") {
+    CHECK_INPUT_ERROR(
+        parse_workload(with_arrival({{"kind", "closed_loop"}, {"clients", 4}, {"start", "staggered"}}), "w.json"),
+        "arrival.start", "\"staggered\"", "together, spread");
+    CHECK_INPUT_ERROR(
+        parse_workload(with_arrival({{"kind", "poisson"}, {"rate_per_s", 1}, {"start", "spread"}}), "w.json"),
+        "arrival.start", "\"spread\"", "only to closed_loop");
   }
   SECTION("cv only for gamma, and > 0") {
     CHECK_INPUT_ERROR(parse_workload(with_arrival({{"kind", "poisson"}, {"rate_per_s", 1}, {"cv", 2}}), "w.json"),

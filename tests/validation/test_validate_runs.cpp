@@ -86,3 +86,14 @@ TEST_CASE("fast replay: the same means as the SimGrid simulation of the same clo
     CHECK(fast.tpot_ms == Approx(report["metrics"]["tpot_ms"]["mean"].get<double>()).epsilon(0.01));
   }
 }
+
+TEST_CASE("fast replay: refuses a spread start, since it replays clients that all start at time 0",
+          "[validation][replay]") {
+  const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");
+  auto scenario = std::get<validation::MappedRun>(validation::map_serving_run(results.runs[0])).scenario;
+  scenario["workload"]["arrival"]["start"] = "spread";
+  const auto s = specs::parse_scenario(scenario, "row");
+  CHECK_THROWS_AS(
+      validation::replay_closed_loop(s, calibration::profile_for(s.deployment.hardware, s.deployment.runtime)),
+      InputError);
+}

@@ -20,10 +20,13 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
   const specs::DeploymentSpec& d = s.deployment;
   if (d.disaggregation || d.num_replicas() != 1 || s.workload.classes.size() != 1 ||
       s.workload.classes[0].arrival.kind != specs::ArrivalKind::closed_loop ||
+      s.workload.classes[0].arrival.start != specs::ArrivalStart::together ||
       s.workload.classes[0].input_tokens.kind != specs::LengthKind::fixed ||
       s.workload.classes[0].output_tokens.kind != specs::LengthKind::fixed || d.speculative) {
-    throw InputError(s.name, "scenario", "",
-                     "the fast replay takes one aggregated replica, one closed-loop class, fixed lengths, no drafts");
+    throw InputError(
+        s.name, "scenario", "",
+        "the fast replay takes one aggregated replica, one closed-loop class started together, fixed lengths, "
+        "no drafts");
   }
   const specs::RequestClass& c = s.workload.classes[0];
   const simulator::MemoryPlan memory = simulator::plan_memory(s.model, d);

@@ -4,7 +4,8 @@
 // Each class draws from its own seeded streams (class k: arrivals 3k+1, inputs 3k+2, outputs 3k+3), so adding
 // a class does not change the draws of the others. The open-loop classes come first, merged by arrival time
 // (ties to the lower class index); then each closed-loop class's requests, class by class, in their own order.
-// Ids follow that order.
+// Ids follow that order. A closed-loop class with start "spread" shortens the answers of its first `clients`
+// requests (one per client): request i answers max(1, round(drawn x (i + 1) / clients)) tokens.
 //
 // Prompts are identified block by block (prefix_block_tokens each, request.hpp): a class with a shared prefix
 // draws each request's group from its own stream (kPrefixGroupStreamBase + class index), so prefixes change no

@@ -29,6 +29,15 @@ struct LengthDistribution {
 
 enum class ArrivalKind { poisson, gamma, closed_loop, trace };
 
+// How closed-loop clients start. together: every client sends a whole request at time 0, so the clients run
+// in lockstep (they arrive, prefill and finish together, wave after wave). spread: client i (0-based, of C)
+// sends a first request whose output length is max(1, round(osl x (i + 1) / C)) (osl: that request's drawn
+// output length), so the clients finish their first requests at evenly spread phases of one cycle and stay out
+// of phase: the other extreme to together (docs/ACCURACY.md compares both). Those C first requests
+// (arrival ranks 0..C-1 of a closed-loop-only workload) are warm-up, which the measurement window should leave
+// out (measurement.warmup_fraction).
+enum class ArrivalStart { together, spread };
+
 // Replaying a request trace as it is: each request at its recorded time with its recorded lengths (and
 // Mooncake's prefix block ids), optionally cut to [window_start_s, window_end_s), rescaled in rate (x2 halves
 // every gap) and looped (traces/request_trace.hpp, replay). The simulator reads the file (simulator/
@@ -52,6 +61,7 @@ struct ArrivalSpec {
   double cv = 1.0;        // gamma: coefficient of variation of inter-arrival times (1 is Poisson, > 1 bursty)
   int clients = 0;        // closed loop: concurrent clients, each sends its next request when the last finished
   double think_time_s = 0.0;
+  ArrivalStart start = ArrivalStart::together;  // closed loop: how the clients start
   TraceReplaySpec trace;  // kind trace: the trace gives the times and the lengths (rate_per_s: its mean rate)
   RateProfileSpec rate_profile;  // poisson and gamma: a periodic shape around the mean rate (none by default)
   bool operator==(const ArrivalSpec&) const = default;
@@ -115,6 +125,7 @@ std::string single_class_name(const std::string& workload_name);
 
 std::string_view to_string(LengthKind k);
 std::string_view to_string(ArrivalKind k);
+std::string_view to_string(ArrivalStart s);
 std::string_view to_string(PrefixPopularity p);
 
 }  // namespace fleetcast::specs
