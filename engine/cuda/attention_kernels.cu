@@ -11,24 +11,10 @@
 
 #include "attention_kernels.hpp"
 #include "cuda_check.hpp"
+#include "element_convert.cuh"
 
 namespace fleetcast::engine::cuda {
 namespace {
-
-__device__ inline float to_float(float v) { return v; }
-__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ inline float to_float(__nv_fp8_e4m3 v) { return static_cast<float>(v); }
-
-template <class T>
-__device__ inline T from_float(float v);
-template <>
-__device__ inline float from_float<float>(float v) {
-  return v;
-}
-template <>
-__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
 
 __host__ __device__ inline std::int64_t smaller(std::int64_t x, std::int64_t y) { return x < y ? x : y; }
 

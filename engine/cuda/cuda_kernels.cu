@@ -8,19 +8,10 @@
 
 #include "cuda_check.hpp"
 #include "cuda_kernels.hpp"
+#include "element_convert.cuh"
 
 namespace fleetcast::engine::cuda {
 namespace {
-
-__device__ inline float to_float(float v) { return v; }
-__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-template <class T>
-__device__ inline T from_float(float v);
-template <>
-__device__ inline float from_float<float>(float v) { return v; }
-template <>
-__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
 
 // N values of T loaded or stored as one access (16 bytes when N = 16 / sizeof(T)).
 template <class T, int N>

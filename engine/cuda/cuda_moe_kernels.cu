@@ -7,22 +7,10 @@
 
 #include "cuda_check.hpp"
 #include "cuda_moe_kernels.hpp"
+#include "element_convert.cuh"
 
 namespace fleetcast::engine::cuda {
 namespace {
-
-__device__ inline float as_float(float v) { return v; }
-__device__ inline float as_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T>
-__device__ inline T from_float(float v);
-template <>
-__device__ inline float from_float<float>(float v) {
-  return v;
-}
-template <>
-__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
 
 // The best allowed expert not yet taken: greater score first, the lower index on a tie.
 __device__ inline int arg_max(const float* score, const bool* blocked, int count) {
@@ -41,12 +29,12 @@ __global__ void routing_kernel(const T* logits, std::int32_t* ids, float* weight
   float score[kMaxRoutedExperts];
   bool blocked[kMaxRoutedExperts];
   if (sigmoid) {
-    for (int e = 0; e < experts; ++e) score[e] = 1.0f / (1.0f + expf(-as_float(l[e])));
+    for (int e = 0; e < experts; ++e) score[e] = 1.0f / (1.0f + expf(-to_float(l[e])));
   } else {
-    float m = as_float(l[0]);
-    for (int e = 1; e < experts; ++e) m = fmaxf(m, as_float(l[e]));
+    float m = to_float(l[0]);
+    for (int e = 1; e < experts; ++e) m = fmaxf(m, to_float(l[e]));
     float sum = 0.0f;
-    for (int e = 0; e < experts; ++e) sum += score[e] = expf(as_float(l[e]) - m);
+    for (int e = 0; e < experts; ++e) sum += score[e] = expf(to_float(l[e]) - m);
     const float inv = 1.0f / sum;
     for (int e = 0; e < experts; ++e) score[e] *= inv;
   }
@@ -132,7 +120,7 @@ __global__ void unpermute_kernel(const T* expert_out, const float* weights, cons
     float acc = 0.0f;
     for (int s = 0; s < top_k; ++s) {
       const std::int32_t row = dest_row[t * top_k + s];
-      if (row >= 0) acc += weights[t * top_k + s] * as_float(expert_out[row * hidden + i]);
+      if (row >= 0) acc += weights[t * top_k + s] * to_float(expert_out[row * hidden + i]);
     }
     y[t * hidden + i] = from_float<T>(acc);
   }

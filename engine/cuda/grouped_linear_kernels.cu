@@ -6,6 +6,7 @@
 #include <cuda_bf16.h>
 
 #include "cuda_check.hpp"
+#include "element_convert.cuh"
 #include "grouped_linear_kernels.hpp"
 
 namespace fleetcast::engine::cuda {
@@ -14,8 +15,6 @@ namespace {
 constexpr int kTile = 32;
 constexpr int kRowsPerThread = 4;  // a block of 32 x 8 threads, each computing 4 rows of one column
 
-__device__ inline float to_float(float v) { return v; }
-__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
 __device__ inline void store(float* p, float v) { *p = v; }
 __device__ inline void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
 

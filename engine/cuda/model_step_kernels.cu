@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "cuda_check.hpp"
+#include "element_convert.cuh"
 #include "model_step_kernels.hpp"
 
 namespace fleetcast::engine::cuda {
@@ -63,19 +64,6 @@ __global__ void write_k_cache_kernel(const T* k, T* k_cache, const std::int32_t*
     const std::int64_t t = i / kw;
     k_cache[slot_of(table, t, new_tokens, context, page_size, pages_per_seq) * kw + i % kw] = k[i];
   }
-}
-
-__device__ inline float to_float(float v) { return v; }
-__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T>
-__device__ inline T from_float(float v);
-template <>
-__device__ inline float from_float<float>(float v) {
-  return v;
-}
-template <>
-__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
 }
 
 template <class T>

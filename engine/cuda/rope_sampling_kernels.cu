@@ -6,23 +6,11 @@
 #include <cmath>
 
 #include "cuda_check.hpp"
+#include "element_convert.cuh"
 #include "rope_sampling_kernels.hpp"
 
 namespace fleetcast::engine::cuda {
 namespace {
-
-__device__ inline float to_float(float v) { return v; }
-__device__ inline float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }
-template <class T>
-__device__ inline T from_float(float v);
-template <>
-__device__ inline float from_float<float>(float v) {
-  return v;
-}
-template <>
-__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
 
 unsigned grid_for(std::int64_t work, int threads) {
   const std::int64_t blocks = std::min<std::int64_t>((work + threads - 1) / threads, 1 << 20);
