@@ -7,6 +7,15 @@
 
 namespace fleetcast::gui {
 
+QVariant best_mark(int role, bool best) {
+  if (!best) return {};
+  if (role == Qt::BackgroundRole) return QBrush(QColor(198, 239, 206));
+  if (role != Qt::FontRole) return {};
+  QFont f;
+  f.setBold(true);
+  return f;
+}
+
 ComparisonTableModel::ComparisonTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 int ComparisonTableModel::rowCount(const QModelIndex& parent) const {
@@ -62,14 +71,8 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
     case Qt::TextAlignmentRole:
       return col == label ? QVariant(Qt::AlignLeft | Qt::AlignVCenter) : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::FontRole:
-      if (best) {
-        QFont f;
-        f.setBold(true);
-        return f;
-      }
-      return {};
     case Qt::BackgroundRole:
-      return best ? QVariant(QBrush(QColor(198, 239, 206))) : QVariant();
+      return best_mark(role, best);
     case value_role:
       return col == label ? QVariant() : QVariant(value(c, col));
     case best_role:

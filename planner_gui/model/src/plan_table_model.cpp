@@ -1,9 +1,8 @@
 #include "fleetcast/gui/plan_table_model.hpp"
 
-#include <QBrush>
-#include <QColor>
-#include <QFont>
 #include <cmath>
+
+#include "fleetcast/gui/comparison_table_model.hpp"
 
 namespace fleetcast::gui {
 
@@ -87,14 +86,8 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const {
       return col == configuration ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                   : QVariant(col == pareto ? Qt::AlignCenter : Qt::AlignRight | Qt::AlignVCenter);
     case Qt::FontRole:
-      if (best) {
-        QFont f;
-        f.setBold(true);
-        return f;
-      }
-      return {};
     case Qt::BackgroundRole:
-      return best ? QVariant(QBrush(QColor(198, 239, 206))) : QVariant();
+      return best_mark(role, best);
     case value_role:
       return is_figure(col) ? QVariant(v) : QVariant();
     case best_role:

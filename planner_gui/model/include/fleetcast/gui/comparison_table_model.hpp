@@ -9,6 +9,10 @@
 
 namespace fleetcast::gui {
 
+// The best-in-column mark every comparison table shows: bold on light green. The cell's value for `role`
+// (Qt::FontRole or Qt::BackgroundRole; an empty QVariant for any other role or a cell that is not best).
+QVariant best_mark(int role, bool best);
+
 class ComparisonTableModel : public QAbstractTableModel {
   Q_OBJECT
 
