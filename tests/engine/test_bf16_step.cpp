@@ -16,37 +16,16 @@
 #include "fleetcast/specs/presets.hpp"
 #include "fleetcast/traces/calibration_trace.hpp"
 #include "problems/model_step_problem.hpp"
+#include "step_fixtures.hpp"
 
 using namespace fleetcast::engine;
 using fleetcast::InputError;
 using nlohmann::json;
 
+using fleetcast::engine::test::reader;
+using fleetcast::engine::test::tiny_moe_model;
+
 namespace {
-
-ReadRange reader(const std::vector<float>& v) {
-  return [&v](std::size_t offset, std::size_t count) {
-    return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(offset),
-                              v.begin() + static_cast<std::ptrdiff_t>(offset + count));
-  };
-}
-
-// As test_moe_step.cpp's: GQA 4 query / 2 kv heads of 16, one dense layer then MoE layers of 8 experts
-// (top 2) with a shared expert; small enough for the reference to run every sequence.
-fleetcast::specs::ModelSpec tiny_moe_model() {
-  fleetcast::specs::ModelSpec m;
-  m.name = "tiny-moe";
-  m.num_layers = 3;
-  m.hidden_size = 64;
-  m.vocab_size = 101;
-  m.attention.type = fleetcast::specs::AttentionType::gqa;
-  m.attention.num_query_heads = 4;
-  m.attention.num_kv_heads = 2;
-  m.attention.head_dim = 16;
-  m.dense_layers = 1;
-  m.dense_ffn_width = 48;
-  m.moe = fleetcast::specs::MoeSpec{8, 2, 1, 32, 24};
-  return m;
-}
 
 StepShape in_bf16(StepShape s) {
   s.precision = "bf16";

@@ -2,7 +2,6 @@
 // must fail it, with a message naming the case and the element.
 
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "cpu/cpu_kernels.hpp"
@@ -12,20 +11,15 @@
 #include "problems/memcpy_problem.hpp"
 #include "problems/rowwise_problems.hpp"
 #include "problems/sampling_problem.hpp"
+#include "step_fixtures.hpp"
 
 using namespace fleetcast::engine;
+
+using fleetcast::engine::test::reader;
 
 namespace {
 
 std::vector<float> filled(const TensorInit& t) { return t.values(Storage::fp32, 0, t.count); }
-
-template <class T>
-ReadRange reader(const std::vector<T>& v) {
-  return [&v](std::size_t offset, std::size_t count) {
-    return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(offset),
-                              v.begin() + static_cast<std::ptrdiff_t>(offset + count));
-  };
-}
 
 std::string failure_of(const std::function<void()>& f) {
   try {

@@ -12,17 +12,13 @@
 #include "fleetcast/engine/ops.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "problems/model_step_problem.hpp"
+#include "step_fixtures.hpp"
 
 using namespace fleetcast::engine;
 
-namespace {
+using fleetcast::engine::test::reader;
 
-ReadRange reader(const std::vector<float>& v) {
-  return [&v](std::size_t offset, std::size_t count) {
-    return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(offset),
-                              v.begin() + static_cast<std::ptrdiff_t>(offset + count));
-  };
-}
+namespace {
 
 // DeepSeek-V3's structure at widths the reference can run on every sequence: MLA with 4 heads (q LoRA 24,
 // latent 32, rope 8, nope 16, v 12), one dense layer, then MoE layers of 16 experts top-2 with a shared

@@ -11,8 +11,11 @@
 #include "fleetcast/engine/ops.hpp"
 #include "problems/prefill_problem.hpp"
 #include "reference/reference.hpp"
+#include "step_fixtures.hpp"
 
 using namespace fleetcast::engine;
+
+using fleetcast::engine::test::reader;
 
 namespace {
 
@@ -41,13 +44,6 @@ std::vector<float> run_kernel(const PrefillProblem& p, const std::vector<std::in
                           p.q_heads, p.kv_heads, p.head_dim, p.page_size, p.pages_per_seq,
                           static_cast<float>(p.scale)});
   return out;
-}
-
-ReadRange reader(const std::vector<float>& v) {
-  return [&v](std::size_t offset, std::size_t count) {
-    return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(offset),
-                              v.begin() + static_cast<std::ptrdiff_t>(offset + count));
-  };
 }
 
 }  // namespace
