@@ -9,9 +9,14 @@ namespace fleetcast::engine::cuda {
 namespace {
 
 // A GEMM only where the model has the projection (q_a: none without a q LoRA).
-std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k) {
+std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s) {
   if (n == 0 || k == 0) return std::nullopt;
-  return std::optional<Linear>(std::in_place, ctx, m, n, k);
+  return std::optional<Linear>(std::in_place, ctx, m, n, k, s);
+}
+
+// `offset` elements past a buffer's start, as stored in `s`.
+const void* at(const DeviceBuffer& b, std::int64_t offset, Storage s) {
+  return static_cast<const char*>(b.get()) + offset * (s == Storage::bf16 ? 2 : 4);
 }
 
 }  // namespace
@@ -26,38 +31,40 @@ std::string mla_step_support(const Context& ctx, const StepDims& d, const StepSh
   return "";
 }
 
-MlaAttention::MlaAttention(const Context& ctx, const ModelStepProblem& p, StepTables tables)
+MlaAttention::MlaAttention(const Context& ctx, const ModelStepProblem& p, StepTables tables, Storage st)
     : ctx_(ctx),
       p_(p),
       tables_(tables),
+      st_(st),
       T_(p.shape.tokens()),
-      q_a_gemm_(linear_if(ctx, T_, p.dims.q_lora, p.dims.hidden)),
-      q_b_gemm_(ctx, T_, p.dims.q_heads * p.dims.head_dim, p.dims.q_lora > 0 ? p.dims.q_lora : p.dims.hidden),
-      kv_a_gemm_(ctx, T_, p.dims.cache_entry(), p.dims.hidden),
-      o_gemm_(ctx, T_, p.dims.hidden, p.dims.q_heads * p.dims.v_dim),
-      w_uk_gemm_(ctx, w_uk_shape(p.dims, T_)),
-      w_uv_gemm_(ctx, w_uv_shape(p.dims, T_)) {
+      q_a_gemm_(linear_if(ctx, T_, p.dims.q_lora, p.dims.hidden, st)),
+      q_b_gemm_(ctx, T_, p.dims.q_heads * p.dims.head_dim, p.dims.q_lora > 0 ? p.dims.q_lora : p.dims.hidden, st),
+      kv_a_gemm_(ctx, T_, p.dims.cache_entry(), p.dims.hidden, st),
+      o_gemm_(ctx, T_, p.dims.hidden, p.dims.q_heads * p.dims.v_dim, st),
+      w_uk_gemm_(ctx, w_uk_shape(p.dims, T_), st),
+      w_uv_gemm_(ctx, w_uv_shape(p.dims, T_), st) {
   const StepDims& d = p.dims;
   const std::int64_t T = T_, Q = d.q_heads, entry = d.cache_entry(), r = d.rope_dim, kvl = d.kv_lora;
   for (const StepLayer& L : p.layers)
-    layers_.push_back({upload(L.q_a), upload(L.q_a_norm), upload(L.q_b), upload(L.kv_a), upload(L.kv_a_norm),
-                       upload(L.kv_b), upload(L.o), upload(L.k_cache)});
-  cq_ = floats(T * d.q_lora);
-  cq_norm_ = floats(T * d.q_lora);
-  q_full_ = floats(T * Q * d.head_dim);
-  kv_full_ = floats(T * entry);
-  latent_ = floats(T * kvl);
-  latent_norm_ = floats(T * kvl);
-  q_pe_ = floats(T * Q * r);
-  q_pe_rot_ = floats(T * Q * r);
-  k_pe_ = floats(T * r);
-  k_pe_rot_ = floats(T * r);
-  q_attn_ = floats(T * Q * entry);
-  attn_latent_ = floats(T * Q * kvl);
-  attn_ = floats(T * Q * d.v_dim);
+    layers_.push_back({upload(L.q_a, st), upload(L.q_a_norm, st), upload(L.q_b, st), upload(L.kv_a, st),
+                       upload(L.kv_a_norm, st), upload(L.kv_b, st), upload(L.o, st), upload(L.k_cache, st)});
+  const auto act = [st](std::int64_t count) { return elements(count, st); };
+  cq_ = act(T * d.q_lora);
+  cq_norm_ = act(T * d.q_lora);
+  q_full_ = act(T * Q * d.head_dim);
+  kv_full_ = act(T * entry);
+  latent_ = act(T * kvl);
+  latent_norm_ = act(T * kvl);
+  q_pe_ = act(T * Q * r);
+  q_pe_rot_ = act(T * Q * r);
+  k_pe_ = act(T * r);
+  k_pe_rot_ = act(T * r);
+  q_attn_ = act(T * Q * entry);
+  attn_latent_ = act(T * Q * kvl);
+  attn_ = act(T * Q * d.v_dim);
   // Every row attends at most context + new_tokens entries; the pieces are cut for the longest.
   splits_ = decode_splits(T, 1, Q, p.shape.context + p.shape.new_tokens, ctx.props.multiProcessorCount);
-  if (splits_ > 1) {
+  if (splits_ > 1) {  // the split partials stay fp32 in either storage, as the decode kernel writes them
     partial_out_ = floats(T * Q * splits_ * kvl);
     partial_lse_ = floats(T * Q * splits_);
   }
@@ -72,21 +79,19 @@ void MlaAttention::forward(std::size_t layer, const DeviceBuffer& h, DeviceBuffe
   const cudaStream_t s = ctx_.s();
   if (q_a_gemm_) {
     (*q_a_gemm_)(ctx_, h, L.q_a, cq_);
-    rmsnorm(cq_.get(), L.q_a_norm.get(), cq_norm_.get(), T, d.q_lora, eps, Storage::fp32, s);
+    rmsnorm(cq_.get(), L.q_a_norm.get(), cq_norm_.get(), T, d.q_lora, eps, st_, s);
     q_b_gemm_(ctx_, cq_norm_, L.q_b, q_full_);
   } else {
     q_b_gemm_(ctx_, h, L.q_b, q_full_);
   }
   kv_a_gemm_(ctx_, h, L.kv_a, kv_full_);
-  mla_split({q_full_.as<float>(), kv_full_.as<float>(), q_pe_.as<float>(), latent_.as<float>(), k_pe_.as<float>(), T, Q,
-             d.nope, r, kvl},
-            s);
-  rmsnorm(latent_.get(), L.kv_a_norm.get(), latent_norm_.get(), T, kvl, eps, Storage::fp32, s);
-  rope(q_pe_.get(), k_pe_.get(), tables_.positions, tables_.cos_sin, q_pe_rot_.get(), k_pe_rot_.get(), T, Q, 1, r,
-       Storage::fp32, s);
-  w_uk_gemm_(ctx_, q_full_.as<float>(), L.kv_b.as<float>(), q_attn_.as<float>());
-  mla_write({latent_norm_.as<float>(), k_pe_rot_.as<float>(), q_pe_rot_.as<float>(), L.cache.as<float>(),
-             q_attn_.as<float>(), tables_.block_table, T, Q, kvl, r, N, C, kStepPageSize, p_.pages_per_seq},
+  mla_split({q_full_.get(), kv_full_.get(), q_pe_.get(), latent_.get(), k_pe_.get(), T, Q, d.nope, r, kvl, st_}, s);
+  rmsnorm(latent_.get(), L.kv_a_norm.get(), latent_norm_.get(), T, kvl, eps, st_, s);
+  rope(q_pe_.get(), k_pe_.get(), tables_.positions, tables_.cos_sin, q_pe_rot_.get(), k_pe_rot_.get(), T, Q, 1, r, st_,
+       s);
+  w_uk_gemm_(ctx_, q_full_.get(), L.kv_b.get(), q_attn_.get());
+  mla_write({latent_norm_.get(), k_pe_rot_.get(), q_pe_rot_.get(), L.cache.get(), q_attn_.get(), tables_.block_table, T,
+             Q, kvl, r, N, C, kStepPageSize, p_.pages_per_seq, st_},
             s);
   DecodeArgs a{};
   a.q = q_attn_.get();
@@ -107,11 +112,11 @@ void MlaAttention::forward(std::size_t layer, const DeviceBuffer& h, DeviceBuffe
   a.splits = splits_;
   a.scale = static_cast<float>(p_.scale);  // 1 / sqrt(nope + rope), the un-absorbed q.k width
   a.kv_scale = 1.0f;
-  a.q_storage = Storage::fp32;
-  a.kv_storage = Storage::fp32;
+  a.q_storage = st_;
+  a.kv_storage = st_;
   a.queries_per_seq = N;
   attention_decode(a, s);
-  w_uv_gemm_(ctx_, attn_latent_.as<float>(), L.kv_b.as<float>() + d.nope * kvl, attn_.as<float>());
+  w_uv_gemm_(ctx_, attn_latent_.get(), at(L.kv_b, d.nope * kvl, st_), attn_.get());
   o_gemm_(ctx_, attn_, L.o, proj);
 }
 

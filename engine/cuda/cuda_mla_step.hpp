@@ -1,5 +1,5 @@
 #pragma once
-// model_step's MLA attention block on the CUDA backend (DeepSeek-V3 / R1, Kimi-K2.5), fp32, absorbed, as
+// model_step's MLA attention block on the CUDA backend (DeepSeek-V3 / R1, Kimi-K2.5), fp32 or bf16, absorbed, as
 // the CPU step runs it (src/cpu/cpu_model_step_mla.cpp): the q path through its LoRA (q_a GEMM, RMSNorm,
 // q_b GEMM; q_b alone without a q LoRA), kv_a into the 512 latent + 64 rope key, the latent RMS-normed,
 // RoPE on the rope parts, the new 576-wide entries into the paged latent cache, each head's q_nope through
@@ -8,7 +8,9 @@
 // output through its W_UV (strided-batched again, written straight into the O GEMM's input), then O.
 // Prefill runs the same decode kernel in one launch with a causal row per new token (DecodeArgs::
 // queries_per_seq), as the CPU step runs it once per new token. Every call only enqueues on the context's
-// stream: a decode step is captured in the step's CUDA graph.
+// stream: a decode step is captured in the step's CUDA graph. In bf16 every weight, the latent cache and
+// every buffer between the calls is bf16 (GEMMs accumulate in fp32, kernels compute in fp32 and round
+// their output once), as the CPU step emulates it (src/cpu/cpu_model_step_mla.cpp).
 
 #include <cstdint>
 #include <optional>
@@ -33,10 +35,10 @@ std::string mla_step_support(const Context& ctx, const StepDims& d, const StepSh
 
 class MlaAttention {
  public:
-  // Uploads each layer's MLA weights and latent cache from `p`.
-  MlaAttention(const Context& ctx, const ModelStepProblem& p, StepTables tables);
-  // proj [tokens, hidden] = the attention block of `layer` on h [tokens, hidden] (the normed residual);
-  // writes the step's new entries into the layer's latent cache.
+  // Uploads each layer's MLA weights and latent cache from `p`, stored as `st` (fp32, or bf16 rounded once).
+  MlaAttention(const Context& ctx, const ModelStepProblem& p, StepTables tables, Storage st);
+  // proj [tokens, hidden] = the attention block of `layer` on h [tokens, hidden] (the normed residual), both
+  // stored as the block's storage; writes the step's new entries into the layer's latent cache.
   void forward(std::size_t layer, const DeviceBuffer& h, DeviceBuffer& proj);
 
  private:
@@ -46,6 +48,7 @@ class MlaAttention {
   const Context& ctx_;
   const ModelStepProblem& p_;
   StepTables tables_;
+  Storage st_;
   std::int64_t T_;
   std::optional<Linear> q_a_gemm_;
   Linear q_b_gemm_, kv_a_gemm_, o_gemm_;

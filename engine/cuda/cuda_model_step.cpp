@@ -12,7 +12,7 @@
 // experts as a dense MLP. MLA models (DeepSeek-V3 / R1, Kimi-K2.5) replace the attention block with
 // MlaAttention (cuda_mla_step.cpp: q LoRA, latent cache, absorbed attention), captured alike.
 //
-// A bf16 step (GQA models) stores the weights (rounded once on upload), the caches and every activation in
+// A bf16 step (GQA and MLA models) stores the weights (rounded once on upload), the caches and every activation in
 // bf16: cuBLASLt GEMMs on bf16 operands with fp32 accumulation, the RMSNorm, RoPE, SwiGLU, attention, MoE and
 // glue kernels' bf16 variants (fp32 arithmetic inside, each output rounded once), the residual stream in bf16,
 // bf16 logits; the routing weights and the decode kernel's split partials stay fp32. The CPU step emulates
@@ -77,8 +77,6 @@ class ModelStep : public PreparedOp {
         shared_down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.shared_width, st_)),
         router_gemm_(linear_if(ctx, T_, p_.dims.experts, p_.dims.hidden, st_)) {
     const StepDims& d = p_.dims;
-    if (d.mla && st_ != Storage::fp32)
-      throw std::invalid_argument("the bf16 model step runs grouped-query models only");
     const std::int64_t H = d.hidden, dh = d.head_dim, Q = d.q_heads, KV = d.kv_heads;
     for (const StepLayer& L : p_.layers) {
       DeviceLayer& D = layers_.emplace_back();
@@ -111,7 +109,8 @@ class ModelStep : public PreparedOp {
     proj_ = act(T_ * H);
     if (d.mla) {
       mla_.emplace(ctx, p_,
-                   StepTables{positions_.as<std::int32_t>(), block_table_.as<std::int32_t>(), cos_sin_.as<float>()});
+                   StepTables{positions_.as<std::int32_t>(), block_table_.as<std::int32_t>(), cos_sin_.as<float>()},
+                   st_);
     } else {
       qkv_ = act(T_ * d.qkv_width());
       q_ = act(T_ * Q * dh);

@@ -83,32 +83,44 @@ __global__ void gather_last_kernel(const T* x, T* last, std::int64_t batch, std:
   }
 }
 
+template <class T>
 __global__ void mla_split_kernel(MlaSplit a) {
   const std::int64_t qr = a.q_heads * a.rope, row = qr + a.kv_lora + a.rope, qd = a.nope + a.rope;
+  const T* q = static_cast<const T*>(a.q);
+  const T* kv = static_cast<const T*>(a.kv);
+  T* q_pe = static_cast<T*>(a.q_pe);
+  T* latent = static_cast<T*>(a.latent);
+  T* k_pe = static_cast<T*>(a.k_pe);
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < a.tokens * row;
        i += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t t = i / row, c = i % row;
     if (c < qr) {
-      a.q_pe[t * qr + c] = a.q[(t * a.q_heads + c / a.rope) * qd + a.nope + c % a.rope];
+      q_pe[t * qr + c] = q[(t * a.q_heads + c / a.rope) * qd + a.nope + c % a.rope];
     } else if (c < qr + a.kv_lora) {
-      a.latent[t * a.kv_lora + c - qr] = a.kv[t * (a.kv_lora + a.rope) + c - qr];
+      latent[t * a.kv_lora + c - qr] = kv[t * (a.kv_lora + a.rope) + c - qr];
     } else {
-      a.k_pe[t * a.rope + c - qr - a.kv_lora] = a.kv[t * (a.kv_lora + a.rope) + c - qr];
+      k_pe[t * a.rope + c - qr - a.kv_lora] = kv[t * (a.kv_lora + a.rope) + c - qr];
     }
   }
 }
 
+template <class T>
 __global__ void mla_write_kernel(MlaEntries a) {
   const std::int64_t entry = a.kv_lora + a.rope, qr = a.q_heads * a.rope, row = entry + qr;
+  const T* latent = static_cast<const T*>(a.latent);
+  const T* k_pe = static_cast<const T*>(a.k_pe);
+  const T* q_pe = static_cast<const T*>(a.q_pe);
+  T* cache = static_cast<T*>(a.cache);
+  T* q_attn = static_cast<T*>(a.q_attn);
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < a.tokens * row;
        i += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t t = i / row, c = i % row;
     if (c < entry) {
       const std::int64_t slot = slot_of(a.block_table, t, a.new_tokens, a.context, a.page_size, a.pages_per_seq);
-      a.cache[slot * entry + c] = c < a.kv_lora ? a.latent[t * a.kv_lora + c] : a.k_pe[t * a.rope + c - a.kv_lora];
+      cache[slot * entry + c] = c < a.kv_lora ? latent[t * a.kv_lora + c] : k_pe[t * a.rope + c - a.kv_lora];
     } else {
       const std::int64_t h = (c - entry) / a.rope, j = (c - entry) % a.rope;
-      a.q_attn[(t * a.q_heads + h) * entry + a.kv_lora + j] = a.q_pe[t * qr + c - entry];
+      q_attn[(t * a.q_heads + h) * entry + a.kv_lora + j] = q_pe[t * qr + c - entry];
     }
   }
 }
@@ -116,12 +128,22 @@ __global__ void mla_write_kernel(MlaEntries a) {
 }  // namespace
 
 void mla_split(const MlaSplit& a, cudaStream_t stream) {
-  mla_split_kernel<<<blocks_for(a.tokens * (a.q_heads * a.rope + a.kv_lora + a.rope)), kThreads, 0, stream>>>(a);
+  const unsigned blocks = blocks_for(a.tokens * (a.q_heads * a.rope + a.kv_lora + a.rope));
+  if (a.storage == Storage::bf16) {
+    mla_split_kernel<__nv_bfloat16><<<blocks, kThreads, 0, stream>>>(a);
+  } else {
+    mla_split_kernel<float><<<blocks, kThreads, 0, stream>>>(a);
+  }
   CUDA_CHECK_LAUNCH();
 }
 
 void mla_write(const MlaEntries& a, cudaStream_t stream) {
-  mla_write_kernel<<<blocks_for(a.tokens * (a.kv_lora + a.rope + a.q_heads * a.rope)), kThreads, 0, stream>>>(a);
+  const unsigned blocks = blocks_for(a.tokens * (a.kv_lora + a.rope + a.q_heads * a.rope));
+  if (a.storage == Storage::bf16) {
+    mla_write_kernel<__nv_bfloat16><<<blocks, kThreads, 0, stream>>>(a);
+  } else {
+    mla_write_kernel<float><<<blocks, kThreads, 0, stream>>>(a);
+  }
   CUDA_CHECK_LAUNCH();
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // Host launchers for model_step's glue kernels (model_step_kernels.cu): the embedding gather, the fused QKV's
 // split into q and k and the new K and V's scatter into the paged cache, the residual add and the gather of
-// each sequence's last token, on fp32 or bf16 tensors (`s`: every tensor of the call; copies move the stored
-// values, the residual add rounds fp32 sums to bf16, to nearest even); MLA's splits and latent-cache writes,
-// fp32. Enqueued on `stream`; launch errors are thrown as CudaError.
+// each sequence's last token, MLA's splits and latent-cache writes, on fp32 or bf16 tensors (`s`: every tensor
+// of the call; copies move the stored values, the residual add rounds fp32 sums to bf16, to nearest even).
+// Enqueued on `stream`; launch errors are thrown as CudaError.
 
 #include <cuda_runtime.h>
 
@@ -42,20 +42,22 @@ void add_into(void* x, const void* y, std::int64_t count, Storage s, cudaStream_
 // and RoPE read: q_pe [tokens, q_heads, rope], latent [tokens, kv_lora], k_pe [tokens, rope]. q's nope parts
 // stay where they are (the W_UK GEMM reads them in place).
 struct MlaSplit {
-  const float *q, *kv;
-  float *q_pe, *latent, *k_pe;
+  const void *q, *kv;
+  void *q_pe, *latent, *k_pe;
   std::int64_t tokens, q_heads, nope, rope, kv_lora;
+  Storage storage;
 };
 void mla_split(const MlaSplit& a, cudaStream_t stream);
 
-// MLA: each new token's cache entry (the normed latent, then the rotated rope key: kv_lora + rope floats)
+// MLA: each new token's cache entry (the normed latent, then the rotated rope key: kv_lora + rope elements)
 // into `cache` [pages, page_size, kv_lora + rope] at its slot (as split_qkv), and each head's rotated q_pe
 // [tokens, q_heads, rope] after its latent query in q_attn [tokens, q_heads, kv_lora + rope].
 struct MlaEntries {
-  const float *latent, *k_pe, *q_pe;
-  float *cache, *q_attn;
+  const void *latent, *k_pe, *q_pe;
+  void *cache, *q_attn;
   const std::int32_t* block_table;
   std::int64_t tokens, q_heads, kv_lora, rope, new_tokens, context, page_size, pages_per_seq;
+  Storage storage;
 };
 void mla_write(const MlaEntries& a, cudaStream_t stream);
 

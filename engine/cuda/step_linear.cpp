@@ -31,11 +31,12 @@ LtPreference workspace_preference(const Context& ctx) {
 }
 
 // The alignment in bytes that every matrix of a batch keeps, given a base from cudaMalloc (256-byte
-// aligned) advanced by multiples of `ld` and `stride` floats: the largest power of two dividing both byte
-// counts, at most 256 (cuBLASLt's default assumption, which a head stride of 12 floats would break).
-std::uint32_t alignment_bytes(std::int64_t ld, std::int64_t stride) {
-  const std::int64_t bytes = std::gcd(ld, stride) * 4;
-  std::uint32_t a = 4;
+// aligned) advanced by multiples of `ld` and `stride` elements of `element` bytes: the largest power of two
+// dividing both byte counts, at most 256 (cuBLASLt's default assumption, which a head stride of 12 floats
+// would break).
+std::uint32_t alignment_bytes(std::int64_t ld, std::int64_t stride, std::int64_t element) {
+  const std::int64_t bytes = std::gcd(ld, stride) * element;
+  auto a = static_cast<std::uint32_t>(element);
   while (a < 256 && bytes % (2 * a) == 0) a *= 2;
   return a;
 }
@@ -102,19 +103,23 @@ void Linear::operator()(const Context& ctx, const DeviceBuffer& x, const DeviceB
                               ctx.lt_workspace.bytes(), ctx.s()));
 }
 
-BatchedLinear::BatchedLinear(const Context& ctx, const BatchedGemmShape& s) : s_(s) {
+BatchedLinear::BatchedLinear(const Context& ctx, const BatchedGemmShape& s, Storage st)
+    : s_(s), element_bytes_(st == Storage::bf16 ? 2 : 4) {
+  if (st != Storage::fp32 && st != Storage::bf16) throw std::logic_error("BatchedLinear: fp32 or bf16 operands");
+  const cudaDataType_t type = st == Storage::bf16 ? CUDA_R_16BF : CUDA_R_32F;
+  const std::int64_t e = element_bytes_;
   desc_ = make_matmul_desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
   const BatchedGemmLayouts l = batched_gemm_layouts(s);
   set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, l.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N);
   set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
   const LtPreference pref = workspace_preference(ctx);
-  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment_bytes(s.ld_w, s.w_stride));
-  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment_bytes(s.ld_x, s.x_stride));
-  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment_bytes(s.ld_y, s.y_stride));
-  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment_bytes(s.ld_y, s.y_stride));
+  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment_bytes(s.ld_w, s.w_stride, e));
+  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment_bytes(s.ld_x, s.x_stride, e));
+  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment_bytes(s.ld_y, s.y_stride, e));
+  set_preference(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment_bytes(s.ld_y, s.y_stride, e));
   // The layouts of one matrix of the batch; `batched` adds the count and strides.
-  const auto layout = [](const LtOperand& o) {
-    return make_layout(CUDA_R_32F, static_cast<std::uint64_t>(o.rows), static_cast<std::uint64_t>(o.cols), o.ld);
+  const auto layout = [type](const LtOperand& o) {
+    return make_layout(type, static_cast<std::uint64_t>(o.rows), static_cast<std::uint64_t>(o.cols), o.ld);
   };
   const auto make_layouts = [&](bool batched) {
     a_ = layout(l.a);
@@ -140,23 +145,24 @@ BatchedLinear::BatchedLinear(const Context& ctx, const BatchedGemmShape& s) : s_
                                                 pref.get(), 1, &heuristic_, &found));
   }
   if (found == 0)
-    throw std::runtime_error("cuBLASLt offers no fp32 algorithm for " + std::to_string(s.batch) + " GEMMs of " +
-                             std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k) +
-                             " at leading dimensions " + std::to_string(s.ld_w) + ", " + std::to_string(s.ld_x) + ", " +
-                             std::to_string(s.ld_y));
+    throw std::runtime_error(std::string("cuBLASLt offers no ") + (st == Storage::bf16 ? "bf16" : "fp32") +
+                             " algorithm for " + std::to_string(s.batch) + " GEMMs of " + std::to_string(s.m) + " x " +
+                             std::to_string(s.n) + " x " + std::to_string(s.k) + " at leading dimensions " +
+                             std::to_string(s.ld_w) + ", " + std::to_string(s.ld_x) + ", " + std::to_string(s.ld_y));
 }
 
-void BatchedLinear::operator()(const Context& ctx, const float* x, const float* w, float* y) const {
+void BatchedLinear::operator()(const Context& ctx, const void* x, const void* w, void* y) const {
+  const std::int64_t e = element_bytes_;
   // The alignment the algorithm was chosen for holds for every matrix only if the bases keep it.
-  if (!aligned(w, alignment_bytes(s_.ld_w, s_.w_stride)) || !aligned(x, alignment_bytes(s_.ld_x, s_.x_stride)) ||
-      !aligned(y, alignment_bytes(s_.ld_y, s_.y_stride)))
+  if (!aligned(w, alignment_bytes(s_.ld_w, s_.w_stride, e)) || !aligned(x, alignment_bytes(s_.ld_x, s_.x_stride, e)) ||
+      !aligned(y, alignment_bytes(s_.ld_y, s_.y_stride, e)))
     throw std::logic_error("BatchedLinear: a base pointer is less aligned than its strides");
   const float alpha = 1.0f, beta = 0.0f;
   const std::int64_t calls = looped_ ? s_.batch : 1;
   for (std::int64_t h = 0; h < calls; ++h) {
-    const float* wh = w + h * s_.w_stride;
-    const float* xh = x + h * s_.x_stride;
-    float* yh = y + h * s_.y_stride;
+    const void* wh = static_cast<const char*>(w) + h * s_.w_stride * e;
+    const void* xh = static_cast<const char*>(x) + h * s_.x_stride * e;
+    void* yh = static_cast<char*>(y) + h * s_.y_stride * e;
     CUBLAS_CHECK(cublasLtMatmul(ctx.lt.get(), desc_.get(), &alpha, wh, a_.get(), xh, b_.get(), &beta, yh, d_.get(), yh,
                                 d_.get(), &heuristic_.algo, ctx.lt_workspace.get(), ctx.lt_workspace.bytes(), ctx.s()));
   }

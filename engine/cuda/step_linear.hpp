@@ -39,15 +39,17 @@ class Linear {
 
 // `batch` GEMMs at fixed strides (step_gemm_layout.hpp's BatchedGemmShape): one cublasLtMatmul with
 // CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT where cuBLASLt offers a strided-batched algorithm for the layouts;
-// otherwise a loop of `batch` single GEMMs (capturable alike).
+// otherwise a loop of `batch` single GEMMs (capturable alike). x, w and y are stored as `s` (fp32 or bf16,
+// fp32 accumulation as Linear); the pointers are the bases of element 0, strides count elements.
 class BatchedLinear {
  public:
-  BatchedLinear(const Context& ctx, const BatchedGemmShape& s);
-  void operator()(const Context& ctx, const float* x, const float* w, float* y) const;
+  BatchedLinear(const Context& ctx, const BatchedGemmShape& s, Storage st = Storage::fp32);
+  void operator()(const Context& ctx, const void* x, const void* w, void* y) const;
   bool looped() const { return looped_; }
 
  private:
   BatchedGemmShape s_;
+  std::int64_t element_bytes_;
   bool looped_ = false;
   LtMatmulDesc desc_;
   LtLayout a_, b_, d_;

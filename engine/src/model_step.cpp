@@ -111,9 +111,19 @@ int bf16_rounding_stages(const StepDims& d) {
   // The embedding rows, the final norm's gain, its output, the LM head's weights and the logits.
   int stages = 5;
   for (std::int64_t l = 0; l < d.layers; ++l) {
-    // Attention: norm gain and output, QKV weights and output, RoPE's output, the cached context (rounded
-    // once), attention's output, O weights and output, the residual add.
-    stages += 10;
+    if (d.mla) {
+      // MLA attention: norm gain and output; the q path's weights and outputs (q_a, its norm's gain and
+      // output, q_b: 6 with a q LoRA, q_b's 2 without); kv_a's weights and output, the latent norm's gain and
+      // output (4); RoPE's output; the cached context; W_UK's weights (kv_b's rows) and its output, the latent
+      // queries; attention's output; W_UV's weights (kv_b's other rows: a rounding of its own on another
+      // path) and output; O's weights and output; the residual add. The splits and cache writes only move
+      // stored values. A logit sees each of these roundings through one path, as a GQA layer's.
+      stages += 2 + (d.q_lora > 0 ? 6 : 2) + 4 + 1 + 1 + 2 + 1 + 2 + 2 + 1;
+    } else {
+      // Attention: norm gain and output, QKV weights and output, RoPE's output, the cached context (rounded
+      // once), attention's output, O weights and output, the residual add.
+      stages += 10;
+    }
     stages += 2;        // the MLP's norm gain and output
     const int mlp = 6;  // gate/up weights and output, SwiGLU's output, down weights and output, residual
     if (d.experts == 0 || l < d.dense_layers) {

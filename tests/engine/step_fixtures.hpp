@@ -1,5 +1,5 @@
-// Helpers the engine's op and model-step tests share: a ReadRange over a host vector, and a preset-like MoE
-// model small enough for the reference step to run every sequence.
+// Helpers the engine's op and model-step tests share: a ReadRange over a host vector, and preset-like GQA MoE
+// and MLA models small enough for the reference step to run every sequence.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +33,28 @@ inline specs::ModelSpec tiny_moe_model() {
   m.dense_layers = 1;
   m.dense_ffn_width = 48;
   m.moe = specs::MoeSpec{8, 2, 1, 32, 24};
+  return m;
+}
+
+// DeepSeek-V3's structure at widths the reference can run on every sequence: MLA with 4 heads (q LoRA 24,
+// latent 32, rope 8, nope 16, v 12), one dense layer, then MoE layers of 16 experts top-2 with a shared
+// expert. Named deepseek-v3 so that the step routes it as DeepSeek-V3 does (sigmoid, 8 groups, best 4).
+inline specs::ModelSpec tiny_mla_model(int q_lora) {
+  specs::ModelSpec m;
+  m.name = "deepseek-v3";
+  m.num_layers = 3;
+  m.hidden_size = 64;
+  m.vocab_size = 97;
+  m.attention.type = specs::AttentionType::mla;
+  m.attention.num_query_heads = 4;
+  m.attention.q_lora_rank = q_lora;
+  m.attention.kv_lora_rank = 32;
+  m.attention.qk_rope_head_dim = 8;
+  m.attention.qk_nope_head_dim = 16;
+  m.attention.v_head_dim = 12;
+  m.dense_layers = 1;
+  m.dense_ffn_width = 48;
+  m.moe = specs::MoeSpec{16, 2, 1, 16, 20};
   return m;
 }
 

@@ -329,7 +329,7 @@ TEST_CASE("cuda: a MoE model_step matches the reference step, decode and prefill
   }
 }
 
-TEST_CASE("cuda: a bf16 model_step (GQA, dense and MoE) matches the reference step within its rounding bound",
+TEST_CASE("cuda: a bf16 model_step (GQA and MLA, dense and MoE) matches the reference step within its rounding bound",
           "[.gpu][engine][model_step]") {
   if (!have_gpu()) return;
   auto backend = make_cuda_backend();
@@ -337,10 +337,13 @@ TEST_CASE("cuda: a bf16 model_step (GQA, dense and MoE) matches the reference st
   // bf16 weights, caches and activations, cuBLASLt bf16 GEMMs with fp32 accumulation, against the fp32
   // reference at bf16_step_tolerance (the CPU bf16 step's test measures how close it comes). llama-3.1-8b at
   // TP 8, two layers: decode of 3 after 40 under the CUDA graph, prefill of 24 after 8; qwen3-235b-a22b at
-  // TP 8 / EP 8, one MoE layer, the same two steps. Every logit, before and after a replay.
-  for (StepShape step :
-       {StepShape{"llama-3.1-8b", 8, 1, 2, 3, 40, 1}, StepShape{"llama-3.1-8b", 8, 1, 2, 2, 8, 24},
-        StepShape{"qwen3-235b-a22b", 8, 8, 1, 3, 40, 1}, StepShape{"qwen3-235b-a22b", 8, 8, 1, 2, 8, 24}}) {
+  // TP 8 / EP 8, one MoE layer, the same two steps; deepseek-v3 (MLA) at TP 8, layer 0, the same two steps,
+  // and four layers at EP 64 (three dense, then a MoE layer with 4 local experts) in decode. Every logit,
+  // before and after a replay.
+  for (StepShape step : {StepShape{"llama-3.1-8b", 8, 1, 2, 3, 40, 1}, StepShape{"llama-3.1-8b", 8, 1, 2, 2, 8, 24},
+                         StepShape{"qwen3-235b-a22b", 8, 8, 1, 3, 40, 1},
+                         StepShape{"qwen3-235b-a22b", 8, 8, 1, 2, 8, 24}, StepShape{"deepseek-v3", 8, 1, 1, 3, 40, 1},
+                         StepShape{"deepseek-v3", 8, 1, 1, 2, 8, 24}, StepShape{"deepseek-v3", 8, 64, 4, 3, 40, 1}}) {
     step.precision = "bf16";
     const Shape shape = model_step_shape(step);
     INFO(shape.text());

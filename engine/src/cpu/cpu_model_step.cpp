@@ -32,12 +32,11 @@ void ModelStepRunner::store(float* v, std::int64_t count) const {
 ModelStepRunner::ModelStepRunner(ModelStepProblem& p) : p_(p), tokens_(p.shape.tokens()), bf16_(p.shape.bf16()) {
   const StepDims& d = p.dims;
   if (bf16_) {
-    if (d.mla) throw std::invalid_argument("the bf16 model step runs grouped-query models only");
     bf16_layers_ = p.layers;
     for (StepLayer& L : bf16_layers_)
-      for (std::vector<float>* v :
-           {&L.attn_norm, &L.qkv, &L.o, &L.mlp_norm, &L.gate_up, &L.down, &L.router, &L.experts_gate_up,
-            &L.experts_down, &L.shared_gate_up, &L.shared_down, &L.k_cache, &L.v_cache})
+      for (std::vector<float>* v : {&L.attn_norm, &L.qkv, &L.o, &L.mlp_norm, &L.gate_up, &L.down, &L.router,
+                                    &L.experts_gate_up, &L.experts_down, &L.shared_gate_up, &L.shared_down, &L.q_a,
+                                    &L.q_a_norm, &L.q_b, &L.kv_a, &L.kv_a_norm, &L.kv_b, &L.k_cache, &L.v_cache})
         round_all(*v);
     bf16_final_norm_ = p.final_norm;
     round_all(bf16_final_norm_);

@@ -10,11 +10,12 @@
 // chunk is long); the CPU step's prefill already runs the decode kernel once per new token, so one form
 // keeps one kernel. The reference runs the un-absorbed form, so the two check each other's algebra.
 //
-// A bf16 step (StepShape::precision "bf16", GQA models) emulates what the CUDA bf16 step computes: the
+// A bf16 step (StepShape::precision "bf16", GQA and MLA models) emulates what the CUDA bf16 step computes: the
 // weights and the cached context rounded to bf16 once (copies; the problem keeps its fp32 weights for the
 // reference), and every op's output rounded to bf16 where the CUDA step stores it in a bf16 buffer (GEMM
-// outputs, RMSNorm, RoPE, SwiGLU, attention, the weighted unpermute, each residual add, the logits), with
-// fp32 arithmetic inside each op. Equal to the CUDA step's values up to summation order; stored in fp32.
+// outputs, RMSNorm, RoPE, SwiGLU, attention, the weighted unpermute, each residual add, the logits; MLA's
+// q_a, q norm, q_b, kv_a, latent norm, W_UK and W_UV outputs too), with fp32 arithmetic inside each op.
+// Equal to the CUDA step's values up to summation order; stored in fp32.
 
 #include <cstdint>
 #include <vector>
