@@ -74,10 +74,12 @@ class CudaBackend : public Backend {
     } else if (op.name == "model_step") {
       if (const std::string why = model_step_support(ctx_, shape); !why.empty()) return {false, dtype, why};
       // The step's own precision (the plan's "precision", in the shape), not the entry's dtypes: fp32 weights
-      // and activations as the CPU step and the reference, recorded as fp32; or bf16, recorded as bf16.
+      // and activations as the CPU step and the reference, recorded as fp32; or bf16 (fp8), recorded so.
       const std::string precision = step_shape_of(shape).precision;
       if (precision == "bf16" && cc < 80)
         return {false, precision, "a bf16 step needs compute capability 8.0 or later"};
+      if (precision == "fp8" && cc < 89)
+        return {false, precision, "an fp8 step needs compute capability 8.9 or later (FP8 tensor cores)"};
       std::size_t free_bytes = 0, total_bytes = 0;
       CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
       if (op_cost(op, shape, precision).bytes > 0.8 * static_cast<double>(free_bytes))

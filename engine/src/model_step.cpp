@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "fleetcast/engine/check.hpp"
+
 namespace fleetcast::engine {
 
 Shape model_step_shape(const StepShape& s) {
@@ -106,50 +108,122 @@ StepDims step_dims(const specs::ModelSpec& m, const StepShape& s) {
   return d;
 }
 
-int bf16_rounding_stages(const StepDims& d) {
-  // Every place the bf16 step rounds, once each: weights when uploaded, activations as each op stores them.
-  // The embedding rows, the final norm's gain, its output, the LM head's weights and the logits.
-  int stages = 5;
-  for (std::int64_t l = 0; l < d.layers; ++l) {
-    if (d.mla) {
-      // MLA attention: norm gain and output; the q path's weights and outputs (q_a, its norm's gain and
-      // output, q_b: 6 with a q LoRA, q_b's 2 without); kv_a's weights and output, the latent norm's gain and
-      // output (4); RoPE's output; the cached context; W_UK's weights (kv_b's rows) and its output, the latent
-      // queries; attention's output; W_UV's weights (kv_b's other rows: a rounding of its own on another
-      // path) and output; O's weights and output; the residual add. The splits and cache writes only move
-      // stored values. A logit sees each of these roundings through one path, as a GQA layer's.
-      stages += 2 + (d.q_lora > 0 ? 6 : 2) + 4 + 1 + 1 + 2 + 1 + 2 + 2 + 1;
+namespace {
+
+// Every place a narrow step rounds, once each: weights when uploaded, activations as each op stores them.
+// `fp8`: the linear layers' GEMMs are FP8 (weights and input activations rounded to E4M3) and so is the KV
+// cache; otherwise every rounding is to bf16.
+RoundingStages rounding_stages(const StepDims& d, bool fp8) {
+  RoundingStages s;
+  // A GEMM: its output (bf16), and its weights (bf16), or its weights and input activations (FP8).
+  auto gemm = [&](bool fp8_capable) {
+    s.bf16 += 1;
+    if (fp8 && fp8_capable) {
+      s.fp8 += 2;
     } else {
-      // Attention: norm gain and output, QKV weights and output, RoPE's output, the cached context (rounded
-      // once), attention's output, O weights and output, the residual add.
-      stages += 10;
+      s.bf16 += 1;
     }
-    stages += 2;        // the MLP's norm gain and output
-    const int mlp = 6;  // gate/up weights and output, SwiGLU's output, down weights and output, residual
-    if (d.experts == 0 || l < d.dense_layers) {
-      stages += mlp;
+  };
+  auto cache = [&] { (fp8 ? s.fp8 : s.bf16) += 1; };  // each cache entry is rounded once, context or new
+  auto norm = [&] { s.bf16 += 2; };                   // RMSNorm's gain and output
+  // An MLP: gate/up, SwiGLU's output, down, the residual add.
+  auto mlp = [&] {
+    gemm(true);
+    s.bf16 += 1;
+    gemm(true);
+    s.bf16 += 1;
+  };
+  // The embedding rows, the final norm, the LM head (bf16 in either step, as engines keep it).
+  s.bf16 += 1;
+  norm();
+  gemm(false);
+  for (std::int64_t l = 0; l < d.layers; ++l) {
+    norm();
+    if (d.mla) {
+      // The q path (q_a, its norm, q_b; q_b alone without a q LoRA), kv_a and the latent norm, RoPE's output,
+      // the latent cache, W_UK (kv_b's rows, bf16 in either step, as vLLM absorbs it) and its output, the
+      // latent queries; attention's output; W_UV (kv_b's other rows: a rounding of its own on another path)
+      // and its output; O. The splits and cache writes only move stored values. A logit sees each of these
+      // roundings through one path, as a GQA layer's. 22 stages in bf16 (18 without a q LoRA).
+      if (d.q_lora > 0) {
+        gemm(true);
+        norm();
+      }
+      gemm(true);
+      gemm(true);
+      norm();
+      s.bf16 += 1;
+      cache();
+      gemm(false);
+      s.bf16 += 1;
+      gemm(false);
+      gemm(true);
     } else {
-      // Router weights and logits, the routed experts' MLP (the weighted unpermute a rounding of its own),
-      // and the shared experts' MLP when there are any.
-      stages += 2 + mlp + 1 + (d.shared_width > 0 ? mlp : 0);
+      // QKV, RoPE's output, the cache, attention's output, O: 10 stages in bf16 with the norm and residual.
+      gemm(true);
+      s.bf16 += 1;
+      cache();
+      s.bf16 += 1;
+      gemm(true);
+    }
+    s.bf16 += 1;  // the residual add
+    norm();       // the MLP's
+    if (d.is_dense(l)) {
+      mlp();
+    } else {
+      gemm(false);  // the router (bf16 in either step: DeepSeek's and vLLM's gate is not quantised)
+      mlp();        // the routed experts
+      s.bf16 += 1;  // the weighted unpermute
+      if (d.shared_width > 0) mlp();
     }
   }
-  return stages;
+  return s;
 }
+
+}  // namespace
+
+int bf16_rounding_stages(const StepDims& d) { return rounding_stages(d, false).bf16; }
 
 double bf16_step_tolerance(const StepDims& d) { return bf16_rounding_stages(d) * std::ldexp(1.0, -8); }
 
-Cost model_step_cost(const specs::ModelSpec& m, const StepShape& s, double e) {
+RoundingStages fp8_rounding_stages(const StepDims& d) { return rounding_stages(d, true); }
+
+double fp8_step_tolerance(const StepDims& d) {
+  const RoundingStages s = fp8_rounding_stages(d);
+  return s.fp8 * std::ldexp(1.0, -4) + s.bf16 * std::ldexp(1.0, -8);
+}
+
+double step_tolerance(const StepShape& s, const StepDims& d) {
+  if (s.fp8()) return fp8_step_tolerance(d);
+  if (s.bf16()) return bf16_step_tolerance(d);
+  return tolerance_for("fp32");
+}
+
+Cost model_step_cost(const specs::ModelSpec& m, const StepShape& s, double element_bytes) {
   const StepDims d = step_dims(m, s);
+  // An fp8 step recorded at one byte per FP8 element (the CUDA step, dtype fp8): the FP8 GEMMs' weights and
+  // quantised inputs and the KV cache at one byte (e8), every other tensor bf16 (e). Any other record (the
+  // CPU's fp8 emulation is recorded as the fp32 it moves): every element at `element_bytes`.
+  const bool fp8 = s.fp8() && element_bytes == 1.0;
+  const double e = fp8 ? 2.0 : element_bytes, e8 = element_bytes;
   const double T = static_cast<double>(s.tokens()), B = static_cast<double>(s.batch);
   const double C = static_cast<double>(s.context), N = static_cast<double>(s.new_tokens);
   const double H = static_cast<double>(d.hidden), dh = static_cast<double>(d.head_dim);
   const double Q = static_cast<double>(d.q_heads), KV = static_cast<double>(d.kv_heads);
   Cost c;
-  auto gemm = [&](double rows, double n, double k) {  // weights [n, k] read once
+  // A GEMM of `rows` over weights [n, k] read once (`used` of `experts` such stacks for the routed experts). An
+  // FP8 one first quantises its input (bf16 read, FP8 written; the absmax pass is not counted), then reads the
+  // FP8 input and weights and writes bf16.
+  auto linear = [&](double rows, double n, double k, bool fp8_capable, double used) {
     c.flops += 2.0 * rows * n * k;
-    c.bytes += (rows * k + n * k + rows * n) * e;
+    if (fp8 && fp8_capable) {
+      c.bytes += rows * k * (e + e8) + (rows * k + used * n * k) * e8 + rows * n * e;
+    } else {
+      c.bytes += (rows * k + used * n * k + rows * n) * e;
+    }
   };
+  auto gemm = [&](double rows, double n, double k) { linear(rows, n, k, false, 1.0); };  // bf16 in an fp8 step
+  auto gemm8 = [&](double rows, double n, double k) { linear(rows, n, k, true, 1.0); };  // FP8 in an fp8 step
   auto rmsnorm = [&](double rows) {
     c.flops += 4.0 * rows * H + rows;
     c.bytes += (2.0 * rows * H + H) * e;
@@ -175,17 +249,17 @@ Cost model_step_cost(const specs::ModelSpec& m, const StepShape& s, double e) {
     const double nope = static_cast<double>(d.nope), r = static_cast<double>(d.rope_dim);
     const double v = static_cast<double>(d.v_dim), entry = kvl + r;
     if (d.q_lora > 0) {
-      gemm(T, ql, H);
+      gemm8(T, ql, H);
       norm(T, ql);
-      gemm(T, Q * (nope + r), ql);
+      gemm8(T, Q * (nope + r), ql);
     } else {
-      gemm(T, Q * (nope + r), H);
+      gemm8(T, Q * (nope + r), H);
     }
-    gemm(T, entry, H);
+    gemm8(T, entry, H);
     norm(T, kvl);
     c.flops += 3.0 * T * (Q + 1.0) * r;  // RoPE
     c.bytes += 2.0 * T * (Q + 1.0) * r * e + T * (4.0 + 4.0 * r);
-    c.bytes += T * entry * e;                         // the new entries written to the cache
+    c.bytes += T * entry * e8;                        // the new entries written to the cache
     for (const double n_k : {kvl * nope, v * kvl}) {  // W_UK absorption, then W_UV: Q GEMMs of T rows
       c.flops += 2.0 * T * Q * n_k;
       c.bytes += Q * n_k * e;
@@ -193,14 +267,14 @@ Cost model_step_cost(const specs::ModelSpec& m, const StepShape& s, double e) {
     c.bytes += (T * Q * nope + 2.0 * T * Q * kvl + T * Q * v) * e;  // their inputs and outputs
     c.flops += 2.0 * B * Q * (entry + kvl) * (N * C + N * (N + 1.0) / 2.0);
     const double seq = C + N;
-    c.bytes +=
-        B * seq * entry * e + T * Q * (entry + kvl) * e + B * std::ceil(seq / static_cast<double>(kStepPageSize)) * 4.0;
-    gemm(T, H, Q * v);
+    c.bytes += B * seq * entry * e8 + T * Q * (entry + kvl) * e +
+               B * std::ceil(seq / static_cast<double>(kStepPageSize)) * 4.0;
+    gemm8(T, H, Q * v);
   };
   auto mlp = [&](double width) {
-    gemm(T, 2.0 * width, H);
+    gemm8(T, 2.0 * width, H);
     swiglu(T, width);
-    gemm(T, H, width);
+    gemm8(T, H, width);
   };
   // Embedding rows of the step's tokens, and the token ids.
   c.bytes += T * H * e + T * 4.0;
@@ -209,17 +283,17 @@ Cost model_step_cost(const specs::ModelSpec& m, const StepShape& s, double e) {
     if (d.mla) {
       mla_attention();
     } else {
-      gemm(T, static_cast<double>(d.qkv_width()), H);
+      gemm8(T, static_cast<double>(d.qkv_width()), H);
       c.flops += 3.0 * T * (Q + KV) * dh;  // RoPE
       c.bytes += 2.0 * T * (Q + KV) * dh * e + T * (4.0 + 4.0 * dh);
-      c.bytes += 2.0 * T * KV * dh * e;  // the new tokens' K and V written to the cache
+      c.bytes += 2.0 * T * KV * dh * e8;  // the new tokens' K and V written to the cache
       // Attention: token j of a sequence (0-based) attends to context + j + 1 tokens; each sequence's cache
       // (context + new_tokens tokens, K and V) is read once; q in, out written; one block-table entry per page.
       c.flops += 4.0 * B * Q * dh * (N * C + N * (N + 1.0) / 2.0);
       const double seq = C + N;
-      c.bytes += 2.0 * B * seq * KV * dh * e + 2.0 * T * Q * dh * e +
+      c.bytes += 2.0 * B * seq * KV * dh * e8 + 2.0 * T * Q * dh * e +
                  B * std::ceil(seq / static_cast<double>(kStepPageSize)) * 4.0;
-      gemm(T, H, Q * dh);
+      gemm8(T, H, Q * dh);
     }
     residual_add();
     rmsnorm(T);
@@ -234,12 +308,10 @@ Cost model_step_cost(const specs::ModelSpec& m, const StepShape& s, double e) {
       const double rows = T * k * El / E;
       const double used = El * (1.0 - std::pow(1.0 - k / E, T));
       c.bytes += (T * H + rows * H) * e + T * k * 4.0 + (rows + T * k) * 4.0 + (El + 1.0) * 4.0;  // permute
-      c.flops += 2.0 * rows * H * 2.0 * W;  // grouped gate/up: only the experts with rows are read
-      c.bytes += (rows * H + used * 2.0 * W * H + rows * 2.0 * W) * e;
+      linear(rows, 2.0 * W, H, true, used);  // grouped gate/up: only the experts with rows are read
       swiglu(rows, W);
-      c.flops += 2.0 * rows * W * H;  // grouped down
-      c.bytes += (rows * W + used * H * W + rows * H) * e;
-      c.flops += 2.0 * rows * H;  // unpermute: weighted sum into each token
+      linear(rows, H, W, true, used);  // grouped down
+      c.flops += 2.0 * rows * H;       // unpermute: weighted sum into each token
       c.bytes += (rows * H + T * H) * e + T * k * 8.0;
       if (d.shared_width > 0) {
         mlp(static_cast<double>(d.shared_width));

@@ -40,7 +40,7 @@ std::vector<OpInfo> with_moe_and_step_ops(std::vector<OpInfo> ops) {
   OpInfo step{"model_step",
               OpClass::step,
               {"tp", "ep", "layers", "batch", "context", "new_tokens"},
-              {"bf16", "fp32"},
+              {"bf16", "fp32", "fp8"},
               {},
               "a forward step of the first `layers` layers of a model preset on one GPU of a tp/ep group"};
   // Prefill of 3 new tokens after 5 cached ones: embedding, causal paged attention, MLP and LM head at

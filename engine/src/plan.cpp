@@ -21,13 +21,20 @@ std::string shorten(const json& v) {
   return s.size() > 60 ? s.substr(0, 57) + "..." : s;
 }
 
+// "fp32, bf16, fp8": the precisions a model_step entry may ask for, for messages.
+std::string valid_step_precisions() {
+  std::string valid;
+  for (const char* p : kStepPrecisions) valid += (valid.empty() ? "" : ", ") + std::string(p);
+  return valid;
+}
+
 std::string join(const std::string& prefix, const std::string& key) {
   return prefix.empty() ? key : prefix + "." + key;
 }
 
 // Reads one object's keys; finish() rejects the keys no one asked for, listing the valid ones.
 class ObjectReader {
-public:
+ public:
   ObjectReader(const json& j, const std::string& file, std::string prefix) : j_(j), file_(file), prefix_(prefix) {
     if (!j.is_object()) throw InputError(file, prefix, shorten(j), "expected a JSON object");
   }
@@ -97,7 +104,7 @@ public:
     }
   }
 
-private:
+ private:
   const json& j_;
   const std::string& file_;
   std::string prefix_;
@@ -128,7 +135,7 @@ PlanEntry parse_entry(const json& j, const std::string& file, const std::string&
     if (e.op != "model_step")
       r.fail("precision", j.at("precision"), "only applies to model_step (other ops: \"dtypes\")");
     if (std::find(std::begin(kStepPrecisions), std::end(kStepPrecisions), e.precision) == std::end(kStepPrecisions))
-      r.fail("precision", j.at("precision"), "not a precision of model_step; valid: fp32, bf16");
+      r.fail("precision", j.at("precision"), "not a precision of model_step; valid: " + valid_step_precisions());
   }
   e.tp = r.integer("tp", 1, 1, 64);
   if (e.tp != 1 && e.models.empty()) r.fail("tp", j.at("tp"), "only applies with \"models\"");

@@ -173,9 +173,9 @@ TEST_CASE("model_step bf16: the plan key, the record's shape and its round trip"
     return std::string("(no error)");
   };
   const std::string sweep = R"("sweep": {"ep": [1], "layers": [1], "batch": [1], "context": [0], "new_tokens": [1]})";
-  CHECK_THAT(error_of(R"({"op": "model_step", "dtypes": ["bf16"], "models": ["llama-3.1-8b"], "precision": "fp8", )" +
+  CHECK_THAT(error_of(R"({"op": "model_step", "dtypes": ["bf16"], "models": ["llama-3.1-8b"], "precision": "fp4", )" +
                       sweep + "}"),
-             Catch::Contains("ops[0].precision") && Catch::Contains("valid: fp32, bf16"));
+             Catch::Contains("ops[0].precision") && Catch::Contains("valid: fp32, bf16, fp8"));
   CHECK_THAT(error_of(R"({"op": "model_step", "dtypes": ["bf16"], "models": ["llama-3.1-8b"], "precision": 16, )" +
                       sweep + "}"),
              Catch::Contains("ops[0].precision") && Catch::Contains("expected a string"));

@@ -29,10 +29,13 @@ void ModelStepRunner::store(float* v, std::int64_t count) const {
   if (bf16_) parallel_for(count, 1, [&](std::int64_t i) { v[i] = round_bf16(v[i]); });
 }
 
-ModelStepRunner::ModelStepRunner(ModelStepProblem& p) : p_(p), tokens_(p.shape.tokens()), bf16_(p.shape.bf16()) {
+ModelStepRunner::ModelStepRunner(ModelStepProblem& p)
+    : p_(p), tokens_(p.shape.tokens()), bf16_(p.shape.bf16_activations()), fp8_(p.shape.fp8()) {
   const StepDims& d = p.dims;
+  fp8_scales_.resize(p.layers.size());
   if (bf16_) {
     bf16_layers_ = p.layers;
+    if (fp8_) prepare_fp8();
     for (StepLayer& L : bf16_layers_)
       for (std::vector<float>* v : {&L.attn_norm, &L.qkv, &L.o, &L.mlp_norm, &L.gate_up, &L.down, &L.router,
                                     &L.experts_gate_up, &L.experts_down, &L.shared_gate_up, &L.shared_down, &L.q_a,
@@ -102,9 +105,10 @@ void ModelStepRunner::attention(std::int64_t layer) {
   StepLayer& L = this->layer(layer);
   const std::int64_t T = tokens_, H = d.hidden, dh = d.head_dim, Q = d.q_heads, KV = d.kv_heads;
   const std::int64_t N = p_.shape.new_tokens, C = p_.shape.context;
+  const Fp8Scales& S = scales(layer);
   rmsnorm(x_.data(), L.attn_norm.data(), h_.data(), T, H, static_cast<float>(ModelStepProblem::kEps));
   store(h_, T * H);
-  gemm(h_.data(), L.qkv.data(), qkv_.data(), T, d.qkv_width(), H);
+  linear(h_.data(), L.qkv, S.qkv, qkv_.data(), T, d.qkv_width(), H);
   store(qkv_, T * d.qkv_width());
   // The fused projection's q and k parts into their own arrays for RoPE; v goes straight to the cache.
   parallel_for(T, d.qkv_width(), [&](std::int64_t t) {
@@ -121,22 +125,25 @@ void ModelStepRunner::attention(std::int64_t layer) {
     std::memcpy(L.k_cache.data() + at, k_rot_.data() + t * KV * dh, static_cast<std::size_t>(KV * dh) * sizeof(float));
     std::memcpy(L.v_cache.data() + at, qkv_.data() + t * d.qkv_width() + (Q + KV) * dh,
                 static_cast<std::size_t>(KV * dh) * sizeof(float));
+    store_cache(L.k_cache.data() + at, KV * dh);
+    store_cache(L.v_cache.data() + at, KV * dh);
   });
   paged_attention(q_rot_.data(), L.k_cache.data(), L.v_cache.data(), attn_.data(), dh, dh);
   store(attn_, T * Q * dh);
-  gemm(attn_.data(), L.o.data(), proj_.data(), T, H, Q * dh);
+  linear(attn_.data(), L.o, S.o, proj_.data(), T, H, Q * dh);
   store(proj_, T * H);
   add_into(x_.data(), proj_.data(), T * H);
   store(x_, T * H);
 }
 
-void ModelStepRunner::dense_mlp(const std::vector<float>& gate_up, const std::vector<float>& down, std::int64_t width) {
+void ModelStepRunner::dense_mlp(const std::vector<float>& gate_up, float gate_up_scale, const std::vector<float>& down,
+                                float down_scale, std::int64_t width) {
   const std::int64_t T = tokens_, H = p_.dims.hidden;
-  gemm(h_.data(), gate_up.data(), gu_.data(), T, 2 * width, H);
+  linear(h_.data(), gate_up, gate_up_scale, gu_.data(), T, 2 * width, H);
   store(gu_, T * 2 * width);
   swiglu(gu_.data(), act_.data(), T, width);
   store(act_, T * width);
-  gemm(act_.data(), down.data(), proj_.data(), T, H, width);
+  linear(act_.data(), down, down_scale, proj_.data(), T, H, width);
   store(proj_, T * H);
   add_into(x_.data(), proj_.data(), T * H);
   store(x_, T * H);
@@ -145,6 +152,7 @@ void ModelStepRunner::dense_mlp(const std::vector<float>& gate_up, const std::ve
 void ModelStepRunner::moe(std::int64_t layer) {
   const StepDims& d = p_.dims;
   const StepLayer& L = this->layer(layer);
+  const Fp8Scales& S = scales(layer);
   const std::int64_t T = tokens_, H = d.hidden, W = d.expert_width;
   gemm(h_.data(), L.router.data(), router_logits_.data(), T, d.experts, H);
   store(router_logits_, T * d.experts);
@@ -152,19 +160,17 @@ void ModelStepRunner::moe(std::int64_t layer) {
               {d.experts, d.top_k, d.n_group, d.topk_group, d.sigmoid});
   const std::int64_t rows = moe_permute(h_.data(), route_ids_.data(), permuted_.data(), offsets_.data(),
                                         source_slot_.data(), dest_row_.data(), T, H, d.top_k, 0, d.local_experts);
-  moe_grouped_gemm(permuted_.data(), L.experts_gate_up.data(), offsets_.data(), expert_gu_.data(), d.local_experts,
-                   2 * W, H);
+  grouped(permuted_.data(), L.experts_gate_up, S.experts_gate_up, expert_gu_.data(), rows, 2 * W, H);
   store(expert_gu_, rows * 2 * W);
   swiglu(expert_gu_.data(), expert_act_.data(), rows, W);
   store(expert_act_, rows * W);
-  moe_grouped_gemm(expert_act_.data(), L.experts_down.data(), offsets_.data(), expert_out_.data(), d.local_experts, H,
-                   W);
+  grouped(expert_act_.data(), L.experts_down, S.experts_down, expert_out_.data(), rows, H, W);
   store(expert_out_, rows * H);
   moe_unpermute(expert_out_.data(), route_weights_.data(), dest_row_.data(), proj_.data(), T, H, d.top_k);
   store(proj_, T * H);
   add_into(x_.data(), proj_.data(), T * H);
   store(x_, T * H);
-  if (d.shared_width > 0) dense_mlp(L.shared_gate_up, L.shared_down, d.shared_width);
+  if (d.shared_width > 0) dense_mlp(L.shared_gate_up, S.shared_gate_up, L.shared_down, S.shared_down, d.shared_width);
 }
 
 void ModelStepRunner::run() {
@@ -185,7 +191,7 @@ void ModelStepRunner::run() {
     rmsnorm(x_.data(), L.mlp_norm.data(), h_.data(), T, H, static_cast<float>(ModelStepProblem::kEps));
     store(h_, T * H);
     if (L.dense) {
-      dense_mlp(L.gate_up, L.down, d.dense_width);
+      dense_mlp(L.gate_up, scales(l).gate_up, L.down, scales(l).down, d.dense_width);
     } else {
       moe(l);
     }

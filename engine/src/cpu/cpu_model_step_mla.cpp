@@ -61,6 +61,7 @@ void ModelStepRunner::prepare_mla() {
 void ModelStepRunner::mla_attention(std::int64_t layer) {
   const StepDims& d = p_.dims;
   StepLayer& L = this->layer(layer);
+  const Fp8Scales& S = scales(layer);
   const std::int64_t T = tokens_, H = d.hidden, Q = d.q_heads, kvl = d.kv_lora, nope = d.nope, r = d.rope_dim;
   const std::int64_t v = d.v_dim, qd = d.head_dim, entry = d.cache_entry(), N = p_.shape.new_tokens;
   const std::int64_t C = p_.shape.context;
@@ -70,16 +71,16 @@ void ModelStepRunner::mla_attention(std::int64_t layer) {
   rmsnorm(x_.data(), L.attn_norm.data(), h_.data(), T, H, eps);
   store(h_, T * H);
   if (d.q_lora > 0) {
-    gemm(h_.data(), L.q_a.data(), cq_.data(), T, d.q_lora, H);
+    linear(h_.data(), L.q_a, S.q_a, cq_.data(), T, d.q_lora, H);
     store(cq_, T * d.q_lora);
     rmsnorm(cq_.data(), L.q_a_norm.data(), cq_norm_.data(), T, d.q_lora, eps);
     store(cq_norm_, T * d.q_lora);
-    gemm(cq_norm_.data(), L.q_b.data(), q_full_.data(), T, Q * qd, d.q_lora);
+    linear(cq_norm_.data(), L.q_b, S.q_b, q_full_.data(), T, Q * qd, d.q_lora);
   } else {
-    gemm(h_.data(), L.q_b.data(), q_full_.data(), T, Q * qd, H);
+    linear(h_.data(), L.q_b, S.q_b, q_full_.data(), T, Q * qd, H);
   }
   store(q_full_, T * Q * qd);
-  gemm(h_.data(), L.kv_a.data(), kv_full_.data(), T, entry, H);
+  linear(h_.data(), L.kv_a, S.kv_a, kv_full_.data(), T, entry, H);
   store(kv_full_, T * entry);
   // Split: the latent to its norm, the rope parts to RoPE, q_nope head-major for the per-head GEMMs.
   parallel_for(T, Q * qd + entry, [&](std::int64_t t) {
@@ -107,6 +108,7 @@ void ModelStepRunner::mla_attention(std::int64_t layer) {
     float* cache = L.k_cache.data() + p_.cache_offset(b, pos, 0);
     copy(cache, latent_norm_.data() + t * kvl, kvl);
     copy(cache + kvl, k_pe_rot_.data() + t * r, r);
+    store_cache(cache, entry);
     for (std::int64_t h = 0; h < Q; ++h) {
       float* q = q_attn_.data() + (t * Q + h) * entry;
       copy(q, q_latent_by_head_.data() + (h * T + t) * kvl, kvl);
@@ -125,7 +127,7 @@ void ModelStepRunner::mla_attention(std::int64_t layer) {
   parallel_for(T, Q * v, [&](std::int64_t t) {
     for (std::int64_t h = 0; h < Q; ++h) copy(attn_.data() + (t * Q + h) * v, v_by_head_.data() + (h * T + t) * v, v);
   });
-  gemm(attn_.data(), L.o.data(), proj_.data(), T, H, Q * v);
+  linear(attn_.data(), L.o, S.o, proj_.data(), T, H, Q * v);
   store(proj_, T * H);
   parallel_for(T * H, 1, [&](std::int64_t i) { x_[i] += proj_[i]; });
   store(x_, T * H);

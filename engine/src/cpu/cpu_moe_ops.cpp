@@ -111,9 +111,9 @@ class ModelStep : public PreparedOp {
   void run() override { runner_.run(); }
   CheckResult check(bool full) override {
     run();
-    // A bf16 step (stored in fp32 here, its values rounded as the CUDA bf16 step stores them) against the
-    // fp32 reference: the tolerance its rounding stages give (model_step.hpp).
-    return p_.check(reader(runner_.logits()), what_, p_.shape.bf16() ? bf16_step_tolerance(p_.dims) : kTol, full);
+    // A bf16 or fp8 step (stored in fp32 here, its values rounded as the CUDA step stores them) against the
+    // fp32 reference: the tolerance its rounding stages give (model_step.hpp); an fp32 step at fp32's.
+    return p_.check(reader(runner_.logits()), what_, step_tolerance(p_.shape, p_.dims), full);
   }
 
  private:

@@ -9,7 +9,7 @@
 //    "context": 2048, "new_tokens": 1}
 // phase is "decode" when new_tokens is 1 and "prefill" otherwise: each of `batch` sequences has `context`
 // tokens in its KV cache already and runs `new_tokens` new ones (causal among themselves). A step in another
-// precision than fp32 (the plan entry's "precision") appends it as a last text field, "precision": "bf16";
+// precision than fp32 (the plan entry's "precision") appends it as a last text field, "precision": "bf16" (or "fp8");
 // an fp32 step's shape has none, so fp32 records are as they were before the field existed.
 
 #include <cstdint>
@@ -24,11 +24,16 @@ namespace fleetcast::engine {
 struct StepShape {
   std::string model;
   std::int64_t tp = 1, ep = 1, layers = 1, batch = 1, context = 0, new_tokens = 1;
-  // What the step stores weights, caches and activations in: "fp32", or "bf16" (fp32 accumulation, each
-  // op's output rounded to bf16, as the CUDA bf16 step stores it and the CPU step emulates it).
+  // What the step stores weights, caches and activations in: "fp32"; "bf16" (fp32 accumulation, each op's
+  // output rounded to bf16, as the CUDA bf16 step stores it and the CPU step emulates it); or "fp8" (an FP8
+  // checkpoint as engines serve it: the linear layers' weights FP8 E4M3 with a per-tensor scale, activations
+  // quantised per tensor before each FP8 GEMM, an FP8 E4M3 KV cache, bf16 everywhere else).
   std::string precision = "fp32";
   bool decode() const { return new_tokens == 1; }
   bool bf16() const { return precision == "bf16"; }
+  bool fp8() const { return precision == "fp8"; }
+  // Whether activations are stored in bf16 between ops: the bf16 and the fp8 step alike.
+  bool bf16_activations() const { return bf16() || fp8(); }
   std::int64_t tokens() const { return batch * new_tokens; }
 };
 
@@ -74,7 +79,7 @@ RoutingRule routing_rule(const std::string& model_name);
 StepDims step_dims(const specs::ModelSpec& model, const StepShape& s);
 
 // The precisions a step runs in (plans' "precision"), the default first.
-inline constexpr const char* kStepPrecisions[] = {"fp32", "bf16"};
+inline constexpr const char* kStepPrecisions[] = {"fp32", "bf16", "fp8"};
 
 // A bf16 step's logits against the fp32 reference step. Each rounding to bf16 (round to nearest, 8
 // significant bits) perturbs a value by at most u = 2^-8 relative. The step's random weights keep every
@@ -88,6 +93,28 @@ inline constexpr const char* kStepPrecisions[] = {"fp32", "bf16"};
 int bf16_rounding_stages(const StepDims& d);
 double bf16_step_tolerance(const StepDims& d);
 
+// An fp8 step's logits against the fp32 reference step, bounded the same way. FP8 E4M3 keeps 4 significant
+// bits (3 stored): rounding to nearest perturbs a normal value by at most u = 2^-4 relative. Per-tensor
+// scaling (absmax / 448) puts a tensor's largest magnitude at E4M3's largest value, so only values below
+// 2^-6 / 448 of it (the subnormals, 2^-15 of the absmax) round more coarsely, and those weigh nothing in a sum
+// of unit-size terms. Each FP8 GEMM rounds its weights and its input activations (2 stages of u = 2^-4),
+// the KV cache rounds each entry once (1 stage); every other rounding is a bf16 one (2^-8). The first-order
+// bound is then S8 x 2^-4 + S16 x 2^-8 (fp8_rounding_stages: S8 and S16). The GEMMs that stay bf16 (router,
+// LM head, MLA's W_UK and W_UV) round their weights to bf16, as vLLM holds them.
+struct RoundingStages {
+  int fp8 = 0, bf16 = 0;
+};
+RoundingStages fp8_rounding_stages(const StepDims& d);
+double fp8_step_tolerance(const StepDims& d);
+
+// The tolerance of a step's logits against the fp32 reference: fp32's own, or one of the two above.
+double step_tolerance(const StepShape& s, const StepDims& d);
+
+// The KV cache scale of an fp8 step: stored = e4m3(value / scale). 1, vLLM's k_scale and v_scale when the
+// checkpoint carries none (the step's cached keys, values and latents are of unit size, well inside E4M3's
+// +-448 and above its 2^-6 smallest normal for nearly all entries).
+inline constexpr float kStepKvScale = 1.0f;
+
 // The step's KV cache pages hold this many tokens (vLLM's default block size).
 inline constexpr std::int64_t kStepPageSize = 16;
 
@@ -95,7 +122,10 @@ inline constexpr std::int64_t kStepPageSize = 16;
 // each output written once): weights read once per step, the KV cache read once per sequence and layer,
 // activations in and out of every op. The routed experts' rows and the experts that get any are the
 // expected values under uniform routing (tokens x top_k x local / experts rows; local x (1 - (1 - top_k /
-// experts)^tokens) experts): the count cannot depend on the data.
+// experts)^tokens) experts): the count cannot depend on the data. Elements count `element_bytes` each, except in
+// an fp8 step recorded at one byte per element (dtype fp8): there the FP8 GEMMs' weights and quantised inputs and
+// the KV cache count one byte, every other tensor two (bf16), and each FP8 GEMM's input quantisation reads its
+// bf16 input and writes the FP8 copy.
 Cost model_step_cost(const specs::ModelSpec& model, const StepShape& s, double element_bytes);
 
 }  // namespace fleetcast::engine
