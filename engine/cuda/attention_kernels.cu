@@ -206,7 +206,7 @@ constexpr int kPrefillQ = 32, kPrefillK = 32, kPrefillThreads = 128;  // 4 threa
 // Key tiles from the start of the sequence to the block's last query position are gathered from their
 // pages into shared memory; the tile on the diagonal is masked. Rows padded to D + 1 floats so that the
 // 8 rows a warp touches fall in different banks.
-template <class T>
+template <class T, class KT>
 __global__ void __launch_bounds__(kPrefillThreads) prefill_kernel(PrefillArgs a) {
   extern __shared__ __align__(16) float smem[];
   const int D = static_cast<int>(a.head_dim), P = D + 1;
@@ -223,8 +223,8 @@ __global__ void __launch_bounds__(kPrefillThreads) prefill_kernel(PrefillArgs a)
   const std::int64_t kvh = head / (a.q_heads / a.kv_heads);
   const int tid = threadIdx.x, r = tid / 4, sub = tid % 4;
   const auto* q = static_cast<const T*>(a.q);
-  const auto* kc = static_cast<const T*>(a.k_cache);
-  const auto* vc = static_cast<const T*>(a.v_cache);
+  const auto* kc = static_cast<const KT*>(a.k_cache);
+  const auto* vc = static_cast<const KT*>(a.v_cache);
   const std::int32_t* pages = a.block_table + b * a.pages_per_seq;
 
   for (int idx = tid; idx < kPrefillQ * D; idx += kPrefillThreads) {
@@ -251,8 +251,8 @@ __global__ void __launch_bounds__(kPrefillThreads) prefill_kernel(PrefillArgs a)
         const std::int64_t t = k0 + j;
         const std::int64_t at =
             ((std::int64_t{pages[t / a.page_size]} * a.page_size + t % a.page_size) * a.kv_heads + kvh) * D + d;
-        kv = to_float(kc[at]);
-        vv = to_float(vc[at]);
+        kv = to_float(kc[at]) * a.kv_scale;
+        vv = to_float(vc[at]) * a.kv_scale;
       }
       k_s[j * P + d] = kv;
       v_s[j * D + d] = vv;
@@ -310,13 +310,13 @@ __global__ void __launch_bounds__(kPrefillThreads) prefill_kernel(PrefillArgs a)
   }
 }
 
-template <class T>
+template <class T, class KT>
 void launch_prefill(const PrefillArgs& a, cudaStream_t stream) {
   const std::size_t shared = prefill_shared_bytes(a.head_dim);
-  allow_shared(prefill_kernel<T>, shared);
+  allow_shared(prefill_kernel<T, KT>, shared);
   const dim3 grid(static_cast<unsigned>((a.chunk + kPrefillQ - 1) / kPrefillQ), static_cast<unsigned>(a.q_heads),
                   static_cast<unsigned>(a.batch));
-  prefill_kernel<T><<<grid, kPrefillThreads, shared, stream>>>(a);
+  prefill_kernel<T, KT><<<grid, kPrefillThreads, shared, stream>>>(a);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -353,10 +353,12 @@ std::size_t prefill_shared_bytes(std::int64_t head_dim) {
 }
 
 void attention_prefill(const PrefillArgs& a, cudaStream_t stream) {
-  if (a.storage == Storage::bf16) {
-    launch_prefill<__nv_bfloat16>(a, stream);
+  if (a.fp8_cache) {
+    launch_prefill<__nv_bfloat16, __nv_fp8_e4m3>(a, stream);
+  } else if (a.storage == Storage::bf16) {
+    launch_prefill<__nv_bfloat16, __nv_bfloat16>(a, stream);
   } else {
-    launch_prefill<float>(a, stream);
+    launch_prefill<float, float>(a, stream);
   }
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Host launchers for the attention kernels (attention_kernels.cu): paged decode attention (GQA and
 // absorbed MLA, fp32 / bf16 / FP8 E4M3 caches) split over the context flash-decoding style, and causal
-// prefill attention over a paged cache. Enqueued on `stream`; launch errors are thrown as CudaError.
+// prefill attention over a paged cache (fp32 / bf16, or a bf16 q and out over an FP8 E4M3 cache). Enqueued on `stream`;
+// launch errors are thrown as CudaError.
 
 #include <cuda_runtime.h>
 
@@ -60,7 +61,9 @@ struct PrefillArgs {
   void* out;  // [batch, chunk, q_heads, head_dim]
   std::int64_t batch, chunk, context, q_heads, kv_heads, head_dim, page_size, pages_per_seq;
   float scale;
-  Storage storage;  // fp32 or bf16, inputs and output
+  Storage storage;         // fp32 or bf16, inputs and output
+  bool fp8_cache = false;  // k_cache and v_cache E4M3 (storage bf16), each value times kv_scale
+  float kv_scale = 1.0f;
 };
 std::size_t prefill_shared_bytes(std::int64_t head_dim);
 void attention_prefill(const PrefillArgs& a, cudaStream_t stream);

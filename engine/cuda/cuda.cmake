@@ -14,7 +14,8 @@ find_package(CUDAToolkit REQUIRED)
 # so that nvcc never sees the JSON library's -isystem /usr/include, which breaks its #include_next <math.h>.
 add_library(fleetcast_engine_kernels STATIC cuda/cuda_kernels.cu cuda/attention_kernels.cu
                                             cuda/rope_sampling_kernels.cu cuda/cuda_moe_kernels.cu
-                                            cuda/model_step_kernels.cu cuda/grouped_linear_kernels.cu)
+                                            cuda/model_step_kernels.cu cuda/grouped_linear_kernels.cu
+                                            cuda/fp8_quant_kernels.cu)
 target_include_directories(fleetcast_engine_kernels PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/include")
 target_link_libraries(fleetcast_engine_kernels PUBLIC CUDA::cudart)
 # Targets linked by the C++ compiler get CMake's -lcudadevrt -lcudart for these objects but not the folder

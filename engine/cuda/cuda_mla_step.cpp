@@ -9,9 +9,10 @@ namespace fleetcast::engine::cuda {
 namespace {
 
 // A GEMM only where the model has the projection (q_a: none without a q LoRA).
-std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s) {
+std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s,
+                                bool fp8) {
   if (n == 0 || k == 0) return std::nullopt;
-  return std::optional<Linear>(std::in_place, ctx, m, n, k, s);
+  return std::optional<Linear>(std::in_place, ctx, m, n, k, s, fp8);
 }
 
 // `offset` elements past a buffer's start, as stored in `s`.
@@ -31,23 +32,27 @@ std::string mla_step_support(const Context& ctx, const StepDims& d, const StepSh
   return "";
 }
 
-MlaAttention::MlaAttention(const Context& ctx, const ModelStepProblem& p, StepTables tables, Storage st)
+MlaAttention::MlaAttention(const Context& ctx, const ModelStepProblem& p, StepTables tables, Storage st,
+                           Fp8Scratch* scratch)
     : ctx_(ctx),
       p_(p),
       tables_(tables),
       st_(st),
+      fp8_(p.shape.fp8()),
+      scratch_(scratch),
       T_(p.shape.tokens()),
-      q_a_gemm_(linear_if(ctx, T_, p.dims.q_lora, p.dims.hidden, st)),
-      q_b_gemm_(ctx, T_, p.dims.q_heads * p.dims.head_dim, p.dims.q_lora > 0 ? p.dims.q_lora : p.dims.hidden, st),
-      kv_a_gemm_(ctx, T_, p.dims.cache_entry(), p.dims.hidden, st),
-      o_gemm_(ctx, T_, p.dims.hidden, p.dims.q_heads * p.dims.v_dim, st),
+      q_a_gemm_(linear_if(ctx, T_, p.dims.q_lora, p.dims.hidden, st, fp8_)),
+      q_b_gemm_(ctx, T_, p.dims.q_heads * p.dims.head_dim, p.dims.q_lora > 0 ? p.dims.q_lora : p.dims.hidden, st, fp8_),
+      kv_a_gemm_(ctx, T_, p.dims.cache_entry(), p.dims.hidden, st, fp8_),
+      o_gemm_(ctx, T_, p.dims.hidden, p.dims.q_heads * p.dims.v_dim, st, fp8_),
       w_uk_gemm_(ctx, w_uk_shape(p.dims, T_), st),
       w_uv_gemm_(ctx, w_uv_shape(p.dims, T_), st) {
   const StepDims& d = p.dims;
   const std::int64_t T = T_, Q = d.q_heads, entry = d.cache_entry(), r = d.rope_dim, kvl = d.kv_lora;
   for (const StepLayer& L : p.layers)
-    layers_.push_back({upload(L.q_a, st), upload(L.q_a_norm, st), upload(L.q_b, st), upload(L.kv_a, st),
-                       upload(L.kv_a_norm, st), upload(L.kv_b, st), upload(L.o, st), upload(L.k_cache, st)});
+    layers_.push_back({upload_weight(L.q_a, st, fp8_), upload_weight(L.q_b, st, fp8_), upload_weight(L.kv_a, st, fp8_),
+                       upload_weight(L.o, st, fp8_), upload(L.q_a_norm, st), upload(L.kv_a_norm, st),
+                       upload(L.kv_b, st), upload_cache(L.k_cache, st, fp8_)});
   const auto act = [st](std::int64_t count) { return elements(count, st); };
   cq_ = act(T * d.q_lora);
   cq_norm_ = act(T * d.q_lora);
@@ -78,20 +83,20 @@ void MlaAttention::forward(std::size_t layer, const DeviceBuffer& h, DeviceBuffe
   const auto eps = static_cast<float>(ModelStepProblem::kEps);
   const cudaStream_t s = ctx_.s();
   if (q_a_gemm_) {
-    (*q_a_gemm_)(ctx_, h, L.q_a, cq_);
+    (*q_a_gemm_)(ctx_, h, L.q_a, cq_, scratch_);
     rmsnorm(cq_.get(), L.q_a_norm.get(), cq_norm_.get(), T, d.q_lora, eps, st_, s);
-    q_b_gemm_(ctx_, cq_norm_, L.q_b, q_full_);
+    q_b_gemm_(ctx_, cq_norm_, L.q_b, q_full_, scratch_);
   } else {
-    q_b_gemm_(ctx_, h, L.q_b, q_full_);
+    q_b_gemm_(ctx_, h, L.q_b, q_full_, scratch_);
   }
-  kv_a_gemm_(ctx_, h, L.kv_a, kv_full_);
+  kv_a_gemm_(ctx_, h, L.kv_a, kv_full_, scratch_);
   mla_split({q_full_.get(), kv_full_.get(), q_pe_.get(), latent_.get(), k_pe_.get(), T, Q, d.nope, r, kvl, st_}, s);
   rmsnorm(latent_.get(), L.kv_a_norm.get(), latent_norm_.get(), T, kvl, eps, st_, s);
   rope(q_pe_.get(), k_pe_.get(), tables_.positions, tables_.cos_sin, q_pe_rot_.get(), k_pe_rot_.get(), T, Q, 1, r, st_,
        s);
   w_uk_gemm_(ctx_, q_full_.get(), L.kv_b.get(), q_attn_.get());
   mla_write({latent_norm_.get(), k_pe_rot_.get(), q_pe_rot_.get(), L.cache.get(), q_attn_.get(), tables_.block_table, T,
-             Q, kvl, r, N, C, kStepPageSize, p_.pages_per_seq, st_},
+             Q, kvl, r, N, C, kStepPageSize, p_.pages_per_seq, st_, fp8_, kStepKvScale},
             s);
   DecodeArgs a{};
   a.q = q_attn_.get();
@@ -111,13 +116,13 @@ void MlaAttention::forward(std::size_t layer, const DeviceBuffer& h, DeviceBuffe
   a.pages_per_seq = p_.pages_per_seq;
   a.splits = splits_;
   a.scale = static_cast<float>(p_.scale);  // 1 / sqrt(nope + rope), the un-absorbed q.k width
-  a.kv_scale = 1.0f;
+  a.kv_scale = kStepKvScale;
   a.q_storage = st_;
-  a.kv_storage = st_;
+  a.kv_storage = fp8_ ? Storage::fp8_e4m3 : st_;
   a.queries_per_seq = N;
   attention_decode(a, s);
   w_uv_gemm_(ctx_, attn_latent_.get(), at(L.kv_b, d.nope * kvl, st_), attn_.get());
-  o_gemm_(ctx_, attn_, L.o, proj);
+  o_gemm_(ctx_, attn_, L.o, proj, scratch_);
 }
 
 }  // namespace fleetcast::engine::cuda

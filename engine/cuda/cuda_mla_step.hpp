@@ -10,7 +10,9 @@
 // queries_per_seq), as the CPU step runs it once per new token. Every call only enqueues on the context's
 // stream: a decode step is captured in the step's CUDA graph. In bf16 every weight, the latent cache and
 // every buffer between the calls is bf16 (GEMMs accumulate in fp32, kernels compute in fp32 and round
-// their output once), as the CPU step emulates it (src/cpu/cpu_model_step_mla.cpp).
+// their output once), as the CPU step emulates it (src/cpu/cpu_model_step_mla.cpp). In an fp8 step q_a, q_b,
+// kv_a and O are FP8 GEMMs (E4M3 weights, inputs quantised into the step's scratch) and the latent cache E4M3;
+// W_UK and W_UV stay bf16, as vLLM absorbs kv_b.
 
 #include <cstdint>
 #include <optional>
@@ -35,20 +37,24 @@ std::string mla_step_support(const Context& ctx, const StepDims& d, const StepSh
 
 class MlaAttention {
  public:
-  // Uploads each layer's MLA weights and latent cache from `p`, stored as `st` (fp32, or bf16 rounded once).
-  MlaAttention(const Context& ctx, const ModelStepProblem& p, StepTables tables, Storage st);
+  // Uploads each layer's MLA weights and latent cache from `p`, stored as `st` (fp32, or bf16 rounded once; an fp8
+  // step's FP8 weights and cache as above). `scratch`: the step's, in an fp8 step (else nullptr); must outlive this.
+  MlaAttention(const Context& ctx, const ModelStepProblem& p, StepTables tables, Storage st, Fp8Scratch* scratch);
   // proj [tokens, hidden] = the attention block of `layer` on h [tokens, hidden] (the normed residual), both
   // stored as the block's storage; writes the step's new entries into the layer's latent cache.
   void forward(std::size_t layer, const DeviceBuffer& h, DeviceBuffer& proj);
 
  private:
   struct Layer {
-    DeviceBuffer q_a, q_a_norm, q_b, kv_a, kv_a_norm, kv_b, o, cache;
+    StepWeight q_a, q_b, kv_a, o;
+    DeviceBuffer q_a_norm, kv_a_norm, kv_b, cache;
   };
   const Context& ctx_;
   const ModelStepProblem& p_;
   StepTables tables_;
   Storage st_;
+  bool fp8_;
+  Fp8Scratch* scratch_;
   std::int64_t T_;
   std::optional<Linear> q_a_gemm_;
   Linear q_b_gemm_, kv_a_gemm_, o_gemm_;

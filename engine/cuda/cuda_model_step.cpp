@@ -18,6 +18,13 @@
 // bf16 logits; the routing weights and the decode kernel's split partials stay fp32. The CPU step emulates
 // exactly these roundings (src/cpu/cpu_model_step.hpp); the logits are checked against the fp32 reference step
 // at the tolerance the rounding stages give (bf16_step_tolerance, model_step.hpp).
+//
+// An fp8 step is that bf16 step with FP8 linear layers and an FP8 KV cache, as the CPU emulates it: the weights
+// of QKV (MLA: q_a, q_b, kv_a), O, gate/up and down (dense, shared and routed experts) E4M3 with their scales
+// (quantised on upload as the CPU quantises them; per expert for the routed experts), each such GEMM's bf16
+// input quantised per tensor on the device (fp8_quant_kernels.cu) before a cuBLASLt FP8 GEMM (step_linear's
+// Linear) or the grouped expert kernel's FP8 variant, bf16 outputs; the caches E4M3 at kStepKvScale, written by
+// the glue kernels' FP8 variants and read by the decode and prefill kernels' FP8-cache variants.
 
 #include <cuda_runtime.h>
 
@@ -33,6 +40,7 @@
 #include "cuda_mla_step.hpp"
 #include "cuda_moe_kernels.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "fp8_quant_kernels.hpp"
 #include "grouped_linear_kernels.hpp"
 #include "model_step_kernels.hpp"
 #include "problems/model_step_problem.hpp"
@@ -44,14 +52,15 @@ namespace {
 
 struct DeviceLayer {
   bool dense = true;
-  DeviceBuffer attn_norm, qkv, o, mlp_norm, gate_up, down, k_cache, v_cache;
-  DeviceBuffer router, experts_gate_up, experts_down, shared_gate_up, shared_down;
+  DeviceBuffer attn_norm, mlp_norm, k_cache, v_cache, router;
+  StepWeight qkv, o, gate_up, down, experts_gate_up, experts_down, shared_gate_up, shared_down;
 };
 
 // A GEMM of m rows only where the model has that projection (no dense layers, no shared experts: none).
-std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s) {
+std::optional<Linear> linear_if(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s,
+                                bool fp8 = false) {
   if (n == 0 || k == 0) return std::nullopt;
-  return std::optional<Linear>(std::in_place, ctx, m, n, k, s);
+  return std::optional<Linear>(std::in_place, ctx, m, n, k, s, fp8);
 }
 
 StepShape with_precision(StepShape s, const std::string& dtype) {
@@ -61,20 +70,21 @@ StepShape with_precision(StepShape s, const std::string& dtype) {
 
 class ModelStep : public PreparedOp {
  public:
-  // `dtype` ("fp32" or "bf16", Support::dtype) is the step's precision.
+  // `dtype` ("fp32", "bf16" or "fp8", Support::dtype) is the step's precision.
   ModelStep(Context& ctx, const Shape& s, const std::string& dtype, std::string what)
       : ctx_(ctx),
         p_(specs::model_preset(s.text_at("model")), with_precision(step_shape_of(s), dtype)),
         what_(std::move(what)),
         T_(p_.shape.tokens()),
-        st_(p_.shape.bf16() ? Storage::bf16 : Storage::fp32),
-        qkv_gemm_(linear_if(ctx, T_, p_.dims.mla ? 0 : p_.dims.qkv_width(), p_.dims.hidden, st_)),
-        o_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.mla ? 0 : p_.dims.q_heads * p_.dims.head_dim, st_)),
+        st_(p_.shape.bf16_activations() ? Storage::bf16 : Storage::fp32),
+        fp8_(p_.shape.fp8()),
+        qkv_gemm_(linear_if(ctx, T_, p_.dims.mla ? 0 : p_.dims.qkv_width(), p_.dims.hidden, st_, fp8_)),
+        o_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.mla ? 0 : p_.dims.q_heads * p_.dims.head_dim, st_, fp8_)),
         lm_head_gemm_(ctx, p_.shape.batch, p_.dims.vocab_local, p_.dims.hidden, st_),
-        gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.dense_width, p_.dims.hidden, st_)),
-        down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.dense_width, st_)),
-        shared_gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.shared_width, p_.dims.hidden, st_)),
-        shared_down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.shared_width, st_)),
+        gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.dense_width, p_.dims.hidden, st_, fp8_)),
+        down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.dense_width, st_, fp8_)),
+        shared_gate_up_gemm_(linear_if(ctx, T_, 2 * p_.dims.shared_width, p_.dims.hidden, st_, fp8_)),
+        shared_down_gemm_(linear_if(ctx, T_, p_.dims.hidden, p_.dims.shared_width, st_, fp8_)),
         router_gemm_(linear_if(ctx, T_, p_.dims.experts, p_.dims.hidden, st_)) {
     const StepDims& d = p_.dims;
     const std::int64_t H = d.hidden, dh = d.head_dim, Q = d.q_heads, KV = d.kv_heads;
@@ -84,18 +94,18 @@ class ModelStep : public PreparedOp {
       D.attn_norm = upload(L.attn_norm, st_);
       D.mlp_norm = upload(L.mlp_norm, st_);
       if (!d.mla) {  // MLA's projections and latent cache are MlaAttention's
-        D.qkv = upload(L.qkv, st_);
-        D.o = upload(L.o, st_);
-        D.k_cache = upload(L.k_cache, st_);
-        D.v_cache = upload(L.v_cache, st_);
+        D.qkv = upload_weight(L.qkv, st_, fp8_);
+        D.o = upload_weight(L.o, st_, fp8_);
+        D.k_cache = upload_cache(L.k_cache, st_, fp8_);
+        D.v_cache = upload_cache(L.v_cache, st_, fp8_);
       }
-      D.gate_up = upload(L.gate_up, st_);
-      D.down = upload(L.down, st_);
+      D.gate_up = upload_weight(L.gate_up, st_, fp8_);
+      D.down = upload_weight(L.down, st_, fp8_);
       D.router = upload(L.router, st_);
-      D.experts_gate_up = upload(L.experts_gate_up, st_);
-      D.experts_down = upload(L.experts_down, st_);
-      D.shared_gate_up = upload(L.shared_gate_up, st_);
-      D.shared_down = upload(L.shared_down, st_);
+      D.experts_gate_up = upload_weight(L.experts_gate_up, st_, fp8_, d.local_experts);
+      D.experts_down = upload_weight(L.experts_down, st_, fp8_, d.local_experts);
+      D.shared_gate_up = upload_weight(L.shared_gate_up, st_, fp8_);
+      D.shared_down = upload_weight(L.shared_down, st_, fp8_);
     }
     embedding_ = upload(p_.embedding, st_);
     final_norm_ = upload(p_.final_norm, st_);
@@ -107,10 +117,17 @@ class ModelStep : public PreparedOp {
     x_ = act(T_ * H);
     h_ = act(T_ * H);
     proj_ = act(T_ * H);
+    if (fp8_) {
+      // Before MlaAttention, which quantises into it too: the largest input of any FP8 GEMM of the step (the
+      // routed experts' inputs have up to top_k rows per token).
+      const std::int64_t widest = std::max(
+          {H, Q * dh, d.dense_width, d.shared_width, d.q_lora, Q * d.v_dim, d.top_k * d.expert_width, d.top_k * H});
+      scratch_.emplace(T_ * widest);
+    }
     if (d.mla) {
       mla_.emplace(ctx, p_,
                    StepTables{positions_.as<std::int32_t>(), block_table_.as<std::int32_t>(), cos_sin_.as<float>()},
-                   st_);
+                   st_, fp8_scratch());
     } else {
       qkv_ = act(T_ * d.qkv_width());
       q_ = act(T_ * Q * dh);
@@ -175,13 +192,14 @@ class ModelStep : public PreparedOp {
   CheckResult check(bool full) override {
     CUDA_CHECK(cudaMemsetAsync(logits_.get(), 0xff, logits_.bytes(), ctx_.s()));  // NaN until written
     run();
-    // A bf16 step against the fp32 reference: the tolerance its rounding stages give (model_step.hpp).
-    const double tolerance = st_ == Storage::bf16 ? bf16_step_tolerance(p_.dims) : tolerance_for("fp32");
-    return p_.check(device_reader(ctx_, logits_, st_), what_, tolerance, full);
+    // A bf16 or fp8 step against the fp32 reference: the tolerance its rounding stages give (model_step.hpp).
+    return p_.check(device_reader(ctx_, logits_, st_), what_, step_tolerance(p_.shape, p_.dims), full);
   }
 
  private:
   DeviceBuffer act(std::int64_t count) const { return elements(count, st_); }
+  Fp8Scratch* fp8_scratch() { return scratch_ ? &*scratch_ : nullptr; }
+  Storage cache_storage() const { return fp8_ ? Storage::fp8_e4m3 : st_; }
 
   void attention(std::size_t l) {
     const StepDims& d = p_.dims;
@@ -196,13 +214,14 @@ class ModelStep : public PreparedOp {
       add_into(x_.get(), proj_.get(), T_ * H, st_, ctx_.s());
       return;
     }
-    (*qkv_gemm_)(ctx_, h_, L.qkv, qkv_);
+    (*qkv_gemm_)(ctx_, h_, L.qkv, qkv_, fp8_scratch());
     split_qkv({qkv_.get(), q_.get(), k_.get(), L.v_cache.get(), table, T_, Q, KV, dh, N, C, kStepPageSize,
-               p_.pages_per_seq, st_},
+               p_.pages_per_seq, st_, fp8_, kStepKvScale},
               ctx_.s());
     rope(q_.get(), k_.get(), positions_.as<std::int32_t>(), cos_sin_.as<float>(), q_rot_.get(), k_rot_.get(), T_, Q, KV,
          dh, st_, ctx_.s());
-    write_k_cache(k_rot_.get(), L.k_cache.get(), table, T_, KV, dh, N, C, kStepPageSize, p_.pages_per_seq, st_,
+    write_k_cache({k_rot_.get(), L.k_cache.get(), table, T_, KV, dh, N, C, kStepPageSize, p_.pages_per_seq, st_, fp8_,
+                   kStepKvScale},
                   ctx_.s());
     const auto scale = static_cast<float>(p_.scale);
     if (p_.shape.decode()) {
@@ -224,16 +243,16 @@ class ModelStep : public PreparedOp {
       a.pages_per_seq = p_.pages_per_seq;
       a.splits = splits_;
       a.scale = scale;
-      a.kv_scale = 1.0f;
+      a.kv_scale = kStepKvScale;
       a.q_storage = st_;
-      a.kv_storage = st_;
+      a.kv_storage = cache_storage();
       attention_decode(a, ctx_.s());
     } else {
       attention_prefill({q_rot_.get(), L.k_cache.get(), L.v_cache.get(), table, attn_.get(), p_.shape.batch, N, C, Q,
-                         KV, dh, kStepPageSize, p_.pages_per_seq, scale, st_},
+                         KV, dh, kStepPageSize, p_.pages_per_seq, scale, st_, fp8_, kStepKvScale},
                         ctx_.s());
     }
-    (*o_gemm_)(ctx_, attn_, L.o, proj_);
+    (*o_gemm_)(ctx_, attn_, L.o, proj_, fp8_scratch());
     add_into(x_.get(), proj_.get(), T_ * H, st_, ctx_.s());
   }
 
@@ -258,12 +277,28 @@ class ModelStep : public PreparedOp {
   }
 
   // h_ through gate/up, SwiGLU and down, added into x_: a dense layer's FFN or the shared experts.
-  void dense_mlp(const Linear& gate_up_gemm, const DeviceBuffer& gate_up, const Linear& down_gemm,
-                 const DeviceBuffer& down, std::int64_t width) {
-    gate_up_gemm(ctx_, h_, gate_up, gu_);
+  void dense_mlp(const Linear& gate_up_gemm, const StepWeight& gate_up, const Linear& down_gemm, const StepWeight& down,
+                 std::int64_t width) {
+    gate_up_gemm(ctx_, h_, gate_up, gu_, fp8_scratch());
     swiglu(gu_.get(), act_.get(), T_, width, st_, ctx_.s());
-    down_gemm(ctx_, act_, down, proj_);
+    down_gemm(ctx_, act_, down, proj_, fp8_scratch());
     add_into(x_.get(), proj_.get(), T_ * p_.dims.hidden, st_, ctx_.s());
+  }
+
+  // The routed experts' grouped GEMM y = x w[e]^T over the rows moe_permute gave each local expert; in an fp8
+  // step over x quantised per tensor (the rows routed here: offsets[local_experts] of them, read on the device).
+  void experts_linear(const DeviceBuffer& x, const StepWeight& w, DeviceBuffer& y, std::int64_t n, std::int64_t k) {
+    const std::int64_t E = p_.dims.local_experts;
+    const auto offsets = offsets_.as<std::int32_t>();
+    if (!fp8_) {
+      grouped_linear(x.get(), w.values.get(), offsets, y.get(), E, T_, n, k, st_, ctx_.s());
+      return;
+    }
+    Fp8Scratch& q = *scratch_;
+    quantise_fp8({x.get(), q.x.get(), q.scale.as<float>(), q.absmax.as<unsigned>(), offsets + E, T_ * p_.dims.top_k, k},
+                 ctx_.s());
+    grouped_linear_fp8(q.x.get(), q.scale.as<float>(), w.values.get(), w.scales.as<float>(), offsets, y.get(), E, T_, n,
+                       k, ctx_.s());
   }
 
   void moe(const DeviceLayer& L) {
@@ -279,9 +314,9 @@ class ModelStep : public PreparedOp {
     moe_permute(h_.get(), st_, ids, permuted_.get(), offsets, source_slot_.as<std::int32_t>(), dest_row, T_, H, d.top_k,
                 0, E, ctx_.s());
     // An expert gets at most every token once: T_ rows bound each expert's grid.
-    grouped_linear(permuted_.get(), L.experts_gate_up.get(), offsets, expert_gu_.get(), E, T_, 2 * W, H, st_, ctx_.s());
+    experts_linear(permuted_, L.experts_gate_up, expert_gu_, 2 * W, H);
     swiglu(expert_gu_.get(), expert_act_.get(), T_ * d.top_k, W, st_, ctx_.s());
-    grouped_linear(expert_act_.get(), L.experts_down.get(), offsets, expert_out_.get(), E, T_, H, W, st_, ctx_.s());
+    experts_linear(expert_act_, L.experts_down, expert_out_, H, W);
     moe_unpermute(expert_out_.get(), st_, route_weights_.as<float>(), dest_row, proj_.get(), T_, H, d.top_k, ctx_.s());
     add_into(x_.get(), proj_.get(), T_ * H, st_, ctx_.s());
     if (d.shared_width > 0)
@@ -292,13 +327,15 @@ class ModelStep : public PreparedOp {
   ModelStepProblem p_;
   std::string what_;
   std::int64_t T_;
-  Storage st_;                               // of the weights, caches and activations: fp32 or bf16
+  Storage st_;  // of the weights, caches and activations: fp32 or bf16 (an fp8 step: bf16 but for the below)
+  bool fp8_;    // FP8 linear layers and KV cache
   std::optional<Linear> qkv_gemm_, o_gemm_;  // GQA
   Linear lm_head_gemm_;
   std::optional<Linear> gate_up_gemm_, down_gemm_, shared_gate_up_gemm_, shared_down_gemm_, router_gemm_;
   std::vector<DeviceLayer> layers_;
   DeviceBuffer embedding_, final_norm_, lm_head_, token_ids_, positions_, block_table_, cos_sin_;
-  std::optional<MlaAttention> mla_;  // MLA models' attention block (after the tables it points into)
+  std::optional<Fp8Scratch> scratch_;  // an fp8 step's quantised GEMM inputs
+  std::optional<MlaAttention> mla_;    // MLA models' attention block (after the tables and scratch it points into)
   DeviceBuffer x_, h_, qkv_, q_, k_, q_rot_, k_rot_, attn_, proj_, gu_, act_, last_, last_norm_, logits_;
   DeviceBuffer partial_out_, partial_lse_;
   DeviceBuffer router_logits_, route_weights_, route_ids_, offsets_, source_slot_, dest_row_;
@@ -312,7 +349,6 @@ class ModelStep : public PreparedOp {
 
 std::string model_step_support(const Context& ctx, const Shape& s) {
   const StepShape shape = step_shape_of(s);
-  if (shape.fp8()) return "the CUDA fp8 model step is not written yet (the CPU backend emulates it)";
   const StepDims d = step_dims(specs::model_preset(s.text_at("model")), shape);
   if (d.mla) {
     if (std::string why = mla_step_support(ctx, d, shape); !why.empty()) return why;

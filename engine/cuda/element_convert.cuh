@@ -22,5 +22,10 @@ template <>
 __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
 }
+// To nearest even, saturating at +-448 (__NV_SATFINITE), as the CPU's round_e4m3.
+template <>
+__device__ inline __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float v) {
+  return __nv_fp8_e4m3(v);
+}
 
 }  // namespace fleetcast::engine::cuda

@@ -2,8 +2,10 @@
 // attention of a step.
 
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda_check.hpp"
 #include "element_convert.cuh"
@@ -24,6 +26,16 @@ __device__ inline std::int64_t slot_of(const std::int32_t* table, std::int64_t t
   return std::int64_t{table[b * pages_per_seq + pos / page_size]} * page_size + pos % page_size;
 }
 
+// A cache element from an activation: the stored value itself, or (an FP8 cache) e4m3(value / kv_scale).
+template <class C, class T>
+__device__ inline C cache_value(T v, float kv_scale) {
+  if constexpr (std::is_same_v<C, T>) {
+    return v;
+  } else {
+    return from_float<C>(to_float(v) / kv_scale);
+  }
+}
+
 template <class T>
 __global__ void gather_rows_kernel(const T* table, const std::int32_t* ids, T* out, std::int64_t rows,
                                    std::int64_t width) {
@@ -32,14 +44,14 @@ __global__ void gather_rows_kernel(const T* table, const std::int32_t* ids, T* o
     out[i] = table[std::int64_t{ids[i / width]} * width + i % width];
 }
 
-template <class T>
+template <class T, class C>
 __global__ void split_qkv_kernel(QkvSplit a) {
   const std::int64_t row = (a.q_heads + 2 * a.kv_heads) * a.head_dim;
   const std::int64_t qw = a.q_heads * a.head_dim, kw = a.kv_heads * a.head_dim;
   const T* qkv = static_cast<const T*>(a.qkv);
   T* q = static_cast<T*>(a.q);
   T* k = static_cast<T*>(a.k);
-  T* v_cache = static_cast<T*>(a.v_cache);
+  C* v_cache = static_cast<C*>(a.v_cache);
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < a.tokens * row;
        i += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t t = i / row, c = i % row;
@@ -50,19 +62,21 @@ __global__ void split_qkv_kernel(QkvSplit a) {
       k[t * kw + c - qw] = v;
     } else {
       const std::int64_t slot = slot_of(a.block_table, t, a.new_tokens, a.context, a.page_size, a.pages_per_seq);
-      v_cache[slot * kw + c - qw - kw] = v;
+      v_cache[slot * kw + c - qw - kw] = cache_value<C>(v, a.kv_scale);
     }
   }
 }
 
-template <class T>
-__global__ void write_k_cache_kernel(const T* k, T* k_cache, const std::int32_t* table, std::int64_t tokens,
-                                     std::int64_t kw, std::int64_t new_tokens, std::int64_t context,
-                                     std::int64_t page_size, std::int64_t pages_per_seq) {
-  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < tokens * kw;
+template <class T, class C>
+__global__ void write_k_cache_kernel(KCacheWrite a) {
+  const std::int64_t kw = a.kv_heads * a.head_dim;
+  const T* k = static_cast<const T*>(a.k);
+  C* k_cache = static_cast<C*>(a.k_cache);
+  for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < a.tokens * kw;
        i += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t t = i / kw;
-    k_cache[slot_of(table, t, new_tokens, context, page_size, pages_per_seq) * kw + i % kw] = k[i];
+    k_cache[slot_of(a.block_table, t, a.new_tokens, a.context, a.page_size, a.pages_per_seq) * kw + i % kw] =
+        cache_value<C>(k[i], a.kv_scale);
   }
 }
 
@@ -104,20 +118,21 @@ __global__ void mla_split_kernel(MlaSplit a) {
   }
 }
 
-template <class T>
+template <class T, class C>
 __global__ void mla_write_kernel(MlaEntries a) {
   const std::int64_t entry = a.kv_lora + a.rope, qr = a.q_heads * a.rope, row = entry + qr;
   const T* latent = static_cast<const T*>(a.latent);
   const T* k_pe = static_cast<const T*>(a.k_pe);
   const T* q_pe = static_cast<const T*>(a.q_pe);
-  T* cache = static_cast<T*>(a.cache);
+  C* cache = static_cast<C*>(a.cache);
   T* q_attn = static_cast<T*>(a.q_attn);
   for (std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; i < a.tokens * row;
        i += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t t = i / row, c = i % row;
     if (c < entry) {
       const std::int64_t slot = slot_of(a.block_table, t, a.new_tokens, a.context, a.page_size, a.pages_per_seq);
-      cache[slot * entry + c] = c < a.kv_lora ? latent[t * a.kv_lora + c] : k_pe[t * a.rope + c - a.kv_lora];
+      cache[slot * entry + c] =
+          cache_value<C>(c < a.kv_lora ? latent[t * a.kv_lora + c] : k_pe[t * a.rope + c - a.kv_lora], a.kv_scale);
     } else {
       const std::int64_t h = (c - entry) / a.rope, j = (c - entry) % a.rope;
       q_attn[(t * a.q_heads + h) * entry + a.kv_lora + j] = q_pe[t * qr + c - entry];
@@ -139,10 +154,12 @@ void mla_split(const MlaSplit& a, cudaStream_t stream) {
 
 void mla_write(const MlaEntries& a, cudaStream_t stream) {
   const unsigned blocks = blocks_for(a.tokens * (a.kv_lora + a.rope + a.q_heads * a.rope));
-  if (a.storage == Storage::bf16) {
-    mla_write_kernel<__nv_bfloat16><<<blocks, kThreads, 0, stream>>>(a);
+  if (a.fp8_cache) {
+    mla_write_kernel<__nv_bfloat16, __nv_fp8_e4m3><<<blocks, kThreads, 0, stream>>>(a);
+  } else if (a.storage == Storage::bf16) {
+    mla_write_kernel<__nv_bfloat16, __nv_bfloat16><<<blocks, kThreads, 0, stream>>>(a);
   } else {
-    mla_write_kernel<float><<<blocks, kThreads, 0, stream>>>(a);
+    mla_write_kernel<float, float><<<blocks, kThreads, 0, stream>>>(a);
   }
   CUDA_CHECK_LAUNCH();
 }
@@ -161,26 +178,24 @@ void gather_rows(const void* table, const std::int32_t* ids, void* out, std::int
 
 void split_qkv(const QkvSplit& a, cudaStream_t stream) {
   const unsigned blocks = blocks_for(a.tokens * (a.q_heads + 2 * a.kv_heads) * a.head_dim);
-  if (a.storage == Storage::bf16) {
-    split_qkv_kernel<__nv_bfloat16><<<blocks, kThreads, 0, stream>>>(a);
+  if (a.fp8_cache) {
+    split_qkv_kernel<__nv_bfloat16, __nv_fp8_e4m3><<<blocks, kThreads, 0, stream>>>(a);
+  } else if (a.storage == Storage::bf16) {
+    split_qkv_kernel<__nv_bfloat16, __nv_bfloat16><<<blocks, kThreads, 0, stream>>>(a);
   } else {
-    split_qkv_kernel<float><<<blocks, kThreads, 0, stream>>>(a);
+    split_qkv_kernel<float, float><<<blocks, kThreads, 0, stream>>>(a);
   }
   CUDA_CHECK_LAUNCH();
 }
 
-void write_k_cache(const void* k, void* k_cache, const std::int32_t* block_table, std::int64_t tokens,
-                   std::int64_t kv_heads, std::int64_t head_dim, std::int64_t new_tokens, std::int64_t context,
-                   std::int64_t page_size, std::int64_t pages_per_seq, Storage s, cudaStream_t stream) {
-  const std::int64_t kw = kv_heads * head_dim;
-  if (s == Storage::bf16) {
-    write_k_cache_kernel<<<blocks_for(tokens * kw), kThreads, 0, stream>>>(
-        static_cast<const __nv_bfloat16*>(k), static_cast<__nv_bfloat16*>(k_cache), block_table, tokens, kw, new_tokens,
-        context, page_size, pages_per_seq);
+void write_k_cache(const KCacheWrite& a, cudaStream_t stream) {
+  const unsigned blocks = blocks_for(a.tokens * a.kv_heads * a.head_dim);
+  if (a.fp8_cache) {
+    write_k_cache_kernel<__nv_bfloat16, __nv_fp8_e4m3><<<blocks, kThreads, 0, stream>>>(a);
+  } else if (a.storage == Storage::bf16) {
+    write_k_cache_kernel<__nv_bfloat16, __nv_bfloat16><<<blocks, kThreads, 0, stream>>>(a);
   } else {
-    write_k_cache_kernel<<<blocks_for(tokens * kw), kThreads, 0, stream>>>(
-        static_cast<const float*>(k), static_cast<float*>(k_cache), block_table, tokens, kw, new_tokens, context,
-        page_size, pages_per_seq);
+    write_k_cache_kernel<float, float><<<blocks, kThreads, 0, stream>>>(a);
   }
   CUDA_CHECK_LAUNCH();
 }

@@ -2,7 +2,9 @@
 // Host launchers for model_step's glue kernels (model_step_kernels.cu): the embedding gather, the fused QKV's
 // split into q and k and the new K and V's scatter into the paged cache, the residual add and the gather of
 // each sequence's last token, MLA's splits and latent-cache writes, on fp32 or bf16 tensors (`s`: every tensor
-// of the call; copies move the stored values, the residual add rounds fp32 sums to bf16, to nearest even).
+// of the call; copies move the stored values, the residual add rounds fp32 sums to bf16, to nearest even). The
+// KV cache writes may instead store into an FP8 E4M3 cache (an fp8 step's: bf16 values in, e4m3(value /
+// kv_scale) stored, to nearest even, as the CPU step's store_cache).
 // Enqueued on `stream`; launch errors are thrown as CudaError.
 
 #include <cuda_runtime.h>
@@ -26,13 +28,23 @@ struct QkvSplit {
   const std::int32_t* block_table;
   std::int64_t tokens, q_heads, kv_heads, head_dim, new_tokens, context, page_size, pages_per_seq;
   Storage storage;
+  bool fp8_cache = false;  // v_cache E4M3 (storage bf16)
+  float kv_scale = 1.0f;
 };
 void split_qkv(const QkvSplit& a, cudaStream_t stream);
 
-// The rotated k [tokens, kv_heads, head_dim] into k_cache at each token's slot (as split_qkv).
-void write_k_cache(const void* k, void* k_cache, const std::int32_t* block_table, std::int64_t tokens,
-                   std::int64_t kv_heads, std::int64_t head_dim, std::int64_t new_tokens, std::int64_t context,
-                   std::int64_t page_size, std::int64_t pages_per_seq, Storage s, cudaStream_t stream);
+// The rotated k [tokens, kv_heads, head_dim] into k_cache at each token's slot (as split_qkv); with fp8_cache,
+// k is bf16 and k_cache E4M3 at kv_scale.
+struct KCacheWrite {
+  const void* k;
+  void* k_cache;
+  const std::int32_t* block_table;
+  std::int64_t tokens, kv_heads, head_dim, new_tokens, context, page_size, pages_per_seq;
+  Storage storage;
+  bool fp8_cache = false;
+  float kv_scale = 1.0f;
+};
+void write_k_cache(const KCacheWrite& a, cudaStream_t stream);
 
 // x += y, count elements (bf16: the fp32 sum rounded).
 void add_into(void* x, const void* y, std::int64_t count, Storage s, cudaStream_t stream);
@@ -58,6 +70,8 @@ struct MlaEntries {
   const std::int32_t* block_table;
   std::int64_t tokens, q_heads, kv_lora, rope, new_tokens, context, page_size, pages_per_seq;
   Storage storage;
+  bool fp8_cache = false;  // cache E4M3 (storage bf16)
+  float kv_scale = 1.0f;
 };
 void mla_write(const MlaEntries& a, cudaStream_t stream);
 

@@ -5,6 +5,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "fp8_quant_kernels.hpp"
+#include "problems/fp8_quant.hpp"
+
 namespace fleetcast::engine::cuda {
 namespace {
 
@@ -74,24 +77,62 @@ DeviceBuffer elements(std::int64_t count, Storage s) {
   return DeviceBuffer(static_cast<std::size_t>(count) * (s == Storage::bf16 ? sizeof(std::uint16_t) : sizeof(float)));
 }
 
-Linear::Linear(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s) {
+StepWeight upload_weight(const std::vector<float>& w, Storage s, bool fp8, std::int64_t blocks) {
+  StepWeight out;
+  if (!fp8 || w.empty()) {
+    out.values = upload(w, s);
+    return out;
+  }
+  const Fp8Weights q = quantise_fp8_weights(w, blocks);
+  out.values = upload_e4m3(q.values);
+  out.scales = upload(q.scales);
+  return out;
+}
+
+DeviceBuffer upload_e4m3(const std::vector<float>& values) {
+  // The host's E4M3 values, exact in fp32, converted on the device (exactly) into one byte each.
+  const DeviceBuffer staged = upload(values);
+  DeviceBuffer out(values.size());
+  to_fp8(staged.as<float>(), out.get(), static_cast<std::int64_t>(values.size()), nullptr);
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));  // before `staged` is freed; when a step is prepared, never inside
+  return out;
+}
+
+DeviceBuffer upload_cache(const std::vector<float>& cache, Storage s, bool fp8) {
+  if (!fp8) return upload(cache, s);
+  std::vector<float> e4m3(cache.size());
+  for (std::size_t i = 0; i < cache.size(); ++i) e4m3[i] = round_e4m3(cache[i] / kStepKvScale);
+  return upload_e4m3(e4m3);
+}
+
+Fp8Scratch::Fp8Scratch(std::int64_t max_elements)
+    : x(static_cast<std::size_t>(max_elements)), scale(sizeof(float)), absmax(sizeof(unsigned)) {}
+
+Linear::Linear(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s, bool fp8)
+    : m_(m), k_(k), fp8_(fp8) {
   if (s != Storage::fp32 && s != Storage::bf16) throw std::logic_error("Linear: fp32 or bf16 operands");
+  if (fp8 && s != Storage::bf16) throw std::logic_error("Linear: an FP8 GEMM's input and output are bf16");
   const cudaDataType_t type = s == Storage::bf16 ? CUDA_R_16BF : CUDA_R_32F;
-  // fp32 accumulation and fp32 alpha and beta either way (cuBLASLt's CUBLAS_COMPUTE_32F with bf16 A, B, C, D).
+  const cudaDataType_t in = fp8 ? CUDA_R_8F_E4M3 : type;
+  // fp32 accumulation and fp32 alpha and beta either way (cuBLASLt's CUBLAS_COMPUTE_32F with bf16 A, B, C, D;
+  // FP8 A and B with bf16 C and D, "TN" as FP8 requires).
   desc_ = make_matmul_desc(CUBLAS_COMPUTE_32F, CUDA_R_32F);
   set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
   set_attribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, CUBLAS_OP_N);
   const auto mm = static_cast<std::uint64_t>(m), nn = static_cast<std::uint64_t>(n);
   const auto kk = static_cast<std::uint64_t>(k);
-  a_ = make_layout(type, kk, nn, k);
-  b_ = make_layout(type, kk, mm, k);
+  a_ = make_layout(in, kk, nn, k);
+  b_ = make_layout(in, kk, mm, k);
   d_ = make_layout(type, nn, mm, n);
   const LtPreference pref = workspace_preference(ctx);
   int found = 0;
   CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(ctx.lt.get(), desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(),
                                               pref.get(), 1, &heuristic_, &found));
   if (found == 0)
-    throw std::runtime_error(std::string("cuBLASLt offers no ") + (s == Storage::bf16 ? "bf16" : "fp32") +
+    throw std::runtime_error(std::string("cuBLASLt offers no ") +
+                             (fp8                  ? "fp8"
+                              : s == Storage::bf16 ? "bf16"
+                                                   : "fp32") +
                              " algorithm for a " + std::to_string(m) + " x " + std::to_string(n) + " x " +
                              std::to_string(k) + " GEMM");
 }
@@ -100,6 +141,25 @@ void Linear::operator()(const Context& ctx, const DeviceBuffer& x, const DeviceB
   const float alpha = 1.0f, beta = 0.0f;
   CUBLAS_CHECK(cublasLtMatmul(ctx.lt.get(), desc_.get(), &alpha, w.get(), a_.get(), x.get(), b_.get(), &beta, y.get(),
                               d_.get(), y.get(), d_.get(), &heuristic_.algo, ctx.lt_workspace.get(),
+                              ctx.lt_workspace.bytes(), ctx.s()));
+}
+
+void Linear::operator()(const Context& ctx, const DeviceBuffer& x, const StepWeight& w, DeviceBuffer& y,
+                        Fp8Scratch* scratch) const {
+  if (!fp8_) {
+    (*this)(ctx, x, w.values, y);
+    return;
+  }
+  if (scratch == nullptr || scratch->x.bytes() < static_cast<std::size_t>(m_ * k_))
+    throw std::logic_error("Linear: an FP8 GEMM needs a scratch for its quantised input");
+  quantise_fp8({x.get(), scratch->x.get(), scratch->scale.as<float>(), scratch->absmax.as<unsigned>(), nullptr, m_, k_},
+               ctx.s());
+  // A is the weights (their scale), B the quantised input (its scale, written on the device just before).
+  set_attribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(w.scales.as<float>()));
+  set_attribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(scratch->scale.as<float>()));
+  const float alpha = 1.0f, beta = 0.0f;
+  CUBLAS_CHECK(cublasLtMatmul(ctx.lt.get(), desc_.get(), &alpha, w.values.get(), a_.get(), scratch->x.get(), b_.get(),
+                              &beta, y.get(), d_.get(), y.get(), d_.get(), &heuristic_.algo, ctx.lt_workspace.get(),
                               ctx.lt_workspace.bytes(), ctx.s()));
 }
 

@@ -5,7 +5,11 @@
 // step. cuBLASLt is column-major: a row-major [rows, cols] matrix with row stride ld is its cols x rows matrix with
 // leading dimension ld, so Y[m, n] = X[m, k] W[n, k]^T is D[n, m] = op(A) B with A = W seen k x n and transposed ("TN",
 // as cuda_gemm.cpp), B = X seen k x m. The algorithm is cuBLASLt's first heuristic choice within the context's
-// workspace. Enqueue only (no host sync, no allocation): both are captured in the decode graph.
+// workspace. Enqueue only (no host sync, no allocation): both are captured in the decode graph. An fp8 step's FP8
+// linear layers: E4M3 weights with their scale, the bf16 input quantised per tensor on the device
+// (fp8_quant_kernels.hpp) into a scratch E4M3 copy and its scale, then the FP8 GEMM (CUDA_R_8F_E4M3 A and B,
+// CUBLASLT_MATMUL_DESC_A_SCALE_POINTER / B_SCALE_POINTER to the two device scales, bf16 D), as the `gemm` op's
+// FP8 path.
 
 #include <cstdint>
 #include <vector>
@@ -25,13 +29,39 @@ DeviceBuffer floats(std::int64_t count);
 DeviceBuffer upload(const std::vector<float>& v, Storage s);
 DeviceBuffer elements(std::int64_t count, Storage s);
 
-// y[m, n] = x[m, k] w[n, k]^T, contiguous row-major buffers, every one stored as `s` (fp32 or bf16).
+// A linear layer's weights: stored as `s` (fp32, bf16), or (fp8) E4M3 with one fp32 scale per block (`blocks`
+// equal parts: 1, or one per routed expert), quantised on the host as the CPU step quantises them (fp8_quant.hpp).
+struct StepWeight {
+  DeviceBuffer values, scales;  // scales: fp8 only
+};
+StepWeight upload_weight(const std::vector<float>& w, Storage s, bool fp8, std::int64_t blocks = 1);
+// Values that are E4M3 values already (exact in fp32), stored as E4M3, one byte each (an fp8 step's KV cache).
+DeviceBuffer upload_e4m3(const std::vector<float>& values);
+// A layer's KV cache as the step stores it: E4M3 at kStepKvScale in an fp8 step (as the CPU step's store_cache
+// rounds it), else as `s`.
+DeviceBuffer upload_cache(const std::vector<float>& cache, Storage s, bool fp8);
+
+// Where an fp8 step's FP8 GEMMs quantise their bf16 inputs, one GEMM at a time in stream order: E4M3 values of
+// the largest input, its scale, the absmax word.
+struct Fp8Scratch {
+  explicit Fp8Scratch(std::int64_t max_elements);
+  DeviceBuffer x, scale, absmax;
+};
+
+// y[m, n] = x[m, k] w[n, k]^T, contiguous row-major buffers, every one stored as `s` (fp32 or bf16); or, `fp8`,
+// x and y bf16 and the GEMM on E4M3 operands.
 class Linear {
  public:
-  Linear(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s = Storage::fp32);
+  Linear(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t k, Storage s = Storage::fp32,
+         bool fp8 = false);
   void operator()(const Context& ctx, const DeviceBuffer& x, const DeviceBuffer& w, DeviceBuffer& y) const;
+  // A layer's weights: as above, or (fp8) x quantised into `scratch`, then the FP8 GEMM scaled by both scales.
+  void operator()(const Context& ctx, const DeviceBuffer& x, const StepWeight& w, DeviceBuffer& y,
+                  Fp8Scratch* scratch) const;
 
  private:
+  std::int64_t m_, k_;
+  bool fp8_;
   LtMatmulDesc desc_;
   LtLayout a_, b_, d_;
   cublasLtMatmulHeuristicResult_t heuristic_{};

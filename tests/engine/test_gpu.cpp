@@ -367,6 +367,44 @@ TEST_CASE("cuda: a bf16 model_step (GQA and MLA, dense and MoE) matches the refe
   CHECK(backend->prepare(op, "bf16", op.small_check)->check(true).compared > 0);
 }
 
+TEST_CASE("cuda: an fp8 model_step (GQA and MLA, dense and MoE) matches the reference step within its rounding bound",
+          "[.gpu][engine][model_step]") {
+  if (!have_gpu()) return;
+  auto backend = make_cuda_backend();
+  const OpInfo& op = *find_op("model_step");
+  // FP8 E4M3 linear layers (cuBLASLt FP8 GEMMs with device-side per-tensor scales; the routed experts through
+  // the grouped kernel's FP8 variant), an FP8 KV cache, bf16 elsewhere, against the fp32 reference at
+  // fp8_step_tolerance, and above twice the bf16 step's error at the same shape (the FP8 roundings happened),
+  // as the CPU emulation's test requires (test_fp8_step.cpp). One layer each: llama-3.1-8b at TP 8, decode of 3
+  // after 40 under the CUDA graph and a prefill of 24 after 8; qwen3-235b-a22b at TP 8 / EP 8, decode of 2 after
+  // 40; deepseek-v3 at TP 8, layer 0, decode and prefill. Every logit, before and after a replay.
+  for (StepShape step : {StepShape{"llama-3.1-8b", 8, 1, 1, 3, 40, 1}, StepShape{"llama-3.1-8b", 8, 1, 1, 2, 8, 24},
+                         StepShape{"qwen3-235b-a22b", 8, 8, 1, 2, 40, 1}, StepShape{"deepseek-v3", 8, 1, 1, 3, 40, 1},
+                         StepShape{"deepseek-v3", 8, 1, 1, 2, 8, 24}}) {
+    step.precision = "bf16";
+    const double bf16_error = backend->prepare(op, "bf16", model_step_shape(step))->check(true).max_rel_error;
+    step.precision = "fp8";
+    const Shape shape = model_step_shape(step);
+    INFO(shape.text());
+    const Support s = backend->support(op, "fp8", shape);
+    REQUIRE(s.supported);
+    CHECK(s.dtype == "fp8");
+    const StepDims d = step_dims(fleetcast::specs::model_preset(step.model), step);
+    auto prepared = backend->prepare(op, s.dtype, shape);
+    const CheckResult first = prepared->check(true);
+    CHECK(first.compared == static_cast<std::size_t>(step.batch * d.vocab_local));
+    CAPTURE(first.max_rel_error, bf16_error, fp8_step_tolerance(d));
+    CHECK(first.max_rel_error < fp8_step_tolerance(d));
+    CHECK(first.max_rel_error > 2.0 * bf16_error);
+    prepared->run();
+    const CheckResult again = prepared->check(true);
+    CHECK(again.max_rel_error == first.max_rel_error);  // replays are deterministic
+  }
+  // The small-shape check the harness runs for an fp8 request: the op's small shape, dtype fp8.
+  REQUIRE(backend->support(op, "fp8", op.small_check).supported);
+  CHECK(backend->prepare(op, "fp8", op.small_check)->check(true).compared > 0);
+}
+
 TEST_CASE("cuda: block-scaled GEMMs run on SM100 and are skipped with the reason before", "[.gpu][engine]") {
   if (!have_gpu()) return;
   auto backend = make_cuda_backend();
