@@ -124,6 +124,15 @@ Linear::Linear(const Context& ctx, std::int64_t m, std::int64_t n, std::int64_t 
   a_ = make_layout(in, kk, nn, k);
   b_ = make_layout(in, kk, mm, k);
   d_ = make_layout(type, nn, mm, n);
+  if (fp8) {
+    // The algorithm is chosen as it will run: with A and B scale pointers set (as the gemm op's FP8 path does);
+    // each call points them at that layer's and that input's scales.
+    const float one = 1.0f;
+    unit_scale_ = DeviceBuffer(sizeof one);
+    CUDA_CHECK(cudaMemcpy(unit_scale_.get(), &one, sizeof one, cudaMemcpyHostToDevice));
+    set_attribute(desc_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(unit_scale_.as<float>()));
+    set_attribute(desc_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(unit_scale_.as<float>()));
+  }
   const LtPreference pref = workspace_preference(ctx);
   int found = 0;
   CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(ctx.lt.get(), desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(),

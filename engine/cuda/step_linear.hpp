@@ -62,6 +62,7 @@ class Linear {
  private:
   std::int64_t m_, k_;
   bool fp8_;
+  DeviceBuffer unit_scale_;  // FP8: the scale the algorithm was chosen with
   LtMatmulDesc desc_;
   LtLayout a_, b_, d_;
   cublasLtMatmulHeuristicResult_t heuristic_{};
