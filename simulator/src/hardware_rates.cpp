@@ -5,7 +5,10 @@ namespace fleetcast::simulator {
 RateTable::RateTable(const specs::HardwareSpec& hw, const calibration::Profile& profile) {
   bf16_ = hw.peak_flops("bf16") * profile.matmul_efficiency_for("bf16");
   fp8_ = hw.supports("fp8") ? hw.peak_flops("fp8") * profile.matmul_efficiency_for("fp8") : bf16_;
-  fp4_ = hw.supports("fp4") ? hw.peak_flops("fp4") * profile.matmul_efficiency_for("fp4") : fp8_;
+  // Without FP4 tensor cores (Hopper) a 4-bit weight GEMM is weight-only: the kernels (vLLM's and SGLang's
+  // Marlin and triton matmul_ogs MXFP4 paths, TensorRT-LLM's triton MoE backend) dequantise the weights to the
+  // activations' BF16 inside the tile and multiply at the BF16 rate; only the weight bytes stay 4-bit.
+  fp4_ = hw.supports("fp4") ? hw.peak_flops("fp4") * profile.matmul_efficiency_for("fp4") : bf16_;
   // Non-tensor-core FP32 work runs at roughly 1/16 of the dense BF16 tensor rate on Hopper and Blackwell
   // (H100: 67 vs 989 TFLOPS).
   vector_flops_ = hw.peak_flops("bf16") / 16.0;

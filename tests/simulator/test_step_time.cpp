@@ -221,3 +221,24 @@ TEST_CASE("a sparse-attention indexer is charged only on the layers that own one
   const double per_layer_flops = 2.0 * 32 * 128 / 8 * (131072.0 + 1) / 2.0;
   CHECK(all.flops_decode - eight.flops_decode == Approx((40 - 8) * per_layer_flops));
 }
+
+TEST_CASE("4-bit experts on Hopper multiply at the BF16 rate, on Blackwell at the FP4 rate", "[step_time]") {
+  // gpt-oss-120b's MXFP4 experts: Hopper has no FP4 tensor cores, so engines dequantise the weights to BF16 in
+  // the tile (weight-only); Blackwell multiplies FP4 natively. A 32,768-token prefill is compute-bound on both.
+  const auto model = specs::model_preset("gpt-oss-120b");
+  REQUIRE(model.precision.experts == specs::Precision::fp4);
+  const auto expert_time_s = [&](const std::string& hw, double peak_tflops, const std::string& cls) {
+    const auto d = one_gpu(hw);
+    const auto profile = calibration::datasheet_profile(d.hardware, "vllm");
+    const simulator::StepTimeModel m(model, d, profile);
+    const auto st = m.predict(prefill(32768));
+    const auto& ex = st.op(Op::moe_experts);
+    const double compute_s = ex.flops() / (peak_tflops * 1e12 * profile.matmul_efficiency_for(cls));
+    REQUIRE(compute_s > ex.bytes / (d.hardware.hbm_bytes_per_s() * profile.memory_efficiency));
+    return std::pair{ex.time_s, compute_s + 4 * model.num_layers * profile.op_latency_s};
+  };
+  const auto [h200_s, h200_bf16_s] = expert_time_s("h200", 989.0, "bf16");
+  CHECK(h200_s == Approx(h200_bf16_s).epsilon(1e-9));
+  const auto [b200_s, b200_fp4_s] = expert_time_s("b200", 9000.0, "fp4");
+  CHECK(b200_s == Approx(b200_fp4_s).epsilon(1e-9));
+}

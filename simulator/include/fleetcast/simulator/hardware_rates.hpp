@@ -11,8 +11,9 @@ class RateTable {
 public:
   RateTable(const specs::HardwareSpec& hw, const calibration::Profile& profile);
 
-  // Tensor-core FLOP/s for GEMMs with weights in `p`. A format the hardware has no tensor cores for
-  // (FP4 on Hopper) runs dequantised at the next wider rate it has.
+  // Tensor-core FLOP/s for GEMMs with weights in `p`. FP4 weights on hardware without FP4 tensor cores
+  // (Hopper) are dequantised to BF16 in the kernel (weight-only) and run at the BF16 rate; FP8 weights without
+  // FP8 tensor cores likewise.
   double matmul_flops(specs::Precision p) const;
   double attention_flops() const { return attention_flops_; }
   double vector_flops() const { return vector_flops_; }
