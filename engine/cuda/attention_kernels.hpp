@@ -1,8 +1,8 @@
 #pragma once
 // Host launchers for the attention kernels (attention_kernels.cu): paged decode attention (GQA and
 // absorbed MLA, fp32 / bf16 / FP8 E4M3 caches) split over the context flash-decoding style, and causal
-// prefill attention over a paged cache (fp32 / bf16, or a bf16 q and out over an FP8 E4M3 cache). Enqueued on `stream`;
-// launch errors are thrown as CudaError.
+// prefill attention over a paged cache (fp32 / bf16, or a bf16 q and out over an FP8 E4M3 cache; bf16 at
+// head_dim 64 and 128 on tensor cores). Enqueued on `stream`; launch errors are thrown as CudaError.
 
 #include <cuda_runtime.h>
 
@@ -65,7 +65,18 @@ struct PrefillArgs {
   bool fp8_cache = false;  // k_cache and v_cache E4M3 (storage bf16), each value times kv_scale
   float kv_scale = 1.0f;
 };
-std::size_t prefill_shared_bytes(std::int64_t head_dim);
+// Whether the tensor-core prefill kernel serves a case: bf16 q and bf16 cache (not FP8) at head_dim 64 or 128,
+// its shared memory within `shared_limit` (the device's opt-in bytes per block); the launch (the PrefillArgs
+// form, which asks the current device) also needs kv_scale 1 and q, k_cache and v_cache 16-byte aligned.
+// Otherwise the CUDA-core kernel runs.
+bool prefill_tensor_cores(Storage storage, bool fp8_cache, std::int64_t head_dim, std::size_t shared_limit);
+bool prefill_tensor_cores(const PrefillArgs& a);
+// Dynamic shared memory a prefill block needs, of the tensor-core kernel (head_dim 64 or 128 only) or the
+// CUDA-core one.
+std::size_t prefill_shared_bytes(std::int64_t head_dim, bool tensor_cores);
+// The tensor-core kernel where prefill_tensor_cores says so, else the CUDA-core kernel. Graph-capturable: no
+// allocation or host sync; the device attribute query and the one cudaFuncSetAttribute per kernel and size
+// are not stream operations.
 void attention_prefill(const PrefillArgs& a, cudaStream_t stream);
 
 }  // namespace fleetcast::engine::cuda

@@ -122,7 +122,9 @@ std::string attention_support(const Context& ctx, const std::string& op, const S
   const std::size_t limit = ctx.props.sharedMemPerBlockOptin;
   std::size_t need = 0;
   if (op == "attention_prefill") {
-    need = prefill_shared_bytes(shape.at("head_dim"));
+    // The CUDA-core kernel's: it serves every case, and the tensor-core one runs only where its own need
+    // fits (prefill_tensor_cores).
+    need = prefill_shared_bytes(shape.at("head_dim"), false);
   } else if (op == "attention_decode_gqa") {
     need = decode_shared_bytes(shape.at("q_heads") / shape.at("kv_heads"), shape.at("head_dim"), shape.at("head_dim"));
   } else {

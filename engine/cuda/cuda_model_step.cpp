@@ -1,7 +1,8 @@
 // model_step on the CUDA backend, fp32 (the weights and caches of ModelStepProblem, as the CPU step runs
 // them, so the logits are checked against the same reference step before anything is timed): per layer
 // RMSNorm, the fused QKV GEMM (cuBLASLt), RoPE, the new K and V into the paged cache, paged attention
-// (decode: the split-K decode kernel; prefill: the tiled causal prefill kernel), O GEMM and residual,
+// (decode: the split-K decode kernel; prefill: the tiled causal prefill kernel, on tensor cores where the
+// step is bf16 with a bf16 cache at head_dim 64 or 128, attention_prefill's dispatch), O GEMM and residual,
 // RMSNorm, gate/up GEMM, SwiGLU, down GEMM and residual; then the final norm and the LM head over each
 // sequence's last token. Decode is captured once in a CUDA graph (cudaStreamBeginCapture /
 // cudaGraphInstantiate) and each run is one cudaGraphLaunch, as serving engines replay decode; prefill is

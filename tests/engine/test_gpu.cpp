@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <tuple>
+#include <vector>
 
 #include "attention_kernels.hpp"
 #include "cuda_backend.hpp"
@@ -15,6 +16,7 @@
 #include "fleetcast/engine/model_step.hpp"
 #include "fleetcast/engine/ops.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "prefill_index.hpp"
 #include "step_gemm_layout.hpp"
 
 using namespace fleetcast::engine;
@@ -40,6 +42,87 @@ TEST_CASE("cuda: host roundings equal CUDA's bf16 and e4m3 conversions", "[engin
   }
   for (const float v : {448.0f, 460.0f, 470.0f, 1e6f, -1e6f, 1.0f / 1024, 3.0f / 1024})
     CHECK(round_e4m3(v) == static_cast<float>(__nv_fp8_e4m3(v)));
+}
+
+TEST_CASE("cuda: the tensor-core prefill's dispatch, tiles, causal limits and page gathers match the plain formulas",
+          "[engine][cuda]") {
+  using namespace fleetcast::engine::cuda;
+  // Which kernel: bf16 with a bf16 cache at head_dim 64 and 128 where its shared memory fits (H100 and B200
+  // allow 227 KiB per block, sm_120 99 KiB); fp32, the FP8 cache and other head dims keep the CUDA-core one.
+  const std::size_t hopper = 227 << 10, small = 99 << 10;
+  CHECK(prefill_tensor_cores(Storage::bf16, false, 128, hopper));
+  CHECK(prefill_tensor_cores(Storage::bf16, false, 64, hopper));
+  CHECK(prefill_tensor_cores(Storage::bf16, false, 64, small));
+  CHECK_FALSE(prefill_tensor_cores(Storage::bf16, false, 128, small));
+  CHECK_FALSE(prefill_tensor_cores(Storage::bf16, true, 128, hopper));
+  CHECK_FALSE(prefill_tensor_cores(Storage::fp32, false, 128, hopper));
+  for (const std::int64_t d : {16, 32, 80, 96, 192, 256})
+    CHECK_FALSE(prefill_tensor_cores(Storage::bf16, false, d, hopper));
+  // Q, K, V bf16 [64][136], S fp32 [64][68], P bf16 [64][72], O fp32 [64][132]; at 64, [64][72] and [64][68].
+  CHECK(prefill_shared_bytes(128, true) == 112640);
+  CHECK(prefill_shared_bytes(64, true) == 71680);
+  // Row tiles: every row of a chunk in exactly one tile, the tile's rows counted, the last one short.
+  for (std::int64_t chunk = 1; chunk <= 3 * kPrefillTcRows + 1; ++chunk) {
+    const std::int64_t tiles = prefill_tile_count(chunk, kPrefillTcRows);
+    std::vector<int> seen(static_cast<std::size_t>(chunk), 0);
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      const PrefillTile q = prefill_tile(chunk, kPrefillTcRows, t);
+      REQUIRE(q.rows >= 1);
+      REQUIRE(q.rows <= kPrefillTcRows);
+      for (std::int64_t r = 0; r < q.rows; ++r) ++seen[static_cast<std::size_t>(q.q0 + r)];
+    }
+    for (const int n : seen) REQUIRE(n == 1);
+    // Causal limits and the key tiles a block walks: its last row's last key is in its last tile, and
+    // each row sees exactly context + i + 1 positions.
+    for (const std::int64_t context : {0, 1, 16, 63, 64, 65, 200}) {
+      for (std::int64_t t = 0; t < tiles; ++t) {
+        const PrefillTile q = prefill_tile(chunk, kPrefillTcRows, t);
+        const std::int64_t last = context + q.q0 + q.rows - 1;  // the block's last row sees 0 .. last
+        const std::int64_t k_tiles = prefill_key_tiles(context, q, kPrefillTcKeys);
+        REQUIRE(k_tiles == last / kPrefillTcKeys + 1);
+        REQUIRE((k_tiles - 1) * kPrefillTcKeys <= last);
+        REQUIRE(k_tiles * kPrefillTcKeys > last);
+      }
+    }
+  }
+  for (const std::int64_t context : {0, 1, 5, 16}) {
+    for (std::int64_t i = 0; i < 20; ++i) {
+      std::int64_t visible = 0;
+      for (std::int64_t t = 0; t < context + 40; ++t) {
+        REQUIRE(prefill_visible(context, i, t) == (t < context + i + 1));
+        visible += prefill_visible(context, i, t) ? 1 : 0;
+      }
+      REQUIRE(visible == context + i + 1);
+    }
+  }
+  // GQA: query heads kvh * group .. kvh * group + group - 1 read kv head kvh.
+  for (const std::int64_t kv_heads : {1, 2, 3, 8}) {
+    for (const std::int64_t group : {1, 2, 3, 4, 8}) {
+      for (std::int64_t kvh = 0; kvh < kv_heads; ++kvh)
+        for (std::int64_t g = 0; g < group; ++g)
+          REQUIRE(prefill_kv_head(kvh * group + g, kv_heads * group, kv_heads) == kvh);
+    }
+  }
+  // Page gathers: a sequence's block-table row of scattered pages; walking pages then slots gives cache
+  // entry (page * page_size + slot) * kv_heads + kvh for position page_index * page_size + slot.
+  const std::vector<std::int32_t> table = {7, 2, 9, 0, 4};
+  for (const std::int64_t page_size : {1, 16}) {
+    for (const std::int64_t kv_heads : {1, 3}) {
+      std::vector<int> hits(static_cast<std::size_t>(10 * page_size * kv_heads), 0);
+      for (std::size_t pi = 0; pi < table.size(); ++pi) {
+        for (std::int64_t slot = 0; slot < page_size; ++slot) {
+          const std::int64_t t = static_cast<std::int64_t>(pi) * page_size + slot;
+          for (std::int64_t kvh = 0; kvh < kv_heads; ++kvh) {
+            const std::int64_t want = (std::int64_t{table[pi]} * page_size + slot) * kv_heads + kvh;
+            const std::int64_t got = prefill_cache_entry(table.data(), t, page_size, kv_heads, kvh);
+            REQUIRE(got == want);
+            ++hits[static_cast<std::size_t>(got)];
+          }
+        }
+      }
+      for (const int n : hits) REQUIRE(n <= 1);  // no two positions or heads share an entry
+    }
+  }
 }
 
 TEST_CASE("cuda: without a GPU, the backend refuses to start with HardwareAbsent", "[engine][cuda]") {
@@ -245,6 +328,27 @@ TEST_CASE("cuda: split-K decode, FP8 caches and long prefill chunks match the re
         {"context", 257},
         {"q_heads", 8},
         {"kv_heads", 2},
+        {"head_dim", 128},
+        {"page_size", 16}}},
+      // The tensor-core kernel's other head_dim: a chunk of 2 full row tiles and a short one after 37 cached
+      // tokens (key tiles straddle the cache/chunk boundary and a part-filled page), GQA 3.
+      {"attention_prefill",
+       "bf16",
+       {{"batch", 2},
+        {"chunk", 150},
+        {"context", 37},
+        {"q_heads", 6},
+        {"kv_heads", 2},
+        {"head_dim", 64},
+        {"page_size", 16}}},
+      // A first chunk shorter than one row tile: rows past the chunk's end are computed and not written.
+      {"attention_prefill",
+       "bf16",
+       {{"batch", 1},
+        {"chunk", 21},
+        {"context", 0},
+        {"q_heads", 4},
+        {"kv_heads", 1},
         {"head_dim", 128},
         {"page_size", 16}}},
       {"sampling", "bf16", {{"batch", 3}, {"vocab", 151936}, {"top_k", 1024}}},
