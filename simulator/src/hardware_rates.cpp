@@ -24,7 +24,8 @@ double RateTable::matmul_flops(specs::Precision p) const {
   switch (p) {
     case specs::Precision::fp32: return vector_flops_;  // no tensor cores for FP32 GEMMs
     case specs::Precision::bf16:
-    case specs::Precision::fp16: return bf16_;
+    case specs::Precision::fp16:
+    case specs::Precision::int4: return bf16_;  // weight-only: dequantised to BF16 in the tile
     case specs::Precision::fp8: return fp8_;
     case specs::Precision::fp4:
     case specs::Precision::nvfp4: return fp4_;

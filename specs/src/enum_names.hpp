@@ -19,12 +19,13 @@ namespace fleetcast::specs::detail {
 template <class E, std::size_t N>
 using EnumNames = std::array<std::pair<E, std::string_view>, N>;
 
-inline constexpr EnumNames<Precision, 6> kPrecisionNames{{{Precision::fp32, "fp32"},
+inline constexpr EnumNames<Precision, 7> kPrecisionNames{{{Precision::fp32, "fp32"},
                                                           {Precision::bf16, "bf16"},
                                                           {Precision::fp16, "fp16"},
                                                           {Precision::fp8, "fp8"},
                                                           {Precision::fp4, "fp4"},
-                                                          {Precision::nvfp4, "nvfp4"}}};
+                                                          {Precision::nvfp4, "nvfp4"},
+                                                          {Precision::int4, "int4"}}};
 inline constexpr EnumNames<AttentionType, 3> kAttentionNames{
     {{AttentionType::gqa, "gqa"}, {AttentionType::mla, "mla"}, {AttentionType::csa, "csa"}}};
 inline constexpr EnumNames<LengthKind, 4> kLengthKindNames{{{LengthKind::fixed, "fixed"},

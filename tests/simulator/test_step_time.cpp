@@ -242,3 +242,17 @@ TEST_CASE("4-bit experts on Hopper multiply at the BF16 rate, on Blackwell at th
   const auto [b200_s, b200_fp4_s] = expert_time_s("b200", 9000.0, "fp4");
   CHECK(b200_s == Approx(b200_fp4_s).epsilon(1e-9));
 }
+
+TEST_CASE("INT4 weight-only experts multiply at the BF16 rate even where FP4 tensor cores exist", "[step_time]") {
+  // Kimi-K2.5's QAT experts: no tensor core takes INT4 x BF16, so the kernels dequantise to BF16 on B200 too.
+  const auto model = specs::model_preset("kimi-k2.5");
+  REQUIRE(model.precision.experts == specs::Precision::int4);
+  const auto d = one_gpu("b200", 8);
+  const auto profile = calibration::datasheet_profile(d.hardware, "vllm");
+  const simulator::StepTimeModel m(model, d, profile);
+  const auto st = m.predict(prefill(65536));
+  const auto& ex = st.op(Op::moe_experts);
+  const double compute_s = ex.flops() / (2250e12 * profile.matmul_efficiency_for("bf16"));
+  REQUIRE(compute_s > ex.bytes / (d.hardware.hbm_bytes_per_s() * profile.memory_efficiency));
+  CHECK(ex.time_s == Approx(compute_s + 4 * (model.num_layers - model.dense_layers) * profile.op_latency_s));
+}

@@ -14,6 +14,7 @@ TEST_CASE("bytes_per_element includes block scales", "[specs][precision]") {
   CHECK(bytes_per_element(Precision::fp8) == 1.0);
   CHECK(bytes_per_element(Precision::fp4) == 0.53125);
   CHECK(bytes_per_element(Precision::nvfp4) == 0.5625);
+  CHECK(bytes_per_element(Precision::int4) == 0.5625);  // 4 bits + a 16-bit scale per 32
 }
 
 TEST_CASE("compute_class maps each format to a tensor-core rate", "[specs][precision]") {
@@ -23,11 +24,13 @@ TEST_CASE("compute_class maps each format to a tensor-core rate", "[specs][preci
   CHECK(compute_class(Precision::fp8) == "fp8");
   CHECK(compute_class(Precision::fp4) == "fp4");
   CHECK(compute_class(Precision::nvfp4) == "fp4");
+  CHECK(compute_class(Precision::int4) == "bf16");  // weight-only: dequantised, BF16 MMAs
 }
 
 TEST_CASE("precision names parse and print both ways", "[specs][precision]") {
   for (Precision p :
-       {Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp4, Precision::nvfp4}) {
+       {Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp4, Precision::nvfp4,
+        Precision::int4}) {
     auto back = parse_precision(to_string(p));
     REQUIRE(back.has_value());
     CHECK(*back == p);
@@ -35,7 +38,7 @@ TEST_CASE("precision names parse and print both ways", "[specs][precision]") {
   CHECK(to_string(Precision::nvfp4) == "nvfp4");
   CHECK_FALSE(parse_precision("int8").has_value());
   CHECK_FALSE(parse_precision("BF16").has_value());
-  CHECK(valid_precisions() == "fp32, bf16, fp16, fp8, fp4, nvfp4");
+  CHECK(valid_precisions() == "fp32, bf16, fp16, fp8, fp4, nvfp4, int4");
 }
 
 TEST_CASE("enum to_string spellings match the spec format", "[specs][precision]") {
