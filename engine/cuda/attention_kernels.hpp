@@ -74,6 +74,10 @@ bool prefill_tensor_cores(const PrefillArgs& a);
 // Dynamic shared memory a prefill block needs, of the tensor-core kernel (head_dim 64 or 128 only) or the
 // CUDA-core one.
 std::size_t prefill_shared_bytes(std::int64_t head_dim, bool tensor_cores);
+// The tensor-core kernel's part of the above, and its launch (attention_prefill_tc.cu; head_dim 64 or 128, a
+// case prefill_tensor_cores accepts).
+std::size_t prefill_tc_shared_bytes(std::int64_t head_dim);
+void attention_prefill_tc(const PrefillArgs& a, cudaStream_t stream);
 // The tensor-core kernel where prefill_tensor_cores says so, else the CUDA-core kernel. Graph-capturable: no
 // allocation or host sync; the device attribute query and the one cudaFuncSetAttribute per kernel and size
 // are not stream operations.

@@ -12,7 +12,7 @@ find_package(CUDAToolkit REQUIRED)
 
 # The kernels on their own: they need only fill.hpp and the CUDA headers. Kept apart from the host code
 # so that nvcc never sees the JSON library's -isystem /usr/include, which breaks its #include_next <math.h>.
-add_library(fleetcast_engine_kernels STATIC cuda/cuda_kernels.cu cuda/attention_kernels.cu
+add_library(fleetcast_engine_kernels STATIC cuda/cuda_kernels.cu cuda/attention_kernels.cu cuda/attention_prefill_tc.cu
                                             cuda/rope_sampling_kernels.cu cuda/cuda_moe_kernels.cu
                                             cuda/model_step_kernels.cu cuda/grouped_linear_kernels.cu
                                             cuda/fp8_quant_kernels.cu)
