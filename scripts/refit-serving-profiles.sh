@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Refits the shipped serving profiles (calibration/profiles/serving/<hardware>-<runtime>.json) to the silicon
-# development set, each from the datasheet profile, with the bounded fit (`fleetcast calibrate serving`: efficiencies
-# at or below the kernel-level figures, a log-normal prior around the datasheet ones), 24 training rows per pair,
-# the held-out fifth (by id hash) never fitted. Prints each pair's error before and after; review the diff, then
+# development set with `fleetcast calibrate serving`, each from the datasheet profile, 24 training rows per pair, the
+# held-out fifth (by id hash) never fitted. Prints each pair's error before and after; review the diff, then
 # rerun scripts/validation-report.sh for the full simulations of the held-out rows.
 # usage: scripts/refit-serving-profiles.sh [BUILD_DIR] [PAIR...]   (PAIR: hardware-runtime, default: those shipped)
 set -euo pipefail

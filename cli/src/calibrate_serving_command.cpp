@@ -17,14 +17,14 @@ namespace fleetcast::cli {
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
-      "[--iterations N] [--unbounded] [--leave-out-model M | --cross-validate]";
+      "[--iterations N] [--bounded] [--leave-out-model M | --cross-validate]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
   bool cross_validate = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--unbounded") {
-      options.bounded = false;
+    if (a == "--bounded") {
+      options.bounded = true;
       continue;
     }
     if (a == "--cross-validate") {

@@ -70,7 +70,6 @@ calibration::Profile truth_profile(double gemm_factor) {
 TEST_CASE("the unbounded serving fit recovers the profile that produced the measurements", "[fit]") {
   const calibration::Profile truth = truth_profile(0.8);
   validation::ServingFitOptions options;
-  options.bounded = false;
   options.max_iterations = 10;
   const validation::ServingFit fit = validation::fit_serving_profile(measured_under(truth), "h200", "vllm", options);
   CHECK(fit.profile.memory_efficiency == Approx(0.70).epsilon(0.05));
@@ -87,6 +86,7 @@ TEST_CASE("the bounded serving fit keeps GEMMs at or below the best measured mat
       calibration::datasheet_profile(specs::hardware_preset("h200"), "vllm").matmul_efficiency.at("fp8");
   validation::ServingFitOptions options;
   options.max_iterations = 8;
+  options.bounded = true;
   const validation::ServingFit bounded = validation::fit_serving_profile(results, "h200", "vllm", options);
   CHECK(bounded.profile.matmul_efficiency.at("fp8") <= best_fp8 + 1e-12);
   CHECK(bounded.profile.attention_compute_efficiency <= 0.80 + 1e-12);

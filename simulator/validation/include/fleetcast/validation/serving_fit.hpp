@@ -7,13 +7,14 @@
 // order) is held out and only scored. One set of parameters per (hardware, runtime): never a factor per row, model or
 // layout.
 //
-// Bounded (the default): no efficiency above the best kernel-level figure measured on that hardware (the datasheet
-// profile's matmul share is the best MAMF measured, REFERENCE.md s4, so a fitted GEMM can be slower than it, never
-// faster; attention and HBM streaming at most 0.80 and 0.95, NVLink at most 1), and a log-normal prior around the
+// Bounded (ServingFitOptions::bounded): no efficiency above the best kernel-level figure measured on that hardware (the
+// datasheet profile's matmul share is the best MAMF measured, REFERENCE.md s4, so a fitted GEMM can be slower than it,
+// never faster; attention and HBM streaming at most 0.80 and 0.95, NVLink at most 1), and a log-normal prior around the
 // datasheet profile on the four efficiencies (one residual (log x - log x0) / log 1.5 each, beside the 2 x rows
 // residuals of the data). So the fit cannot buy a lower TTFT or TPOT error with an efficiency no kernel reaches, or
 // one a factor of several below what the kernels measure, which a model or a workload outside the rows would pay
-// for. `bounded = false` is the plain least squares (efficiencies capped at 1 only).
+// for. Not the default: held out model by model (`--cross-validate`, docs/ACCURACY.md) it did not predict the models
+// it never saw better than the plain least squares (efficiencies capped at 1 only), which the shipped profiles use.
 
 #include <string>
 #include <vector>
@@ -33,7 +34,7 @@ struct ServingFitOptions {
   int max_train_rows = 48;  // evenly spaced among the training rows: the fit's cost grows with them
   int max_iterations = 12;  // 0: no fit, the starting profile scored as it is
   int threads = 2;
-  bool bounded = true;
+  bool bounded = false;
   // Not empty: every row of this model preset (e.g. "llama-3.1-70b") is left out of the training rows and scored
   // as the held-out set, whatever its id hash: the error on a model the fit never saw.
   std::string leave_out_model;
