@@ -17,7 +17,7 @@ namespace fleetcast::cli {
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
-      "[--iterations N] [--bounded] [--leave-out-model M | --cross-validate]";
+      "[--iterations N] [--bounded] [--robust] [--leave-out-model M | --cross-validate]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
   bool cross_validate = false;
@@ -25,6 +25,10 @@ int run_calibrate_serving(const Args& args) {
     const std::string& a = args[i];
     if (a == "--bounded") {
       options.bounded = true;
+      continue;
+    }
+    if (a == "--robust") {
+      options.robust = true;
       continue;
     }
     if (a == "--cross-validate") {

@@ -115,3 +115,25 @@ TEST_CASE("leaving a model out scores every one of its rows and trains on none",
   CHECK(without_8b.after_held_out.rows == 8);
   CHECK(without_8b.after_train.rows == 9);
 }
+
+TEST_CASE("the robust serving fit is not pulled off by a few rows the model does not describe", "[fit]") {
+  // Three of the sixteen rows measured 6x slower to the first token than the profile that made the others says
+  // (a KV-capacity cliff, say): the robust fit keeps the GEMMs and HBM near the truth, the plain one is pulled.
+  const calibration::Profile truth = truth_profile(0.8);
+  auto results = measured_under(truth);
+  for (int i : {1, 6, 11}) results.runs[static_cast<std::size_t>(i)].ttft_ms *= 6.0;
+  validation::ServingFitOptions options;
+  options.max_iterations = 10;
+  options.robust = true;
+  const validation::ServingFit robust = validation::fit_serving_profile(results, "h200", "vllm", options);
+  options.robust = false;
+  const validation::ServingFit plain = validation::fit_serving_profile(results, "h200", "vllm", options);
+  const double want = truth.matmul_efficiency.at("fp8");
+  const auto off = [&](const validation::ServingFit& f) {
+    return std::abs(std::log(f.profile.matmul_efficiency.at("fp8") / want)) +
+           std::abs(std::log(f.profile.memory_efficiency / truth.memory_efficiency));
+  };
+  INFO("robust off by " << off(robust) << ", plain by " << off(plain));  // 0.09 and 0.29 (log units)
+  CHECK(off(robust) < 0.5 * off(plain));
+  CHECK(robust.after_train.tpot_median_ape < 0.05);
+}

@@ -107,6 +107,15 @@ Eigen::VectorXd residuals(const std::vector<const Row*>& rows, const calibration
   return r;
 }
 
+// The robust fit's residual: r itself within a factor 1.5 (|r| <= log 1.5), beyond it the square root of twice the
+// Huber loss, so that a row off by a factor of several (a KV-capacity cliff, a run the model does not describe)
+// pulls on the parameters linearly rather than quadratically.
+double huber_residual(double r) {
+  const double delta = std::log(1.5), a = std::abs(r);
+  if (a <= delta) return r;
+  return std::copysign(std::sqrt(2.0 * delta * (a - delta / 2.0)), r);
+}
+
 ServingFitScore score(const Eigen::VectorXd& r) {
   std::vector<double> ttft, tpot;
   for (Eigen::Index i = 0; i + 1 < r.size(); i += 2) {
@@ -167,7 +176,8 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   const Params theta0 = initial(base);
   // The data residuals, then (bounded) the prior's: (log x - log x0) / sigma per efficiency.
   const auto objective = [&](const Params& t) {
-    const Eigen::VectorXd data = residuals(train, apply(base, t, options.bounded), options.threads);
+    Eigen::VectorXd data = residuals(train, apply(base, t, options.bounded), options.threads);
+    if (options.robust) data = data.unaryExpr(&huber_residual);
     if (!options.bounded) return data;
     Eigen::VectorXd all(data.size() + static_cast<Eigen::Index>(std::size(kPriorParams)));
     all << data, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(std::size(kPriorParams)));
@@ -175,9 +185,6 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
       all(data.size() + static_cast<Eigen::Index>(k)) = (t(kPriorParams[k]) - theta0(kPriorParams[k])) / kPriorSigma;
     }
     return all;
-  };
-  const auto data_part = [&](const Eigen::VectorXd& all) {
-    return all.head(2 * static_cast<Eigen::Index>(train.size()));
   };
 
   Params theta = theta0;
@@ -225,7 +232,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   fit.profile = apply(base, theta, options.bounded);
   fit.profile.kind = "fitted";
   fit.profile.runtime = runtime;
-  fit.after_train = score(data_part(r));
+  fit.after_train = score(residuals(train, fit.profile, options.threads));
   if (!test.empty()) fit.after_held_out = score(residuals(test, fit.profile, options.threads));
   const std::string source = "fitted to " + std::to_string(train.size()) + " measured " + runtime + " runs on " +
                              hardware + " (" + results.file + ", fnv1a64 " + file_hash(results.file) +

@@ -35,6 +35,8 @@ struct ServingFitOptions {
   int max_iterations = 12;  // 0: no fit, the starting profile scored as it is
   int threads = 2;
   bool bounded = false;
+  // Huber loss on the log errors (quadratic within a factor 1.5, linear beyond) instead of squares throughout.
+  bool robust = false;
   // Not empty: every row of this model preset (e.g. "llama-3.1-70b") is left out of the training rows and scored
   // as the held-out set, whatever its id hash: the error on a model the fit never saw.
   std::string leave_out_model;
