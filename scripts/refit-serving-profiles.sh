@@ -6,9 +6,10 @@
 # usage: scripts/refit-serving-profiles.sh [BUILD_DIR] [PAIR...]   (PAIR: hardware-runtime, default: those shipped)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-$root/build}
+build=$(cd "${1:-$root/build}" && pwd)
 shift || true
-csv=$root/../shared/validation/silicon-dev.csv
+cd "$root"  # the profiles' sources name the file as ../shared/validation/silicon-dev.csv
+csv=../shared/validation/silicon-dev.csv
 [ -f "$csv" ] || { echo "no $csv: ../shared is not checked out" >&2; exit 2; }
 out=$root/calibration/profiles/serving
 pairs=("$@")
