@@ -17,11 +17,24 @@ namespace fleetcast::cli {
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
-      "[--iterations N]";
+      "[--iterations N] [--bounded] [--robust] [--leave-out-model M | --cross-validate]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
+  bool cross_validate = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (a == "--bounded") {
+      options.bounded = true;
+      continue;
+    }
+    if (a == "--robust") {
+      options.robust = true;
+      continue;
+    }
+    if (a == "--cross-validate") {
+      cross_validate = true;
+      continue;
+    }
     if (i + 1 >= args.size()) throw InputError("", "calibrate serving", a, usage_text);
     if (a == "--silicon") {
       silicon = args[++i];
@@ -34,6 +47,8 @@ int run_calibrate_serving(const Args& args) {
     } else if (a == "--train-rows") {
       options.max_train_rows = std::stoi(args[++i]);
       if (options.max_train_rows < 6) throw InputError("", "--train-rows", args[i], "must be >= 6");
+    } else if (a == "--leave-out-model") {
+      options.leave_out_model = args[++i];
     } else if (a == "--iterations") {
       options.max_iterations = std::stoi(args[++i]);
       if (options.max_iterations < 0) throw InputError("", "--iterations", args[i], "must be >= 0");
@@ -47,6 +62,9 @@ int run_calibrate_serving(const Args& args) {
   }
   if (!out_dir.empty() && options.max_iterations == 0) {
     throw InputError("", "--iterations", "0", "fits nothing, so there is no profile to write with -o");
+  }
+  if (cross_validate && (!options.leave_out_model.empty() || !out_dir.empty())) {
+    throw InputError("", "--cross-validate", "", "leaves out each model in turn: not with --leave-out-model or -o");
   }
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir)) {
     throw InputError("", "-o", out_dir, "not a directory");
@@ -63,30 +81,54 @@ int run_calibrate_serving(const Args& args) {
       }
     }
   }
-  std::printf("%-8s %-7s %5s %5s | %-22s | %-22s | %s\n", "hardware", "runtime", "train", "held", "train TTFT/TPOT med",
-              "held-out TTFT/TPOT med", "fitted: bf16 gemm, attn, mem, step ms, nvlink, seq us, req ms");
-  for (const auto& [hw, rt] : pairs) {
+  std::printf("%-8s %-7s %-16s %5s %5s | %-22s | %-22s | %s\n", "hardware", "runtime", "left out", "train", "held",
+              "train TTFT/TPOT med", "held-out TTFT/TPOT med",
+              "fitted: bf16 gemm, attn, mem, step ms, nvlink, seq us, req ms");
+  const auto fit_and_print = [&](const std::string& hw, const std::string& rt, const validation::ServingFitOptions& o) {
+    const std::string left_out = o.leave_out_model.empty() ? "1 in 5 by id" : o.leave_out_model;
     validation::ServingFit fit;
     try {
-      fit = validation::fit_serving_profile(results, hw, rt, options);
+      fit = validation::fit_serving_profile(results, hw, rt, o);
     } catch (const InputError& e) {
-      std::printf("%-8s %-7s skipped: %s\n", hw.c_str(), rt.c_str(), e.problem().c_str());
-      continue;
+      std::printf("%-8s %-7s %-16s skipped: %s\n", hw.c_str(), rt.c_str(), left_out.c_str(), e.problem().c_str());
+      return;
     }
     const auto& p = fit.profile;
-    const double gemm_factor = p.matmul_efficiency.count("bf16") ? p.matmul_efficiency.at("bf16") : 0.0;
+    const double gemm_bf16 = p.matmul_efficiency.count("bf16") ? p.matmul_efficiency.at("bf16") : 0.0;
     std::printf(
-        "%-8s %-7s %5d %5d | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | "
+        "%-8s %-7s %-16s %5d %5d | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | "
         "%.2f, %.2f, %.2f, %.2f, %.2f, %.1f, %.1f\n",
-        hw.c_str(), rt.c_str(), fit.after_train.rows, fit.after_held_out.rows, 100 * fit.before_train.ttft_median_ape,
-        100 * fit.before_train.tpot_median_ape, 100 * fit.after_train.ttft_median_ape,
-        100 * fit.after_train.tpot_median_ape, 100 * fit.before_held_out.ttft_median_ape,
-        100 * fit.before_held_out.tpot_median_ape, 100 * fit.after_held_out.ttft_median_ape,
-        100 * fit.after_held_out.tpot_median_ape, gemm_factor, p.attention_compute_efficiency, p.memory_efficiency,
-        1e3 * p.step_overhead_s, p.nvlink_efficiency, 1e6 * p.sequence_overhead_s, 1e3 * p.request_overhead_s);
+        hw.c_str(), rt.c_str(), left_out.c_str(), fit.after_train.rows, fit.after_held_out.rows,
+        100 * fit.before_train.ttft_median_ape, 100 * fit.before_train.tpot_median_ape,
+        100 * fit.after_train.ttft_median_ape, 100 * fit.after_train.tpot_median_ape,
+        100 * fit.before_held_out.ttft_median_ape, 100 * fit.before_held_out.tpot_median_ape,
+        100 * fit.after_held_out.ttft_median_ape, 100 * fit.after_held_out.tpot_median_ape, gemm_bf16,
+        p.attention_compute_efficiency, p.memory_efficiency, 1e3 * p.step_overhead_s, p.nvlink_efficiency,
+        1e6 * p.sequence_overhead_s, 1e3 * p.request_overhead_s);
+    std::fflush(stdout);
     if (!out_dir.empty()) {
       const auto path = std::filesystem::path(out_dir) / (hw + "-" + rt + ".json");
       write_file_atomically(path, calibration::to_json(p).dump(2) + "\n");
+    }
+  };
+  for (const auto& [hw, rt] : pairs) {
+    if (!cross_validate) {
+      fit_and_print(hw, rt, options);
+      continue;
+    }
+    // Each model of the pair in turn is the held-out set: the error on a model the fit never saw.
+    std::set<std::string> models;
+    for (const auto& run : results.runs) {
+      auto m = validation::map_serving_run(run);
+      if (auto* mapped = std::get_if<validation::MappedRun>(&m);
+          mapped && run.mode == "agg" && run.backend == rt && mapped->scenario["deployment"]["hardware"] == hw) {
+        models.insert(validation::serving_run_model(run));
+      }
+    }
+    for (const std::string& model : models) {
+      validation::ServingFitOptions o = options;
+      o.leave_out_model = model;
+      fit_and_print(hw, rt, o);
     }
   }
   return 0;

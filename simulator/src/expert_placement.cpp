@@ -51,8 +51,8 @@ ExpertPlacement place_experts(const specs::MoeSpec& moe, const specs::MoeLoadSpe
     rank_load[best] += q;
     rank_copies[best].push_back(q);
   }
-  const auto busiest = static_cast<std::size_t>(std::max_element(rank_load.begin(), rank_load.end()) -
-                                                rank_load.begin());
+  const auto busiest =
+      static_cast<std::size_t>(std::max_element(rank_load.begin(), rank_load.end()) - rank_load.begin());
   ExpertPlacement p;
   p.ep = ep;
   p.load_factor = rank_load[busiest] * ep;
@@ -64,6 +64,34 @@ double copies_touched_on_busiest(const ExpertPlacement& p, int top_k, double tok
   double touched = 0.0;
   for (double q : p.hottest_copies) touched += 1.0 - std::pow(1.0 - std::min(1.0, top_k * q), tokens);
   return touched;
+}
+
+int grouped_gemm_row_tile(double tokens, int top_k, int experts) {
+  const double per_expert = std::max(1.0, std::floor(tokens * top_k / std::max(experts, 1)));
+  int tile = 16;
+  while (tile < 128 && tile < per_expert) tile *= 2;
+  return tile;
+}
+
+double padded_rows_on_busiest(const ExpertPlacement& p, int top_k, double tokens, int tile) {
+  // E[ceil(x / tile)] = P(x >= 1) + sum over j >= 1 of P(x > j tile): the first exactly, the others from the
+  // normal approximation (x is a sum of many rare hits there). Copies of equal share sit next to each other
+  // (placement goes largest first), so each share's figure is worked out once.
+  double rows = 0.0, last_q = -1.0, last_rows = 0.0;
+  for (double q : p.hottest_copies) {
+    if (q != last_q) {
+      const double hit = std::min(1.0, top_k * q), mean = tokens * hit;
+      const double sd = std::sqrt(std::max(tokens * hit * (1.0 - hit), 1e-12));
+      double tiles = 1.0 - std::pow(1.0 - hit, tokens);
+      for (double edge = tile; edge < mean + 8.0 * sd + 1.0; edge += tile) {
+        tiles += 0.5 * std::erfc((edge + 0.5 - mean) / (sd * std::sqrt(2.0)));
+      }
+      last_q = q;
+      last_rows = tile * tiles;
+    }
+    rows += last_rows;
+  }
+  return rows;
 }
 
 }  // namespace fleetcast::simulator

@@ -158,7 +158,15 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   ex.bytes = (touched * params_.routed_expert / moe_tp * specs::bytes_per_element(model_.precision.experts) +
               assignments_per_gpu * 2.0 * h * abytes) *
              moe_layers;
-  ex.time_s = roofline_s(ex, rates_.matmul_flops(model_.precision.experts), rates_.hbm_bytes_per_s(), 4 * moe_kernels);
+  // The GEMMs compute padded row tiles per expert (expert_placement.hpp): the FLOPs above are the useful ones,
+  // the rate is cut by the padding.
+  const int experts_total = static_cast<int>(experts_.hottest_copies.size()) * ep;
+  const int tile = grouped_gemm_row_tile(tokens, moe.top_k, experts_total);
+  const double useful_rows = assignments_per_gpu;
+  const double padding =
+      useful_rows > 0.0 ? std::max(1.0, padded_rows_on_busiest(experts_, moe.top_k, tokens, tile) / useful_rows) : 1.0;
+  ex.time_s = roofline_s(ex, rates_.matmul_flops(model_.precision.experts) / padding, rates_.hbm_bytes_per_s(),
+                         4 * moe_kernels);
   ex.prefill_share = share(moe_tokens.prefill, moe_tokens.decode);
 
   if (params_.shared_experts_per_moe_layer > 0.0) {

@@ -33,8 +33,8 @@ done
 mkdir "$work/profiles" && cp "$work/h100.json" "$work/profiles/"
 FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" calibrate show h100 | grep -q '"kind": "fitted"' && ok ||
   bad "FLEETCAST_PROFILE_DIR: the fitted h100 profile should win over the datasheet one"
-"$bin" calibrate show h100 --runtime trtllm | grep -q '"kind": "datasheet"' && ok ||
-  bad "without the folder, for a pair that ships no serving fit (h100, trtllm): datasheet"
+"$bin" calibrate show gb200 --runtime trtllm | grep -q '"kind": "datasheet"' && ok ||
+  bad "without the folder, for a pair that ships no serving fit (gb200, trtllm): datasheet"
 # The shipped serving fit of (h200, vllm) is the default for that pair; --datasheet-profiles and
 # FLEETCAST_PROFILES=datasheet ask for the datasheet one, even over FLEETCAST_PROFILE_DIR.
 "$bin" calibrate show h200 --runtime vllm | grep -q '"kind": "fitted"' && ok ||

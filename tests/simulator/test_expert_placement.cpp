@@ -1,6 +1,5 @@
 // Expert load imbalance and redundant experts: the busiest EP rank sets a MoE layer's time.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "fleetcast/calibration/profile.hpp"
@@ -77,4 +76,33 @@ TEST_CASE("power-law traffic makes the busiest rank slower and redundancy wins p
   const auto factor = simulator::place_experts(*model.moe, d.moe_load, 8).load_factor;
   const double uneven = simulator::StepTimeModel(model, d, profile).predict(b).op(simulator::Op::moe_experts).flops();
   CHECK(uneven == Approx(even * factor));
+}
+
+TEST_CASE("grouped GEMM row tiles: the power of two at or above the assignments per expert, 16 to 128", "[experts]") {
+  CHECK(simulator::grouped_gemm_row_tile(64, 8, 256) == 16);     // 2 per expert
+  CHECK(simulator::grouped_gemm_row_tile(1024, 8, 256) == 32);   // 32
+  CHECK(simulator::grouped_gemm_row_tile(1024, 8, 128) == 64);   // 64
+  CHECK(simulator::grouped_gemm_row_tile(1100, 8, 128) == 128);  // 68.75 -> 128
+  CHECK(simulator::grouped_gemm_row_tile(65536, 8, 128) == 128);
+}
+
+TEST_CASE("padded grouped GEMM rows are within 2% of the exact binomial expectation", "[experts]") {
+  // E[ceil(x / tile) x tile] for x ~ Binomial(tokens, k / E), summed exactly over x, against the closed form.
+  const auto exact = [](double tokens, double p, int tile) {
+    double rows = 0.0, pmf = std::pow(1.0 - p, tokens);  // P(x = 0)
+    for (int x = 1; x <= static_cast<int>(tokens); ++x) {
+      pmf *= (tokens - x + 1) / x * p / (1.0 - p);
+      rows += pmf * std::ceil(static_cast<double>(x) / tile) * tile;
+      if (x > tokens * p + 12 * std::sqrt(tokens * p) + 40) break;
+    }
+    return rows;
+  };
+  const auto p = simulator::place_experts(moe(128, 8), {}, 1);
+  for (double tokens : {8.0, 64.0, 512.0, 1024.0, 1536.0, 8192.0}) {
+    const int tile = simulator::grouped_gemm_row_tile(tokens, 8, 128);
+    const double closed = simulator::padded_rows_on_busiest(p, 8, tokens, tile);
+    INFO(tokens << " tokens, tile " << tile);
+    CHECK(closed == Approx(128 * exact(tokens, 8.0 / 128, tile)).epsilon(0.02));
+    CHECK(closed >= tokens * 8 - 1e-9);  // never fewer rows than assignments
+  }
 }

@@ -2,12 +2,13 @@
 #include <catch2/catch.hpp>
 
 #include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/simulator/expert_placement.hpp"
 #include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/specs/presets.hpp"
 
 using namespace fleetcast;
-using simulator::Op;
 using Catch::Detail::Approx;
+using simulator::Op;
 
 namespace {
 
@@ -233,7 +234,10 @@ TEST_CASE("4-bit experts on Hopper multiply at the BF16 rate, on Blackwell at th
     const simulator::StepTimeModel m(model, d, profile);
     const auto st = m.predict(prefill(32768));
     const auto& ex = st.op(Op::moe_experts);
-    const double compute_s = ex.flops() / (peak_tflops * 1e12 * profile.matmul_efficiency_for(cls));
+    // 1,024 assignments per expert in row tiles of 128 (the padding itself: test_expert_placement.cpp).
+    const auto placement = simulator::place_experts(*model.moe, {}, 1);
+    const double padding = simulator::padded_rows_on_busiest(placement, 4, 32768, 128) / (32768.0 * 4);
+    const double compute_s = padding * ex.flops() / (peak_tflops * 1e12 * profile.matmul_efficiency_for(cls));
     REQUIRE(compute_s > ex.bytes / (d.hardware.hbm_bytes_per_s() * profile.memory_efficiency));
     return std::pair{ex.time_s, compute_s + 4 * model.num_layers * profile.op_latency_s};
   };
@@ -252,7 +256,11 @@ TEST_CASE("INT4 weight-only experts multiply at the BF16 rate even where FP4 ten
   const simulator::StepTimeModel m(model, d, profile);
   const auto st = m.predict(prefill(65536));
   const auto& ex = st.op(Op::moe_experts);
-  const double compute_s = ex.flops() / (2250e12 * profile.matmul_efficiency_for("bf16"));
+  // 65,536 x 8 / 384 = 1,365 assignments per expert in row tiles of 128 (padding: test_expert_placement.cpp).
+  const auto placement = simulator::place_experts(*model.moe, {}, d.replica.ep);
+  const double padding = simulator::padded_rows_on_busiest(placement, 8, 65536, 128) / (65536.0 * 8 / d.replica.ep);
+  const double compute_s = padding * ex.flops() / (2250e12 * profile.matmul_efficiency_for("bf16"));
   REQUIRE(compute_s > ex.bytes / (d.hardware.hbm_bytes_per_s() * profile.memory_efficiency));
-  CHECK(ex.time_s == Approx(compute_s + 4 * (model.num_layers - model.dense_layers) * profile.op_latency_s));
+  CHECK(ex.time_s ==
+        Approx(compute_s + 4 * (model.num_layers - model.dense_layers) * profile.op_latency_s).epsilon(1e-9));
 }

@@ -55,16 +55,37 @@ Params initial(const calibration::Profile& p) {
   return t;
 }
 
-calibration::Profile apply(const calibration::Profile& base, const Params& t) {
+// The bounded fit's ceilings (serving_fit.hpp): attention and HBM streaming efficiencies, and the NVLink one.
+constexpr double kMaxAttentionEfficiency = 0.80;
+constexpr double kMaxMemoryEfficiency = 0.95;
+// The bounded fit's prior: each efficiency log-normal around the datasheet figure, one standard deviation a
+// factor of 1.5.
+const double kPriorSigma = std::log(1.5);
+constexpr int kPriorParams[] = {0, 1, 2, 4};
+
+calibration::Profile apply(const calibration::Profile& base, const Params& t, bool bounded) {
   calibration::Profile p = base;
-  for (auto& [cls, eff] : p.matmul_efficiency) eff = std::min(1.0, eff * std::exp(t(0)));
-  p.attention_compute_efficiency = std::min(1.0, std::exp(t(1)));
-  p.memory_efficiency = std::min(1.0, std::exp(t(2)));
+  const double gemm_factor = bounded ? std::min(1.0, std::exp(t(0))) : std::exp(t(0));
+  for (auto& [cls, eff] : p.matmul_efficiency) eff = std::min(1.0, eff * gemm_factor);
+  p.attention_compute_efficiency = std::min(bounded ? kMaxAttentionEfficiency : 1.0, std::exp(t(1)));
+  p.memory_efficiency = std::min(bounded ? kMaxMemoryEfficiency : 1.0, std::exp(t(2)));
   p.step_overhead_s = std::clamp(std::exp(t(3)), 1e-5, 0.1);
   p.nvlink_efficiency = std::min(1.0, std::exp(t(4)));
   p.sequence_overhead_s = std::clamp(std::exp(t(5)), 1e-7, 1e-3);
   p.request_overhead_s = std::clamp(std::exp(t(6)), 1e-5, 0.5);
   return p;
+}
+
+// The datasheet profile shipped for `hw` (calibration/profiles/<hw>.json), or the one computed from its spec.
+calibration::Profile datasheet_for(const specs::HardwareSpec& hw, const std::string& runtime) {
+  for (const calibration::Profile& p : calibration::shipped_profiles()) {
+    if (p.kind == "datasheet" && p.hardware == hw.name && p.runtime.empty()) {
+      calibration::Profile copy = p;
+      copy.runtime = runtime;
+      return copy;
+    }
+  }
+  return calibration::datasheet_profile(hw, runtime);
 }
 
 // log(predicted / measured) TTFT and TPOT per row, the rows spread over `threads` threads (the replay keeps
@@ -86,6 +107,15 @@ Eigen::VectorXd residuals(const std::vector<const Row*>& rows, const calibration
   return r;
 }
 
+// The robust fit's residual: r itself within a factor 1.5 (|r| <= log 1.5), beyond it the square root of twice the
+// Huber loss, so that a row off by a factor of several (a KV-capacity cliff, a run the model does not describe)
+// pulls on the parameters linearly rather than quadratically.
+double huber_residual(double r) {
+  const double delta = std::log(1.5), a = std::abs(r);
+  if (a <= delta) return r;
+  return std::copysign(std::sqrt(2.0 * delta * (a - delta / 2.0)), r);
+}
+
 ServingFitScore score(const Eigen::VectorXd& r) {
   std::vector<double> ttft, tpot;
   for (Eigen::Index i = 0; i + 1 < r.size(); i += 2) {
@@ -99,10 +129,16 @@ ServingFitScore score(const Eigen::VectorXd& r) {
 
 bool held_out(const std::string& id) { return fnv1a64(id) % 5 == 0; }
 
+std::string serving_run_model(const traces::MeasuredServingRun& run) {
+  const std::string group = serving_run_group(run);
+  return group.substr(0, group.find(" | "));
+}
+
 ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, const std::string& hardware,
                                const std::string& runtime, const ServingFitOptions& options) {
   const specs::HardwareSpec hw = specs::hardware_preset(hardware);
-  const calibration::Profile base = calibration::profile_for(hw, runtime);
+  const calibration::Profile in_use = calibration::profile_for(hw, runtime);
+  const calibration::Profile base = datasheet_for(hw, runtime);
   ServingFit fit;
   std::vector<Row> rows;
   for (const auto& run : results.runs) {
@@ -112,14 +148,18 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     if (!mapped || mapped->scenario["deployment"]["hardware"] != hardware) continue;
     try {
       Row row{run, specs::parse_scenario(mapped->scenario, results.file)};
-      replay_closed_loop(row.scenario, base);  // the model fits and a step can be formed
+      replay_closed_loop(row.scenario, in_use);  // the model fits and a step can be formed
       rows.push_back(std::move(row));
     } catch (const InputError& e) {
       fit.skipped.push_back(run.id + ": " + e.problem());
     }
   }
   std::vector<const Row*> train, test;
-  for (const Row& r : rows) (held_out(r.run.id) ? test : train).push_back(&r);
+  for (const Row& r : rows) {
+    const bool test_row =
+        options.leave_out_model.empty() ? held_out(r.run.id) : serving_run_model(r.run) == options.leave_out_model;
+    (test_row ? test : train).push_back(&r);
+  }
   if (static_cast<int>(train.size()) > options.max_train_rows) {
     std::vector<const Row*> spaced;
     for (int i = 0; i < options.max_train_rows; ++i) {
@@ -133,10 +173,30 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                      std::to_string(train.size()) + " training rows: at least 6 are needed to fit 7 parameters");
   }
 
-  Params theta = initial(base);
-  Eigen::VectorXd r = residuals(train, apply(base, theta), options.threads);
-  fit.before_train = score(r);
-  if (!test.empty()) fit.before_held_out = score(residuals(test, base, options.threads));
+  const Params theta0 = initial(base);
+  // The data residuals, then (bounded) the prior's: (log x - log x0) / sigma per efficiency.
+  const auto objective = [&](const Params& t) {
+    Eigen::VectorXd data = residuals(train, apply(base, t, options.bounded), options.threads);
+    if (options.robust) data = data.unaryExpr(&huber_residual);
+    if (!options.bounded) return data;
+    Eigen::VectorXd all(data.size() + static_cast<Eigen::Index>(std::size(kPriorParams)));
+    all << data, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(std::size(kPriorParams)));
+    for (std::size_t k = 0; k < std::size(kPriorParams); ++k) {
+      all(data.size() + static_cast<Eigen::Index>(k)) = (t(kPriorParams[k]) - theta0(kPriorParams[k])) / kPriorSigma;
+    }
+    return all;
+  };
+
+  Params theta = theta0;
+  fit.before_train = score(residuals(train, in_use, options.threads));
+  if (!test.empty()) fit.before_held_out = score(residuals(test, in_use, options.threads));
+  if (options.max_iterations == 0) {  // a score of the profile in use, as it is
+    fit.profile = in_use;
+    fit.after_train = fit.before_train;
+    fit.after_held_out = fit.before_held_out;
+    return fit;
+  }
+  Eigen::VectorXd r = objective(theta);
   double cost = r.squaredNorm(), lambda = 1e-2;
   const double h = 0.05;  // forward-difference step in log space (5%)
   for (int it = 0; it < options.max_iterations; ++it) {
@@ -145,7 +205,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     for (int j = 0; j < kParams; ++j) {
       Params t = theta;
       t(j) += h;
-      J.col(j) = (residuals(train, apply(base, t), options.threads) - r) / h;
+      J.col(j) = (objective(t) - r) / h;
     }
     const Eigen::MatrixXd A = J.transpose() * J;
     const Eigen::VectorXd g = J.transpose() * r;
@@ -155,7 +215,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
       damped.diagonal() += lambda * (A.diagonal().array() + 1e-9).matrix();
       const Params step = damped.ldlt().solve(-g);
       const Params candidate = theta + step.cwiseMax(-1.0).cwiseMin(1.0);  // at most a factor e per iteration
-      const Eigen::VectorXd rc = residuals(train, apply(base, candidate), options.threads);
+      const Eigen::VectorXd rc = objective(candidate);
       if (rc.squaredNorm() < cost) {
         improved = cost - rc.squaredNorm() > 1e-4 * cost;
         theta = candidate;
@@ -169,20 +229,19 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     }
     if (!improved) break;
   }
-  if (options.max_iterations == 0) {  // a score of the starting profile, as it is (initial() clamps)
-    fit.profile = base;
-    fit.after_train = score(residuals(train, base, options.threads));
-    fit.after_held_out = fit.before_held_out;
-    return fit;
-  }
-  fit.profile = apply(base, theta);
+  fit.profile = apply(base, theta, options.bounded);
   fit.profile.kind = "fitted";
   fit.profile.runtime = runtime;
-  fit.after_train = score(r);
+  fit.after_train = score(residuals(train, fit.profile, options.threads));
   if (!test.empty()) fit.after_held_out = score(residuals(test, fit.profile, options.threads));
   const std::string source = "fitted to " + std::to_string(train.size()) + " measured " + runtime + " runs on " +
                              hardware + " (" + results.file + ", fnv1a64 " + file_hash(results.file) +
-                             ", held out: every id whose FNV-1a 64 hash is 0 mod 5) by `fleetcast calibrate serving`";
+                             (options.leave_out_model.empty() ? ", held out: every id whose FNV-1a 64 hash is 0 mod 5"
+                                                              : ", held out: every row of " + options.leave_out_model) +
+                             ") by `fleetcast calibrate serving`" +
+                             (options.bounded ? ", bounded by the kernel-level figures with a log-normal prior "
+                                                "(sigma: a factor 1.5) around the datasheet profile"
+                                              : "");
   for (const char* field : {"attention_compute_efficiency", "memory_efficiency", "step_overhead_s", "nvlink_efficiency",
                             "sequence_overhead_s", "request_overhead_s"}) {
     fit.profile.sources[field] = source;

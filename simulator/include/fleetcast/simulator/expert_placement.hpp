@@ -29,4 +29,13 @@ ExpertPlacement place_experts(const specs::MoeSpec& moe, const specs::MoeLoadSpe
 // copy of routing share q is hit by one token with probability top_k x q.
 double copies_touched_on_busiest(const ExpertPlacement& p, int top_k, double tokens);
 
+// Grouped (MoE) GEMMs compute whole tiles of rows per expert, so an expert that receives x of the step's
+// token-expert assignments computes ceil(x / tile) x tile rows. The tile: the power of two at or above the mean
+// assignments per expert, within [16, 128] (triton_kernels' matmul_ogs opt_flags, which vLLM runs MXFP4 MoE with;
+// vLLM's fused_moe and TensorRT-LLM's CUTLASS grouped GEMMs take row tiles of 16 to 128 by batch the same way).
+int grouped_gemm_row_tile(double tokens, int top_k, int experts);
+// Expected rows the busiest rank's grouped GEMM computes, padding included, when `tokens` tokens each pick
+// top_k experts: per copy of routing share q, tile x E[ceil(x / tile)] with x ~ Binomial(tokens, top_k q).
+double padded_rows_on_busiest(const ExpertPlacement& p, int top_k, double tokens, int tile);
+
 }  // namespace fleetcast::simulator

@@ -6,6 +6,15 @@
 // the fast closed-loop replay; a fifth of the rows (by a hash of their id, so the split never depends on the file's
 // order) is held out and only scored. One set of parameters per (hardware, runtime): never a factor per row, model or
 // layout.
+//
+// Bounded (ServingFitOptions::bounded): no efficiency above the best kernel-level figure measured on that hardware (the
+// datasheet profile's matmul share is the best MAMF measured, REFERENCE.md s4, so a fitted GEMM can be slower than it,
+// never faster; attention and HBM streaming at most 0.80 and 0.95, NVLink at most 1), and a log-normal prior around the
+// datasheet profile on the four efficiencies (one residual (log x - log x0) / log 1.5 each, beside the 2 x rows
+// residuals of the data). So the fit cannot buy a lower TTFT or TPOT error with an efficiency no kernel reaches, or
+// one a factor of several below what the kernels measure, which a model or a workload outside the rows would pay
+// for. Not the default: held out model by model (`--cross-validate`, docs/ACCURACY.md) it did not predict the models
+// it never saw better than the plain least squares (efficiencies capped at 1 only), which the shipped profiles use.
 
 #include <string>
 #include <vector>
@@ -18,10 +27,19 @@ namespace fleetcast::validation {
 // True for the rows every fit leaves out: FNV-1a 64 of the id, modulo 5, is 0.
 bool held_out(const std::string& id);
 
+// The model preset a row maps to ("llama-3.1-70b" for meta-llama/Llama-3.1-70B): the first field of its group.
+std::string serving_run_model(const traces::MeasuredServingRun& run);
+
 struct ServingFitOptions {
   int max_train_rows = 48;  // evenly spaced among the training rows: the fit's cost grows with them
   int max_iterations = 12;  // 0: no fit, the starting profile scored as it is
   int threads = 2;
+  bool bounded = false;
+  // Huber loss on the log errors (quadratic within a factor 1.5, linear beyond) instead of squares throughout.
+  bool robust = false;
+  // Not empty: every row of this model preset (e.g. "llama-3.1-70b") is left out of the training rows and scored
+  // as the held-out set, whatever its id hash: the error on a model the fit never saw.
+  std::string leave_out_model;
 };
 
 struct ServingFitScore {
@@ -38,8 +56,9 @@ struct ServingFit {
   std::vector<std::string> skipped;  // rows of the pair not usable by the replay, with the reason
 };
 
-// Fits the profile of `hardware` under `runtime` from the agg rows of `results` that map to that pair,
-// starting from the shipped profile. Throws InputError when fewer than 6 training rows remain.
+// Fits the profile of `hardware` under `runtime` from the agg rows of `results` that map to that pair, starting
+// from the datasheet profile; the "before" scores are those of the profile in use (calibration::profile_for).
+// Throws InputError when fewer than 6 training rows remain.
 ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, const std::string& hardware,
                                const std::string& runtime, const ServingFitOptions& options = {});
 

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Refits the shipped serving profiles (calibration/profiles/serving/<hardware>-<runtime>.json) to the silicon
+# development set with `fleetcast calibrate serving`, each from the datasheet profile, 24 training rows per pair, the
+# held-out fifth (by id hash) never fitted. Prints each pair's error before and after; review the diff, then
+# rerun scripts/validation-report.sh for the full simulations of the held-out rows.
+# usage: scripts/refit-serving-profiles.sh [BUILD_DIR] [PAIR...]   (PAIR: hardware-runtime, default: those shipped)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$root/build}" && pwd)
+shift || true
+cd "$root"  # the profiles' sources name the file as ../shared/validation/silicon-dev.csv
+csv=../shared/validation/silicon-dev.csv
+[ -f "$csv" ] || { echo "no $csv: ../shared is not checked out" >&2; exit 2; }
+out=$root/calibration/profiles/serving
+pairs=("$@")
+if [ ${#pairs[@]} -eq 0 ]; then
+  for f in "$out"/*.json; do pairs+=("$(basename "$f" .json)"); done
+fi
+for pair in "${pairs[@]}"; do
+  "$build/cli/fleetcast" --datasheet-profiles calibrate serving --silicon "$csv" --hardware "${pair%%-*}" \
+    --runtime "${pair#*-}" --train-rows 24 -o "$out"
+done
