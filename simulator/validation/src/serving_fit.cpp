@@ -241,7 +241,8 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                              ") by `fleetcast calibrate serving`" +
                              (options.bounded ? ", bounded by the kernel-level figures with a log-normal prior "
                                                 "(sigma: a factor 1.5) around the datasheet profile"
-                                              : "");
+                                              : "") +
+                             (options.robust ? ", Huber loss on the log errors beyond a factor 1.5" : "");
   for (const char* field : {"attention_compute_efficiency", "memory_efficiency", "step_overhead_s", "nvlink_efficiency",
                             "sequence_overhead_s", "request_overhead_s"}) {
     fit.profile.sources[field] = source;
