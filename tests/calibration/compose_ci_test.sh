@@ -10,12 +10,16 @@
 # usage: compose_ci_test.sh FLEETCAST_ENGINE FLEETCAST SOURCE_DIR MAX_MEDIAN_APE MAX_APE [PLAN STEPS]
 set -u
 # Timings on a shared machine are noisy (another job's burst can double one op's median), and every check here
-# compares timings: a failed attempt measures everything once more, and the test fails only if both attempts
-# fail. A modelling error fails both; a noise burst rarely hits both.
+# compares timings: a failed attempt measures everything once more, and the test fails only if three attempts
+# all fail. A modelling error fails every one; a noise burst rarely hits three. Two were not enough: on a clean
+# clone the MoE check failed both with ops-level leave-one-out errors of 46-63% on the GEMMs (the machine's noise,
+# not the model's), then passed alone on the same build (2026-12-03 13:37).
 if [ -z "${COMPOSE_ATTEMPT:-}" ]; then
-  COMPOSE_ATTEMPT=1 bash "$0" "$@" && exit 0
-  echo "attempt 1 failed: measuring again (attempt 2 of 2)"
-  COMPOSE_ATTEMPT=2 exec bash "$0" "$@"
+  for attempt in 1 2; do
+    COMPOSE_ATTEMPT=$attempt bash "$0" "$@" && exit 0
+    echo "attempt $attempt failed: measuring again (attempt $((attempt + 1)) of 3)"
+  done
+  COMPOSE_ATTEMPT=3 exec bash "$0" "$@"
 fi
 engine=$1
 bin=$2
