@@ -3,6 +3,7 @@
 // the fitted profiles (calibration/profiles/<hardware>-<runtime>.json is where shipped ones live).
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "atomic_file.hpp"
@@ -70,17 +71,16 @@ int run_calibrate_serving(const Args& args) {
     throw InputError("", "-o", out_dir, "not a directory");
   }
   const auto results = traces::read_silicon_csv(silicon);
-  std::set<std::pair<std::string, std::string>> pairs;
-  if (!hardware.empty()) {
-    pairs.insert({hardware, runtime});
-  } else {
-    for (const auto& run : results.runs) {
-      auto m = validation::map_serving_run(run);
-      if (auto* mapped = std::get_if<validation::MappedRun>(&m); mapped && run.mode == "agg") {
-        pairs.insert({mapped->scenario["deployment"]["hardware"].get<std::string>(), run.backend});
-      }
+  // The (hardware, runtime) pairs of the aggregated rows that map, each with its models (for --cross-validate).
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> pairs;
+  for (const auto& run : results.runs) {
+    auto m = validation::map_serving_run(run);
+    if (auto* mapped = std::get_if<validation::MappedRun>(&m); mapped && run.mode == "agg") {
+      pairs[{mapped->scenario["deployment"]["hardware"].get<std::string>(), run.backend}].insert(
+          validation::serving_run_model(run));
     }
   }
+  if (!hardware.empty()) pairs = {{{hardware, runtime}, pairs[{hardware, runtime}]}};
   std::printf("%-8s %-7s %-16s %5s %5s | %-22s | %-22s | %s\n", "hardware", "runtime", "left out", "train", "held",
               "train TTFT/TPOT med", "held-out TTFT/TPOT med",
               "fitted: bf16 gemm, attn, mem, step ms, nvlink, seq us, req ms");
@@ -111,20 +111,13 @@ int run_calibrate_serving(const Args& args) {
       write_file_atomically(path, calibration::to_json(p).dump(2) + "\n");
     }
   };
-  for (const auto& [hw, rt] : pairs) {
+  for (const auto& [pair, models] : pairs) {
+    const auto& [hw, rt] = pair;
     if (!cross_validate) {
       fit_and_print(hw, rt, options);
       continue;
     }
     // Each model of the pair in turn is the held-out set: the error on a model the fit never saw.
-    std::set<std::string> models;
-    for (const auto& run : results.runs) {
-      auto m = validation::map_serving_run(run);
-      if (auto* mapped = std::get_if<validation::MappedRun>(&m);
-          mapped && run.mode == "agg" && run.backend == rt && mapped->scenario["deployment"]["hardware"] == hw) {
-        models.insert(validation::serving_run_model(run));
-      }
-    }
     for (const std::string& model : models) {
       validation::ServingFitOptions o = options;
       o.leave_out_model = model;

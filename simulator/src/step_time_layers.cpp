@@ -162,9 +162,10 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   // the rate is cut by the padding.
   const int experts_total = static_cast<int>(experts_.hottest_copies.size()) * ep;
   const int tile = grouped_gemm_row_tile(tokens, moe.top_k, experts_total);
-  const double useful_rows = assignments_per_gpu;
   const double padding =
-      useful_rows > 0.0 ? std::max(1.0, padded_rows_on_busiest(experts_, moe.top_k, tokens, tile) / useful_rows) : 1.0;
+      assignments_per_gpu > 0.0
+          ? std::max(1.0, padded_rows_on_busiest(experts_, moe.top_k, tokens, tile) / assignments_per_gpu)
+          : 1.0;
   ex.time_s = roofline_s(ex, rates_.matmul_flops(model_.precision.experts) / padding, rates_.hbm_bytes_per_s(),
                          4 * moe_kernels);
   ex.prefill_share = share(moe_tokens.prefill, moe_tokens.decode);

@@ -78,14 +78,11 @@ calibration::Profile apply(const calibration::Profile& base, const Params& t, bo
 
 // The datasheet profile shipped for `hw` (calibration/profiles/<hw>.json), or the one computed from its spec.
 calibration::Profile datasheet_for(const specs::HardwareSpec& hw, const std::string& runtime) {
+  std::vector<calibration::Profile> datasheet;
   for (const calibration::Profile& p : calibration::shipped_profiles()) {
-    if (p.kind == "datasheet" && p.hardware == hw.name && p.runtime.empty()) {
-      calibration::Profile copy = p;
-      copy.runtime = runtime;
-      return copy;
-    }
+    if (p.kind == "datasheet") datasheet.push_back(p);
   }
-  return calibration::datasheet_profile(hw, runtime);
+  return calibration::select_profile(datasheet, hw, runtime);
 }
 
 // log(predicted / measured) TTFT and TPOT per row, the rows spread over `threads` threads (the replay keeps
