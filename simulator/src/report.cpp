@@ -8,6 +8,7 @@
 #include "fleetcast/cost_model/fleet_cost.hpp"
 #include "fleetcast/cost_model/sensitivity.hpp"
 #include "fleetcast/simulator/architecture.hpp"
+#include "fleetcast/simulator/gemm_inputs.hpp"
 #include "fleetcast/simulator/speculative.hpp"
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/stats/json_number.hpp"
@@ -165,8 +166,12 @@ traces::BenchmarkRecord benchmark_record(const ReportInputs& in, const nlohmann:
   b.gpu_count = d.total_gpus();
   b.interconnect = "NVLink " + std::to_string(static_cast<int>(d.hardware.nvlink_gb_per_s)) + " GB/s per GPU, " +
                    std::to_string(static_cast<int>(d.hardware.nic_gbit_per_s)) + " Gb/s NIC per GPU";
+  // The experts' GEMM inputs where they differ from the weights' format (gemm_inputs.hpp): they set the rate.
+  const specs::Precision inputs = expert_gemm_inputs(s.model.precision, d.runtime);
+  const std::string expert_inputs =
+      inputs == s.model.precision.experts ? "" : " (" + std::string(specs::to_string(inputs)) + " inputs)";
   b.precision = std::string(specs::to_string(s.model.precision.weights)) + " weights, " +
-                std::string(specs::to_string(s.model.precision.experts)) + " experts, " +
+                std::string(specs::to_string(s.model.precision.experts)) + " experts" + expert_inputs + ", " +
                 std::string(specs::to_string(s.model.precision.kv_cache)) + " KV cache";
   // Disaggregated: the decode pool's layout (the pools' own are in derived.pools).
   const specs::ReplicaLayout& layout = in.pools ? in.pools->decode.deployment.replica : d.replica;

@@ -91,6 +91,12 @@ ModelPrecision parse_precision_block(JsonReader r) {
   p.experts = r.optional_enum("experts", p.weights, detail::kPrecisionNames);
   p.kv_cache = r.optional_enum("kv_cache", Precision::bf16, detail::kPrecisionNames);
   p.activations = r.optional_enum("activations", Precision::bf16, detail::kPrecisionNames);
+  if (r.has("expert_inputs")) {
+    const Precision in = r.require_enum("expert_inputs", detail::kPrecisionNames);
+    // A tensor core multiplies 16-, 8- or 4-bit floats; FP32 and INT4 inputs have no GEMM to run in.
+    r.check(in != Precision::fp32 && in != Precision::int4, "expert_inputs", "must be bf16, fp16, fp8, fp4 or nvfp4");
+    p.expert_inputs = in;
+  }
   r.finish();
   return p;
 }

@@ -128,6 +128,7 @@ json to_json(const ModelSpec& m) {
                     {"experts", to_string(m.precision.experts)},
                     {"kv_cache", to_string(m.precision.kv_cache)},
                     {"activations", to_string(m.precision.activations)}};
+  if (m.precision.expert_inputs) j["precision"]["expert_inputs"] = to_string(*m.precision.expert_inputs);
   return j;
 }
 

@@ -74,7 +74,7 @@ specs::ModelSpec two_layers() {
   auto m = specs::model_preset("llama-3.1-8b");
   m.num_layers = 2;
   m.dense_layers = 2;
-  m.precision = {specs::Precision::bf16, specs::Precision::bf16, specs::Precision::bf16, specs::Precision::bf16};
+  m.precision = {};  // BF16 throughout
   return m;
 }
 
@@ -181,7 +181,7 @@ TEST_CASE("a grouped-GEMM predictor times the routed experts on the busiest GPU"
   auto model = specs::model_preset("qwen3-235b-a22b");
   model.num_layers = 1;
   model.dense_layers = 0;
-  model.precision = {specs::Precision::bf16, specs::Precision::bf16, specs::Precision::bf16, specs::Precision::bf16};
+  model.precision = {};  // BF16 throughout
   specs::DeploymentSpec d = one_h100();
   d.gpus_per_node = 8;
   d.replica = {8, 1, 8, 1};

@@ -1,6 +1,7 @@
 // DeepInfer's launch charts (REFERENCE.md section 1) from the shipped scenarios deepinfer-{prefill,decode}-gb200:
-// each has one fitted parameter (scheduler.step_overhead_s, fitted on the chart's middle point only), the outer
-// points are predictions. docs/ACCURACY.md has the table; this test keeps it true.
+// decode has one fitted parameter (scheduler.step_overhead_s, fitted on the chart's middle point only), the outer
+// points are predictions; prefill has none (with two-batch overlap the fit would be negative, so the profile's
+// overhead stands). docs/ACCURACY.md has the table; this test keeps it true.
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -50,8 +51,11 @@ TEST_CASE("DeepInfer decode chart: 64 GB200, DP64/EP64, MTP 3 at 0.75, 131k cont
   }
 }
 
-TEST_CASE("DeepInfer prefill chart: 4 GB200, DP4/EP4, 131k-token prompts", "[deepinfer]") {
+TEST_CASE("DeepInfer prefill chart: 4 GB200, DP4/EP4, two-batch overlap, 131k-token prompts", "[deepinfer]") {
   const auto s = scenario("deepinfer-prefill-gb200");
+  // Nothing fitted: the step overhead is the profile's.
+  CHECK(s.deployment.scheduler.step_overhead_s < 0.0);
+  CHECK(s.deployment.two_batch_overlap);
   const simulator::StepTimeModel model(s.model, s.deployment,
                                        calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
   // Read off the chart: tokens per GPU per step -> input tokens/s per GPU, ms per step.
@@ -64,7 +68,6 @@ TEST_CASE("DeepInfer prefill chart: 4 GB200, DP4/EP4, 131k-token prompts", "[dee
     const auto p = simulator::prefill_point(model, s.deployment, point.tokens, kContext);
     INFO(point.tokens << " tokens per GPU: " << p.input_tokens_per_s_per_gpu << " tok/s/GPU, " << 1e3 * p.mean_step_s
                       << " ms per step");
-    if (point.tokens == 16384) CHECK(error(1e3 * p.mean_step_s, point.step_ms) < 0.005);
     CHECK(error(1e3 * p.mean_step_s, point.step_ms) < 0.15);
     CHECK(error(p.input_tokens_per_s_per_gpu, point.per_gpu) < 0.15);
     CHECK(p.input_tokens_per_s_per_gpu > last_gpu);

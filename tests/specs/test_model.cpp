@@ -61,6 +61,21 @@ TEST_CASE("a CSA model with lookup memory parses, ints accepted for double field
   CHECK(m.precision.activations == Precision::fp16);
 }
 
+TEST_CASE("expert_inputs is unset unless given, round-trips, and must be a tensor-core input", "[specs][model]") {
+  json j = mla_model_json();
+  CHECK_FALSE(parse_model(j, "m.json").precision.expert_inputs.has_value());
+  CHECK_FALSE(to_json(parse_model(j, "m.json"))["precision"].contains("expert_inputs"));
+  j["precision"]["expert_inputs"] = "fp8";
+  const ModelSpec m = parse_model(j, "m.json");
+  REQUIRE(m.precision.expert_inputs.has_value());
+  CHECK(*m.precision.expert_inputs == Precision::fp8);
+  CHECK(parse_model(to_json(m), "echo.json") == m);
+  j["precision"]["expert_inputs"] = "int4";
+  CHECK_INPUT_ERROR(parse_model(j, "m.json"), "precision.expert_inputs", "", "must be bf16, fp16, fp8, fp4 or nvfp4");
+  j["precision"]["expert_inputs"] = "fp6";
+  CHECK_INPUT_ERROR(parse_model(j, "m.json"), "precision.expert_inputs", "\"fp6\"", "bf16");
+}
+
 TEST_CASE("models round-trip through to_json", "[specs][model][roundtrip]") {
   for (const json& j : {gqa_model_json(), mla_model_json(), csa_model_json()}) {
     const ModelSpec m = parse_model(j, "m.json");

@@ -65,6 +65,26 @@ TEST_CASE("mapping: checkpoint names and systems resolve to presets; quantized r
   CHECK(qs.model.precision.experts == specs::Precision::nvfp4);
 }
 
+TEST_CASE("mapping: a 4-bit label on gpt-oss is its published checkpoint, MXFP4 experts and BF16 elsewhere",
+          "[validation]") {
+  // The CSV labels gpt-oss-120b's FP4 rows nvfp4 in both columns; the checkpoint is MXFP4 experts with BF16
+  // attention, and no runtime re-quantises it.
+  auto r = agg_run("openai/gpt-oss-120b", "b200_sxm", "vllm", {16, 0, 1, 1, 1, 1, 1});
+  r.precision = "fp4";
+  r.gemm_quant_mode = "nvfp4";
+  r.moe_quant_mode = "nvfp4";
+  const auto m = mapped(r);
+  const auto s = specs::parse_scenario(m.scenario, "row");
+  CHECK(s.model.precision.weights == specs::Precision::bf16);
+  CHECK(s.model.precision.experts == specs::Precision::fp4);
+  CHECK(m.notes.find("MXFP4 checkpoint") != std::string::npos);
+  // The same label on a model published in BF16 is a quantised checkpoint of it (NVFP4 weights and experts).
+  auto l = agg_run("meta-llama/Llama-3.1-70B", "b200_sxm", "vllm", {16, 0, 1, 1, 1, 1, 1});
+  l.gemm_quant_mode = "nvfp4";
+  l.moe_quant_mode = "nvfp4";
+  CHECK(specs::parse_scenario(mapped(l).scenario, "row").model.precision.weights == specs::Precision::nvfp4);
+}
+
 TEST_CASE("mapping: the layout is one worker of tp x pp x dp GPUs with the row's per-rank batch", "[validation]") {
   // Qwen3-235B on 8 H200: attention TP4 x DP2, experts EP8 (moe_tp 1 x ep 8 = tp 4 x dp 2).
   const auto m = mapped(agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {32, 0, 4, 1, 2, 1, 8}));

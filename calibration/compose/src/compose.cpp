@@ -35,7 +35,8 @@ specs::ModelSpec cut(specs::ModelSpec m, int layers, specs::Precision precision)
       static_cast<int>(std::lround(static_cast<double>(m.attention.sliding_window_layers) * layers / all));
   if (m.attention.indexer_layers > 0) m.attention.indexer_layers = std::min(m.attention.indexer_layers, layers);
   m.mtp_layers = 0;
-  m.precision = {precision, precision, precision, precision};
+  m.precision = {};
+  m.precision.weights = m.precision.experts = m.precision.kv_cache = m.precision.activations = precision;
   return m;
 }
 

@@ -15,6 +15,11 @@ public:
   // (Hopper) are dequantised to BF16 in the kernel (weight-only) and run at the BF16 rate; FP8 weights without
   // FP8 tensor cores likewise.
   double matmul_flops(specs::Precision p) const;
+  // A GEMM of `weights` by activations in `inputs`: an MMA runs at the rate of its wider input (gemm_inputs.hpp).
+  double gemm_flops(specs::Precision weights, specs::Precision inputs) const {
+    const double w = matmul_flops(weights), in = matmul_flops(inputs);
+    return w < in ? w : in;
+  }
   double attention_flops() const { return attention_flops_; }
   double vector_flops() const { return vector_flops_; }
   double hbm_bytes_per_s() const { return hbm_bytes_per_s_; }

@@ -132,6 +132,7 @@ private:
   RateTable rates_;
   ParameterCounts params_;
   ExpertPlacement experts_;  // where routed experts sit on the EP ranks (MoE models)
+  specs::Precision expert_inputs_ = specs::Precision::bf16;  // the format the experts' GEMMs take activations in
   double step_overhead_s_ = 0.0;
   double decode_overhead_share_ = 1.0;  // of step_overhead_s_, in a step without prefill
   double sequence_overhead_s_ = 0.0;
