@@ -2,11 +2,11 @@
 
 namespace fleetcast::simulator {
 
-specs::Precision gemm_inputs(specs::Precision weights, std::string_view runtime) {
+specs::Precision gemm_inputs(specs::Precision weights) {
   using specs::Precision;
   switch (weights) {
     case Precision::fp4:
-      return runtime == "vllm" ? Precision::bf16 : Precision::fp8;
+      return Precision::fp8;
     case Precision::int4:
       return Precision::bf16;
     case Precision::fp32:
@@ -19,8 +19,8 @@ specs::Precision gemm_inputs(specs::Precision weights, std::string_view runtime)
   return weights;
 }
 
-specs::Precision expert_gemm_inputs(const specs::ModelPrecision& precision, std::string_view runtime) {
-  return precision.expert_inputs.value_or(gemm_inputs(precision.experts, runtime));
+specs::Precision expert_gemm_inputs(const specs::ModelPrecision& precision) {
+  return precision.expert_inputs.value_or(gemm_inputs(precision.experts));
 }
 
 }  // namespace fleetcast::simulator

@@ -167,7 +167,7 @@ traces::BenchmarkRecord benchmark_record(const ReportInputs& in, const nlohmann:
   b.interconnect = "NVLink " + std::to_string(static_cast<int>(d.hardware.nvlink_gb_per_s)) + " GB/s per GPU, " +
                    std::to_string(static_cast<int>(d.hardware.nic_gbit_per_s)) + " Gb/s NIC per GPU";
   // The experts' GEMM inputs where they differ from the weights' format (gemm_inputs.hpp): they set the rate.
-  const specs::Precision inputs = expert_gemm_inputs(s.model.precision, d.runtime);
+  const specs::Precision inputs = expert_gemm_inputs(s.model.precision);
   const std::string expert_inputs =
       inputs == s.model.precision.experts ? "" : " (" + std::string(specs::to_string(inputs)) + " inputs)";
   b.precision = std::string(specs::to_string(s.model.precision.weights)) + " weights, " +

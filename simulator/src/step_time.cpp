@@ -61,7 +61,7 @@ StepTimeModel::StepTimeModel(const specs::ModelSpec& model, const specs::Deploym
       rates_(deployment.hardware, profile),
       params_(count_parameters(model)) {
   if (model.moe) experts_ = place_experts(*model.moe, deployment.moe_load, deployment.replica.ep);
-  expert_inputs_ = expert_gemm_inputs(model.precision, deployment.runtime);
+  expert_inputs_ = expert_gemm_inputs(model.precision);
   step_overhead_s_ =
       deployment.scheduler.step_overhead_s >= 0.0 ? deployment.scheduler.step_overhead_s : profile.step_overhead_s;
   decode_overhead_share_ = deployment.scheduler.decode_overhead_share();
@@ -86,8 +86,7 @@ void StepTimeModel::cost_token_gemm(OpCost& op, double params, specs::Precision 
   op.flops_prefill = 2.0 * prefill_tokens * params;
   op.flops_decode = 2.0 * decode_tokens * params;
   op.bytes = params * specs::bytes_per_element(weights) + (prefill_tokens + decode_tokens) * activation_bytes_per_token;
-  op.time_s = roofline_s(op, rates_.gemm_flops(weights, gemm_inputs(weights, deployment_.runtime)),
-                         rates_.hbm_bytes_per_s(), kernels);
+  op.time_s = roofline_s(op, rates_.gemm_flops(weights, gemm_inputs(weights)), rates_.hbm_bytes_per_s(), kernels);
   op.prefill_share = share(prefill_tokens, decode_tokens);
 }
 

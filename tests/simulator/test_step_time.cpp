@@ -225,22 +225,20 @@ TEST_CASE("a sparse-attention indexer is charged only on the layers that own one
   CHECK(all.flops_decode - eight.flops_decode == Approx((40 - 8) * per_layer_flops));
 }
 
-TEST_CASE("MXFP4 experts multiply at the rate of the wider input: the weights' or the runtime's activations",
-          "[step_time]") {
-  // gpt-oss-120b's MXFP4 experts. Hopper has no FP4 tensor cores, so every engine dequantises the weights to BF16
-  // in the tile. On Blackwell vLLM's default keeps BF16 activations (MXFP4 x BF16, the BF16 rate) while SGLang and
-  // TensorRT-LLM quantise them to MXFP8 (MXFP4 x MXFP8, the FP8 rate); only a checkpoint that sets 4-bit inputs
-  // reaches the FP4 rate. A 32,768-token prefill is compute-bound in every case.
+TEST_CASE("MXFP4 experts multiply at the rate of the wider input: the weights' or the activations'", "[step_time]") {
+  // gpt-oss-120b's MXFP4 experts. Hopper has no FP4 tensor cores, so the engines dequantise the weights to BF16 in
+  // the tile. On Blackwell the engines feed them MXFP8 activations (MXFP4 x MXFP8: the FP8 rate); vLLM's code
+  // default, BF16 activations, is the BF16 rate; only 4-bit inputs reach the FP4 rate. A 32,768-token prefill is
+  // compute-bound in every case.
   const auto preset = specs::model_preset("gpt-oss-120b");
   REQUIRE(preset.precision.experts == specs::Precision::fp4);
   REQUIRE_FALSE(preset.precision.expert_inputs.has_value());
-  const auto expert_time_s = [&](const std::string& hw, const std::string& runtime, double peak_tflops,
-                                 const std::string& cls, std::optional<specs::Precision> inputs = std::nullopt) {
+  const auto expert_time_s = [&](const std::string& hw, double peak_tflops, const std::string& cls,
+                                 std::optional<specs::Precision> inputs) {
     auto model = preset;
     model.precision.expert_inputs = inputs;
-    auto d = one_gpu(hw);
-    d.runtime = runtime;
-    const auto profile = calibration::datasheet_profile(d.hardware, runtime);
+    const auto d = one_gpu(hw);
+    const auto profile = calibration::datasheet_profile(d.hardware, "vllm");
     const simulator::StepTimeModel m(model, d, profile);
     const auto st = m.predict(prefill(32768));
     const auto& ex = st.op(Op::moe_experts);
@@ -251,18 +249,18 @@ TEST_CASE("MXFP4 experts multiply at the rate of the wider input: the weights' o
     REQUIRE(compute_s > ex.bytes / (d.hardware.hbm_bytes_per_s() * profile.memory_efficiency));
     return std::pair{ex.time_s, compute_s + 4 * model.num_layers * profile.op_latency_s};
   };
-  for (const char* runtime : {"vllm", "sglang", "trtllm"}) {
-    const auto [h200_s, h200_bf16_s] = expert_time_s("h200", runtime, 989.0, "bf16");
+  using specs::Precision;
+  for (const auto inputs :
+       {std::optional<Precision>{}, std::optional{Precision::bf16}, std::optional{Precision::fp4}}) {
+    const auto [h200_s, h200_bf16_s] = expert_time_s("h200", 989.0, "bf16", inputs);
     CHECK(h200_s == Approx(h200_bf16_s).epsilon(1e-9));
   }
-  const auto [vllm_s, vllm_bf16_s] = expert_time_s("b200", "vllm", 2250.0, "bf16");
-  CHECK(vllm_s == Approx(vllm_bf16_s).epsilon(1e-9));
-  for (const char* runtime : {"sglang", "trtllm"}) {
-    const auto [b200_s, b200_fp8_s] = expert_time_s("b200", runtime, 4500.0, "fp8");
-    CHECK(b200_s == Approx(b200_fp8_s).epsilon(1e-9));
-  }
-  const auto [fp4_s, fp4_rate_s] = expert_time_s("b200", "vllm", 9000.0, "fp4", specs::Precision::nvfp4);
-  CHECK(fp4_s == Approx(fp4_rate_s).epsilon(1e-9));
+  const auto [mxfp8_s, fp8_rate_s] = expert_time_s("b200", 4500.0, "fp8", std::nullopt);
+  CHECK(mxfp8_s == Approx(fp8_rate_s).epsilon(1e-9));
+  const auto [bf16_in_s, bf16_rate_s] = expert_time_s("b200", 2250.0, "bf16", Precision::bf16);
+  CHECK(bf16_in_s == Approx(bf16_rate_s).epsilon(1e-9));
+  const auto [fp4_in_s, fp4_rate_s] = expert_time_s("b200", 9000.0, "fp4", Precision::nvfp4);
+  CHECK(fp4_in_s == Approx(fp4_rate_s).epsilon(1e-9));
 }
 
 TEST_CASE("INT4 weight-only experts multiply at the BF16 rate even where FP4 tensor cores exist", "[step_time]") {
@@ -283,19 +281,16 @@ TEST_CASE("INT4 weight-only experts multiply at the BF16 rate even where FP4 ten
         Approx(compute_s + 4 * (model.num_layers - model.dense_layers) * profile.op_latency_s).epsilon(1e-9));
 }
 
-TEST_CASE("gemm_inputs: W4A4 for NVFP4, weight-only for INT4, W8A8 for FP8; a checkpoint's own choice wins",
+TEST_CASE("gemm_inputs: W4A8 for MXFP4, W4A4 for NVFP4, weight-only for INT4, W8A8 for FP8; a model's own wins",
           "[step_time]") {
   using specs::Precision;
-  for (const char* runtime : {"vllm", "sglang", "trtllm", "deepinfer"}) {
-    CHECK(simulator::gemm_inputs(Precision::nvfp4, runtime) == Precision::nvfp4);
-    CHECK(simulator::gemm_inputs(Precision::int4, runtime) == Precision::bf16);
-    CHECK(simulator::gemm_inputs(Precision::fp8, runtime) == Precision::fp8);
-    CHECK(simulator::gemm_inputs(Precision::bf16, runtime) == Precision::bf16);
-  }
-  CHECK(simulator::gemm_inputs(Precision::fp4, "vllm") == Precision::bf16);
-  CHECK(simulator::gemm_inputs(Precision::fp4, "trtllm") == Precision::fp8);
-  // DeepSeek-V4.1-Flash's preset sets FP8 inputs for its FP4 experts, under vLLM too.
-  const auto v4 = specs::model_preset("deepseek-v4.1-flash");
-  CHECK(simulator::expert_gemm_inputs(v4.precision, "vllm") == Precision::fp8);
-  CHECK(simulator::expert_gemm_inputs(specs::model_preset("gpt-oss-120b").precision, "vllm") == Precision::bf16);
+  CHECK(simulator::gemm_inputs(Precision::fp4) == Precision::fp8);
+  CHECK(simulator::gemm_inputs(Precision::nvfp4) == Precision::nvfp4);
+  CHECK(simulator::gemm_inputs(Precision::int4) == Precision::bf16);
+  CHECK(simulator::gemm_inputs(Precision::fp8) == Precision::fp8);
+  CHECK(simulator::gemm_inputs(Precision::bf16) == Precision::bf16);
+  auto precision = specs::model_preset("gpt-oss-120b").precision;
+  CHECK(simulator::expert_gemm_inputs(precision) == Precision::fp8);
+  precision.expert_inputs = Precision::bf16;  // vLLM without VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8
+  CHECK(simulator::expert_gemm_inputs(precision) == Precision::bf16);
 }

@@ -61,8 +61,8 @@ struct ModelPrecision {
   Precision kv_cache = Precision::bf16;
   Precision activations = Precision::bf16;  // what collectives move
   // The format the routed experts' activations enter their GEMMs in (bf16: weight-only, the weights dequantised
-  // in the tile; fp8: W4A8/W8A8; fp4 or nvfp4: both inputs 4-bit). Unset: the runtime's default for the
-  // experts' format (simulator/gemm_inputs.hpp); a checkpoint built for one pairing says so here.
+  // in the tile; fp8: W4A8/W8A8; fp4 or nvfp4: both inputs 4-bit). Unset: what the serving engines pair with the
+  // experts' format (simulator/gemm_inputs.hpp); a checkpoint or an engine setting that differs says so here.
   std::optional<Precision> expert_inputs;
   bool operator==(const ModelPrecision&) const = default;
 };
