@@ -146,19 +146,15 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   const std::string fallback = precision_of(run.precision == "fp4" ? "nvfp4" : run.precision);
   const std::string weights = precision_of(run.gemm_quant_mode).empty() ? fallback : precision_of(run.gemm_quant_mode);
   const std::string experts = precision_of(run.moe_quant_mode).empty() ? fallback : precision_of(run.moe_quant_mode);
-  for (const auto& [field, value] : {std::pair{"weights", weights}, std::pair{"experts", experts}}) {
-    if (!value.empty() && value[0] == '?') return Unmapped{"quant mode " + value.substr(1) + ": not a known precision"};
-  }
   // A checkpoint published with MXFP4 experts (gpt-oss: MXFP4 experts, every other weight BF16) is served as
   // published: none of the three runtimes re-quantises it to NVFP4, so a 4-bit label on it names the checkpoint's
   // own formats, which the preset holds.
   const bool four_bit = weights == "nvfp4" || weights == "fp4" || experts == "nvfp4" || experts == "fp4";
-  if (four_bit && model["precision"].value("experts", "") == "fp4") {
-    note("4-bit label on an MXFP4 checkpoint: the preset's precisions");
-  } else {
-    for (const auto& [field, value] : {std::pair{"weights", weights}, std::pair{"experts", experts}}) {
-      if (!value.empty()) model["precision"][field] = value;
-    }
+  const bool as_published = four_bit && model["precision"].value("experts", "") == "fp4";
+  if (as_published) note("4-bit label on an MXFP4 checkpoint: the preset's precisions");
+  for (const auto& [field, value] : {std::pair{"weights", weights}, std::pair{"experts", experts}}) {
+    if (!value.empty() && value[0] == '?') return Unmapped{"quant mode " + value.substr(1) + ": not a known precision"};
+    if (!value.empty() && !as_published) model["precision"][field] = value;
   }
   if (weights.empty() && experts.empty()) note("precision blank: the preset's");
   // Quantized runs keep their KV cache in FP8 (TensorRT-LLM's ModelOpt checkpoints set kv_cache_quant_algo FP8;
