@@ -1,6 +1,8 @@
 #pragma once
 // Achievable rates of one GPU: datasheet peaks times the profile's efficiencies, looked up once.
 
+#include <algorithm>
+
 #include "fleetcast/calibration/profile.hpp"
 #include "fleetcast/specs/hardware.hpp"
 #include "fleetcast/specs/precision.hpp"
@@ -17,8 +19,7 @@ public:
   double matmul_flops(specs::Precision p) const;
   // A GEMM of `weights` by activations in `inputs`: an MMA runs at the rate of its wider input (gemm_inputs.hpp).
   double gemm_flops(specs::Precision weights, specs::Precision inputs) const {
-    const double w = matmul_flops(weights), in = matmul_flops(inputs);
-    return w < in ? w : in;
+    return std::min(matmul_flops(weights), matmul_flops(inputs));
   }
   double attention_flops() const { return attention_flops_; }
   double vector_flops() const { return vector_flops_; }
