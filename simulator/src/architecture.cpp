@@ -14,14 +14,15 @@ double attention_projection_params(const specs::ModelSpec& m) {
   const double h = m.hidden_size;
   const double nq = a.num_query_heads;
   if (a.type == specs::AttentionType::gqa) {
-    return h * nq * a.head_dim + h * 2.0 * a.num_kv_heads * a.head_dim + nq * a.head_dim * h;
+    const double q = h * nq * a.head_dim * (a.output_gate ? 2.0 : 1.0);
+    return q + h * 2.0 * a.num_kv_heads * a.head_dim + nq * a.head_dim * h;
   }
   const double q_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
   const double q = a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * nq * q_head : h * nq * q_head;
   // DeepSeek-V4's grouped output LoRA: each of G groups maps its heads' outputs (nq x v / G) to r, then G x r
   // to hidden: nq x v x r + G x r x hidden in all.
-  const double out = a.o_lora_rank > 0 ? nq * a.v_head_dim * a.o_lora_rank + a.o_groups * a.o_lora_rank * h
-                                       : nq * a.v_head_dim * h;
+  const double out =
+      a.o_lora_rank > 0 ? nq * a.v_head_dim * a.o_lora_rank + a.o_groups * a.o_lora_rank * h : nq * a.v_head_dim * h;
   if (a.type == specs::AttentionType::mla) {
     const double kv_a = h * (a.kv_lora_rank + a.qk_rope_head_dim);
     const double kv_b = a.kv_lora_rank * nq * (a.qk_nope_head_dim + a.v_head_dim);
@@ -34,17 +35,36 @@ double attention_projection_params(const specs::ModelSpec& m) {
   return q + kv + out + indexer;
 }
 
+// Gated DeltaNet (Qwen3-Next's Qwen3NextGatedDeltaNet): in_proj_qkvz (q and k of the key heads, v and the output
+// gate z of the value heads), in_proj_ba (a decay and a write strength per value head), a depthwise causal conv over
+// q, k and v, and out_proj from the value heads back to hidden. Per-head A and dt bias and the norm are negligible.
+double linear_attention_params(const specs::ModelSpec& m) {
+  if (!m.linear_attention) return 0.0;
+  const auto& l = *m.linear_attention;
+  const double h = m.hidden_size;
+  const double keys = static_cast<double>(l.num_key_heads) * l.key_head_dim;
+  const double values = static_cast<double>(l.num_value_heads) * l.value_head_dim;
+  const double qkvz = h * (2.0 * keys + 2.0 * values);
+  const double ba = h * 2.0 * l.num_value_heads;
+  const double conv = (2.0 * keys + values) * l.conv_kernel;
+  return qkvz + ba + conv + values * h;
+}
+
 }  // namespace
 
+double ParameterCounts::attention_all_layers() const {
+  return (layers - linear_layers) * attention_per_layer + linear_layers * linear_attention_per_layer;
+}
+
 double ParameterCounts::total() const {
-  return layers * attention_per_layer +
+  return attention_all_layers() +
          moe_layers * (router_per_moe_layer + routed_experts * routed_expert + shared_experts_per_moe_layer) +
          dense_layers * dense_ffn_per_layer + embedding + lm_head + mtp + lookup_memory;
 }
 
 double ParameterCounts::active_per_token() const {
   const double head = lm_head > 0.0 ? lm_head : embedding;  // a tied head still multiplies by the table
-  return layers * attention_per_layer +
+  return attention_all_layers() +
          moe_layers * (router_per_moe_layer + top_k * routed_expert + shared_experts_per_moe_layer) +
          dense_layers * dense_ffn_per_layer + head;
 }
@@ -58,6 +78,8 @@ ParameterCounts count_parameters(const specs::ModelSpec& m) {
   c.routed_experts = m.moe ? m.moe->num_routed_experts : 0;
   c.top_k = m.moe ? m.moe->top_k : 0;
   c.attention_per_layer = attention_projection_params(m);
+  c.linear_layers = m.linear_attention_layers();
+  c.linear_attention_per_layer = linear_attention_params(m);
   if (m.moe) {
     const auto& e = *m.moe;
     c.router_per_moe_layer = h * e.num_routed_experts;
@@ -71,9 +93,9 @@ ParameterCounts count_parameters(const specs::ModelSpec& m) {
   // A DeepSeek MTP module: a projection of [hidden; embedding] back to hidden plus one transformer layer
   // (MoE when the model is), sharing the embedding and LM head with the main model.
   if (m.mtp_layers > 0) {
-    const double ffn = m.moe ? c.router_per_moe_layer + m.moe->num_routed_experts * c.routed_expert +
-                                   c.shared_experts_per_moe_layer
-                             : c.dense_ffn_per_layer;
+    const double ffn =
+        m.moe ? c.router_per_moe_layer + m.moe->num_routed_experts * c.routed_expert + c.shared_experts_per_moe_layer
+              : c.dense_ffn_per_layer;
     c.mtp = m.mtp_layers * (2.0 * h * h + c.attention_per_layer + ffn);
   }
   if (m.lookup_memory) c.lookup_memory = m.lookup_memory->parameters;
@@ -104,21 +126,36 @@ AttentionDims attention_dims(const specs::ModelSpec& m, bool decode) {
   return d;
 }
 
+double linear_state_bytes(const specs::ModelSpec& m) {
+  if (!m.linear_attention) return 0.0;
+  const auto& l = *m.linear_attention;
+  const double recurrent =
+      static_cast<double>(l.num_value_heads) * l.key_head_dim * l.value_head_dim * specs::bytes_per_element(l.state);
+  const double conv_channels =
+      2.0 * l.num_key_heads * l.key_head_dim + static_cast<double>(l.num_value_heads) * l.value_head_dim;
+  const double conv =
+      conv_channels * std::max(0, l.conv_kernel - 1) * specs::bytes_per_element(m.precision.activations);
+  return l.layers * (recurrent + conv);
+}
+
 double kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
   const auto& a = m.attention;
   const double per_layer = attention_dims(m, true).kv_bytes_per_token_per_layer;
   const int sliding = a.sliding_window_layers;
   const double window = std::min<double>(context_tokens, a.sliding_window_tokens);
+  const double state = context_tokens > 0.0 ? linear_state_bytes(m) : 0.0;
   if (a.type == specs::AttentionType::csa) {
-    return a.global_kv_bytes_per_token * context_tokens + sliding * window * per_layer;
+    return a.global_kv_bytes_per_token * context_tokens + sliding * window * per_layer + state;
   }
-  return (m.num_layers - sliding) * context_tokens * per_layer + sliding * window * per_layer;
+  const int full = m.num_layers - sliding - m.linear_attention_layers();
+  return full * context_tokens * per_layer + sliding * window * per_layer + state;
 }
 
 double kv_bytes_per_token(const specs::ModelSpec& m) {
   const auto& a = m.attention;
   if (a.type == specs::AttentionType::csa) return a.global_kv_bytes_per_token;
-  return (m.num_layers - a.sliding_window_layers) * attention_dims(m, true).kv_bytes_per_token_per_layer;
+  return (m.num_layers - a.sliding_window_layers - m.linear_attention_layers()) *
+         attention_dims(m, true).kv_bytes_per_token_per_layer;
 }
 
 }  // namespace fleetcast::simulator

@@ -21,12 +21,21 @@ double kv_share_per_gpu(const specs::ModelSpec& m, const specs::ReplicaLayout& l
   return share;
 }
 
+// Share of the linear-attention state one GPU holds: its value heads split over TP ranks, its layers over PP.
+double linear_state_share_per_gpu(const specs::ModelSpec& m, const specs::ReplicaLayout& layout) {
+  if (!m.linear_attention) return 0.0;
+  const double heads = m.linear_attention->num_value_heads;
+  return std::ceil(heads / layout.tp) / heads / layout.pp;
+}
+
 }  // namespace
 
 double kv_bytes_per_gpu(const specs::ModelSpec& model, const specs::DeploymentSpec& d, double context_tokens) {
   const double block = d.scheduler.kv_block_tokens;
   const double rounded = std::ceil(context_tokens / block) * block;
-  return kv_bytes_for_sequence(model, rounded) * kv_share_per_gpu(model, d.replica);
+  const double state = rounded > 0.0 ? linear_state_bytes(model) : 0.0;
+  return (kv_bytes_for_sequence(model, rounded) - state) * kv_share_per_gpu(model, d.replica) +
+         state * linear_state_share_per_gpu(model, d.replica);
 }
 
 MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d) {
@@ -45,9 +54,10 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
   // holds a copy); routed experts split ep x moe_tp = dp x tp ways.
   const double layers_per_stage = std::ceil(static_cast<double>(m.num_layers) / layout.pp);
   const double moe_share = static_cast<double>(m.moe_layers()) / m.num_layers;
-  const double per_layer_tp = p.attention_per_layer * wbytes +
-                              moe_share * (p.router_per_moe_layer * head_bytes + p.shared_experts_per_moe_layer * wbytes) +
-                              (1.0 - moe_share) * p.dense_ffn_per_layer * wbytes;
+  const double per_layer_tp =
+      p.attention_all_layers() / p.layers * wbytes +
+      moe_share * (p.router_per_moe_layer * head_bytes + p.shared_experts_per_moe_layer * wbytes) +
+      (1.0 - moe_share) * p.dense_ffn_per_layer * wbytes;
   const double per_layer_experts =
       moe_share * (p.routed_experts + d.moe_load.redundant_experts) * p.routed_expert * ebytes;
   // The embedding sits on the first stage, the LM head and MTP layers on the last: with one stage both.
@@ -62,12 +72,11 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
   // intermediate and the attention buffers of max_num_batched_tokens, plus FP32 logits of max_num_seqs.
   const double tokens = d.scheduler.max_num_batched_tokens;
   const double ffn_width = std::max<double>(m.dense_ffn_width, m.moe ? m.moe->expert_width * m.moe->top_k : 0.0);
-  plan.activation_bytes =
-      tokens * (4.0 * m.hidden_size + 2.0 * ffn_width / layout.tp + 2.0 * m.attention.num_query_heads *
-                                                                         std::max(m.attention.head_dim, 192) /
-                                                                         layout.tp) *
-          abytes +
-      static_cast<double>(d.scheduler.max_num_seqs) * m.vocab_size / layout.tp * 4.0;
+  plan.activation_bytes = tokens *
+                              (4.0 * m.hidden_size + 2.0 * ffn_width / layout.tp +
+                               2.0 * m.attention.num_query_heads * std::max(m.attention.head_dim, 192) / layout.tp) *
+                              abytes +
+                          static_cast<double>(d.scheduler.max_num_seqs) * m.vocab_size / layout.tp * 4.0;
   // CUDA context (~0.5 GB), NCCL buffers and CUDA graphs: vLLM reports 1-3 GB of non-torch memory.
   plan.runtime_reserve_bytes = 2.0e9;
 
@@ -89,8 +98,8 @@ void require_fits(const MemoryPlan& plan, const specs::ModelSpec& model, const s
       << "); use more GPUs per replica (tp, pp) or lower precision";
   const auto& r = d.replica;
   throw InputError(file, "deployment.replica",
-                   "{\"tp\": " + std::to_string(r.tp) + ", \"pp\": " + std::to_string(r.pp) + ", \"ep\": " +
-                       std::to_string(r.ep) + ", \"dp\": " + std::to_string(r.dp) + "}",
+                   "{\"tp\": " + std::to_string(r.tp) + ", \"pp\": " + std::to_string(r.pp) +
+                       ", \"ep\": " + std::to_string(r.ep) + ", \"dp\": " + std::to_string(r.dp) + "}",
                    msg.str());
 }
 

@@ -21,6 +21,8 @@ std::string_view to_string(Op op) {
       return "attn_proj";
     case Op::attention:
       return "attention";
+    case Op::linear_attention:
+      return "linear_attention";
     case Op::moe_gate:
       return "moe_gate";
     case Op::moe_experts:
@@ -68,9 +70,11 @@ StepTimeModel::StepTimeModel(const specs::ModelSpec& model, const specs::Deploym
   sequence_overhead_s_ = profile.sequence_overhead_s;
   backbone_ = {static_cast<double>(model.num_layers), static_cast<double>(model.moe_layers()),
                static_cast<double>(model.dense_layers),
-               model.attention.type == specs::AttentionType::csa ? 0.0 : model.attention.sliding_window_layers};
-  // As count_parameters() builds an MTP module: MoE when the model has experts, else its dense FFN.
-  mtp_layer_ = {1.0, model.moe ? 1.0 : 0.0, model.moe ? 0.0 : 1.0, 0.0};
+               model.attention.type == specs::AttentionType::csa ? 0.0 : model.attention.sliding_window_layers,
+               static_cast<double>(model.linear_attention_layers())};
+  // As count_parameters() builds an MTP module: MoE when the model has experts, else its dense FFN; its
+  // attention is the softmax kind.
+  mtp_layer_ = {1.0, model.moe ? 1.0 : 0.0, model.moe ? 0.0 : 1.0, 0.0, 0.0};
 }
 
 double StepTimeModel::roofline_s(const OpCost& c, double peak_flops, double bytes_per_s, int kernels) const {
@@ -220,6 +224,7 @@ StepTime StepTimeModel::predict_overlapped(std::span<const BatchShape> ranks) co
 void StepTimeModel::cost_layers(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const {
   cost_projections(b, l, st);
   cost_attention(b, l, st);
+  cost_linear_attention(b, l, st);
   cost_ffn(b, l, moe, st);
   cost_allreduce(b, l, st);
   cost_alltoall(b, l, moe, st);
@@ -233,9 +238,12 @@ void StepTimeModel::cost_projections(const BatchShape& b, const Layers& l, StepT
   const double h = model_.hidden_size;
   const int layers = static_cast<int>(l.all);
 
-  // Q, K/V (or latent) and output projections: hidden states in and out of four GEMMs.
-  cost_token_gemm(st.ops[static_cast<int>(Op::attn_proj)], params_.attention_per_layer / tp * l.all,
-                  model_.precision.weights, 4.0 * h * abytes / tp * l.all, pre, dec, 4 * layers);
+  // Q, K/V (or latent) and output projections: hidden states in and out of four GEMMs. Linear-attention layers
+  // have their own (qkvz, ba, out).
+  const double params =
+      (l.all - l.linear) * params_.attention_per_layer + l.linear * params_.linear_attention_per_layer;
+  cost_token_gemm(st.ops[static_cast<int>(Op::attn_proj)], params / tp, model_.precision.weights,
+                  4.0 * h * abytes / tp * l.all, pre, dec, 4 * layers);
 
   // Norms, residual adds, RoPE and activations: about eight reads or writes of the hidden state per layer.
   OpCost& ew = st.ops[static_cast<int>(Op::elementwise)];

@@ -35,7 +35,7 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   const bool csa = a.type == specs::AttentionType::csa;
   const double window = a.sliding_window_tokens > 0 ? a.sliding_window_tokens : kUncapped;
   const double sliding_layers = csa ? 0.0 : l.sliding;
-  const double full_layers = l.all - sliding_layers;
+  const double full_layers = l.all - sliding_layers - l.linear;
   const double ratio = std::max(1, a.compression_ratio);
   // A decoding sequence runs 1 + drafts queries, the j-th seeing context + j tokens (itself included);
   // the kernel reads the sequence's KV once for all of them.
@@ -85,7 +85,7 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   // Two separate kernels as engines run them: prefill attention (compute-bound) and decode attention
   // (bound by reading the KV cache). The csa indexer is a kernel of its own on the layers that own one, and
   // runs in FP8 (DeepSeek-V3.2's lightning indexer: FP8 queries and keys, ReLU-weighted head sum).
-  const int attention_kernels = static_cast<int>(l.all);
+  const int attention_kernels = static_cast<int>(l.all - l.linear);
   const int indexer_kernels = static_cast<int>(csa ? index_layers : 0.0);
   OpCost pre, dec, pre_ix, dec_ix;
   pre.flops_prefill = 2.0 * heads * (pre_dims.qk_dim + pre_dims.v_dim) * pre_pairs;
@@ -114,6 +114,51 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   att.bytes = pre.bytes + dec.bytes + pre_ix.bytes + dec_ix.bytes;
   att.time_s = pre_s + dec_s;
   att.prefill_share = att.time_s > 0.0 ? pre_s / att.time_s : 0.0;
+}
+
+// Gated DeltaNet as the engines run it (flash-linear-attention's kernels in vLLM and SGLang). Decode: one fused
+// recurrent step per token, S <- a S (I - b k k^T) + b v k^T and o = S^T q, about 7 x dk x dv FLOPs per value head
+// (decay, S^T k, the rank-1 update, S^T q), reading and writing each sequence's state once per step. Prefill: the
+// chunked form in chunks of 64 tokens (chunk_gated_delta_rule): per token and head the intra-chunk products,
+// 4 x 64 x (dk + dv), and the state's, 6 x dk x dv; each chunk's boundary state is written in 16-bit and read
+// back. Both run on the attention rate (Triton kernels, not the GEMM libraries).
+void StepTimeModel::cost_linear_attention(const BatchShape& b, const Layers& l, StepTime& st) const {
+  if (!model_.linear_attention || l.linear == 0.0) return;
+  constexpr double kChunkTokens = 64.0;
+  constexpr int kPrefillKernelsPerLayer = 8;  // conv, l2 norms, cumsum, k k^T, solve, w/u, states, output
+  constexpr int kDecodeKernelsPerLayer = 2;   // conv update, fused recurrent step
+  const auto& la = *model_.linear_attention;
+  const int tp = deployment_.replica.tp;
+  const double heads = std::ceil(static_cast<double>(la.num_value_heads) / tp);
+  const double dk = la.key_head_dim, dv = la.value_head_dim;
+  const double state = heads * dk * dv * specs::bytes_per_element(la.state);
+  const double channels = std::ceil((2.0 * la.num_key_heads * dk + la.num_value_heads * dv) / tp);
+  const double conv_state =
+      channels * std::max(0, la.conv_kernel - 1) * specs::bytes_per_element(model_.precision.activations);
+  const double conv_flops_per_token = 2.0 * channels * la.conv_kernel;
+
+  OpCost pre, dec;
+  // A decoding sequence verifies its drafts token by token through the recurrence.
+  dec.flops_decode = l.linear * b.decode_tokens() * (heads * 7.0 * dk * dv + conv_flops_per_token);
+  dec.bytes = l.linear * b.num_decode() * 2.0 * (state + conv_state);
+  for (const PrefillChunk& ch : b.prefill) {
+    const double chunks = std::ceil(ch.tokens / kChunkTokens);
+    const double boundary = heads * dk * dv * 2.0;  // one 16-bit state per chunk
+    pre.flops_prefill +=
+        l.linear * ch.tokens * (heads * (6.0 * dk * dv + 4.0 * kChunkTokens * (dk + dv)) + conv_flops_per_token);
+    pre.bytes += l.linear * (2.0 * chunks * boundary + 2.0 * (state + conv_state));
+  }
+  const double hbm = rates_.hbm_bytes_per_s();
+  const bool has_pre = !b.prefill.empty(), has_dec = !b.decode_contexts.empty();
+  const int layers = static_cast<int>(l.linear);
+  const double pre_s = has_pre ? roofline_s(pre, rates_.attention_flops(), hbm, kPrefillKernelsPerLayer * layers) : 0.0;
+  const double dec_s = has_dec ? roofline_s(dec, rates_.attention_flops(), hbm, kDecodeKernelsPerLayer * layers) : 0.0;
+  OpCost& op = st.ops[static_cast<int>(Op::linear_attention)];
+  op.flops_prefill = pre.flops_prefill;
+  op.flops_decode = dec.flops_decode;
+  op.bytes = pre.bytes + dec.bytes;
+  op.time_s = pre_s + dec_s;
+  op.prefill_share = op.time_s > 0.0 ? pre_s / op.time_s : 0.0;
 }
 
 void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeTokens& moe_tokens, StepTime& st) const {

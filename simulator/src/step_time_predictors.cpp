@@ -200,7 +200,7 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
                           {"page_size", 64.0}});
     };
     const auto full = decode(mean), windowed = decode(std::min(mean, window));
-    if (full && windowed) dec_s = (l.all - l.sliding) * *full + l.sliding * *windowed;
+    if (full && windowed) dec_s = (l.all - l.sliding - l.linear) * *full + l.sliding * *windowed;
   }
   if (!b.prefill.empty() && gqa) {
     std::map<std::pair<int, int>, int> chunks;  // (tokens, context) -> sequences
@@ -219,7 +219,7 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
       all = all && one.has_value();
       t += one.value_or(0.0);
     }
-    if (all) pre_s = l.all * t;
+    if (all) pre_s = (l.all - l.linear) * t;
   }
   att.time_s = pre_s + dec_s;
   att.prefill_share = att.time_s > 0.0 ? pre_s / att.time_s : 0.0;

@@ -29,6 +29,7 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
       r.check(a.num_query_heads % a.num_kv_heads == 0, "num_kv_heads",
               "must divide num_query_heads (" + std::to_string(a.num_query_heads) + ")");
       a.head_dim = r.require_at_least("head_dim", 1);
+      a.output_gate = r.optional<bool>("output_gate", false);
       break;
     case AttentionType::mla:
       parse_mla_part(r, a);
@@ -85,6 +86,28 @@ LookupMemorySpec parse_lookup_memory(JsonReader r, int num_layers) {
   return l;
 }
 
+LinearAttentionSpec parse_linear_attention(JsonReader r, const ModelSpec& m) {
+  LinearAttentionSpec l;
+  const int softmax_free = m.num_layers - m.attention.sliding_window_layers;
+  l.layers = r.require_at_least("layers", 1);
+  r.check(m.attention.type != AttentionType::csa, "layers",
+          "linear-attention layers are modelled with gqa or mla softmax layers, not csa");
+  r.check(l.layers <= softmax_free, "layers",
+          "must be <= num_layers - attention.sliding_window_layers (" + std::to_string(softmax_free) + ")");
+  l.num_key_heads = r.require_at_least("num_key_heads", 1);
+  l.num_value_heads = r.require_at_least("num_value_heads", 1);
+  r.check(l.num_value_heads % l.num_key_heads == 0, "num_value_heads",
+          "must be a multiple of num_key_heads (" + std::to_string(l.num_key_heads) + ")");
+  l.key_head_dim = r.require_at_least("key_head_dim", 1);
+  l.value_head_dim = r.require_at_least("value_head_dim", 1);
+  l.conv_kernel = r.optional_at_least("conv_kernel", 0, 0);
+  l.state = r.optional_enum("state", Precision::fp32, detail::kPrecisionNames);
+  r.check(l.state == Precision::fp32 || l.state == Precision::bf16 || l.state == Precision::fp16, "state",
+          "must be fp32, bf16 or fp16: the recurrence accumulates into it");
+  r.finish();
+  return l;
+}
+
 ModelPrecision parse_precision_block(JsonReader r) {
   ModelPrecision p;
   p.weights = r.require_enum("weights", detail::kPrecisionNames);
@@ -116,6 +139,8 @@ ModelSpec parse_model(const nlohmann::json& j, const std::string& file, const st
   m.max_context_tokens = r.require_at_least("max_context_tokens", 1);
   m.tie_word_embeddings = r.optional<bool>("tie_word_embeddings", false);
   m.attention = parse_attention(r.object("attention"), m.num_layers);
+  if (auto linear = r.optional_object("linear_attention"))
+    m.linear_attention = parse_linear_attention(std::move(*linear), m);
 
   if (auto moe = r.optional_object("moe")) m.moe = parse_moe(std::move(*moe));
   m.dense_layers = r.require_at_least("dense_layers", 0);

@@ -14,6 +14,7 @@ json attention_json(const AttentionSpec& a) {
   if (a.type == AttentionType::gqa) {
     j["num_kv_heads"] = a.num_kv_heads;
     j["head_dim"] = a.head_dim;
+    if (a.output_gate) j["output_gate"] = true;  // written only when set: other files echo unchanged
   } else {
     j["q_lora_rank"] = a.q_lora_rank;
     j["kv_lora_rank"] = a.kv_lora_rank;
@@ -117,6 +118,16 @@ json to_json(const ModelSpec& m) {
                 {"num_shared_experts", m.moe->num_shared_experts},
                 {"expert_width", m.moe->expert_width},
                 {"shared_expert_width", m.moe->shared_expert_width}};
+  }
+  if (m.linear_attention) {  // written only when present: files of other models echo unchanged
+    const LinearAttentionSpec& l = *m.linear_attention;
+    j["linear_attention"] = {{"layers", l.layers},
+                             {"num_key_heads", l.num_key_heads},
+                             {"num_value_heads", l.num_value_heads},
+                             {"key_head_dim", l.key_head_dim},
+                             {"value_head_dim", l.value_head_dim},
+                             {"conv_kernel", l.conv_kernel},
+                             {"state", to_string(l.state)}};
   }
   if (m.lookup_memory) {
     j["lookup_memory"] = {{"parameters", m.lookup_memory->parameters},

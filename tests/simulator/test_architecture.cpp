@@ -32,8 +32,8 @@ TEST_CASE("sliding-window layers stop growing at the window", "[architecture]") 
 TEST_CASE("DeepSeek-V3 parameter counts match the published 671B total and 36.6B active", "[architecture]") {
   const auto c = simulator::count_parameters(specs::model_preset("deepseek-v3"));
   // Per layer by hand: q 7168x1536 + 1536x128x192, kv_a 7168x576, kv_b 512x128x256, o 128x128x7168.
-  CHECK(c.attention_per_layer == 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 +
-                                     128.0 * 128 * 7168);
+  CHECK(c.attention_per_layer ==
+        7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168);
   CHECK(c.routed_expert == 3.0 * 7168 * 2048);
   const double without_mtp = c.total() - c.mtp;
   CHECK(without_mtp == Approx(671e9).epsilon(0.005));
@@ -48,4 +48,35 @@ TEST_CASE("DeepSeek-V4.1's attention parameters with its grouped output LoRA, by
   const double out = 64.0 * 512 * 1024 + 8.0 * 1024 * 5120;
   const double indexer = 1280.0 * 32 * 128 + 5120.0 * 128 + 5120.0 * 32;
   CHECK(simulator::count_parameters(v41).attention_per_layer == q + kv + out + indexer);
+}
+
+TEST_CASE("Qwen3.5-397B-A17B's Gated DeltaNet and gated attention parameters, by hand", "[architecture]") {
+  const auto q35 = specs::model_preset("qwen3.5-397b-a17b");
+  const auto c = simulator::count_parameters(q35);
+  // Full attention (15 layers): q with its output gate 4096 x 32 x 256 x 2, k and v 4096 x 2 x 2 x 256, o 32 x 256
+  // x 4096.
+  CHECK(c.attention_per_layer == 4096.0 * 32 * 256 * 2 + 4096.0 * 2 * 2 * 256 + 32.0 * 256 * 4096);
+  // Gated DeltaNet (45 layers): in_proj_qkvz 4096 x (2 x 16 x 128 + 2 x 64 x 128), in_proj_ba 4096 x 2 x 64, a
+  // kernel-4 depthwise conv over q, k, v (2 x 2048 + 8192 channels), out_proj 8192 x 4096.
+  CHECK(c.linear_layers == 45);
+  CHECK(c.linear_attention_per_layer ==
+        4096.0 * (2 * 2048 + 2 * 8192) + 4096.0 * 128 + (2.0 * 2048 + 8192) * 4 + 8192.0 * 4096);
+  CHECK(c.attention_all_layers() == 15 * c.attention_per_layer + 45 * c.linear_attention_per_layer);
+  // Published: 397B total, 17B active (Qwen/Qwen3.5-397B-A17B), the MTP layer in neither; the active figure counts
+  // the input embedding, as the "active (fields)" column of specs/presets/SOURCES.md does.
+  CHECK(c.total() - c.mtp == Approx(397e9).epsilon(0.01));
+  CHECK(c.active_per_token() + c.embedding == Approx(17e9).epsilon(0.03));
+}
+
+TEST_CASE("a linear-attention layer holds a constant state from the first token on", "[architecture]") {
+  const auto q35 = specs::model_preset("qwen3.5-397b-a17b");
+  // Per DeltaNet layer: 64 value heads x 128 x 128 in fp32, plus 3 past inputs of the 12,288 conv channels in bf16.
+  const double state = 45.0 * (64.0 * 128 * 128 * 4 + 12288.0 * 3 * 2);
+  CHECK(simulator::linear_state_bytes(q35) == state);
+  // Only the 15 full-attention layers grow with the context: 2 x 2 KV heads x 256 x 2 B per token each.
+  const double per_token = 15.0 * 2 * 2 * 256 * 2;
+  CHECK(simulator::kv_bytes_per_token(q35) == per_token);
+  CHECK(simulator::kv_bytes_for_sequence(q35, 0) == 0.0);
+  CHECK(simulator::kv_bytes_for_sequence(q35, 1) == Approx(state + per_token));
+  CHECK(simulator::kv_bytes_for_sequence(q35, 100000) == Approx(state + 100000 * per_token));
 }

@@ -294,3 +294,36 @@ TEST_CASE("gemm_inputs: W4A8 for MXFP4, W4A4 for NVFP4, weight-only for INT4, W8
   precision.expert_inputs = Precision::bf16;  // vLLM without VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8
   CHECK(simulator::expert_gemm_inputs(precision) == Precision::bf16);
 }
+
+TEST_CASE("a Gated DeltaNet layer reads and writes a constant state per decode and runs the chunked form in prefill",
+          "[step_time][linear_attention]") {
+  // One Qwen3.5 layer with linear attention: 64 value heads and 16 key heads of 128, conv kernel 4, fp32 state.
+  auto model = specs::model_preset("qwen3.5-397b-a17b");
+  model.num_layers = 1;
+  model.linear_attention->layers = 1;
+  const auto d = one_gpu("b200", 8);
+  const simulator::StepTimeModel m(model, d, calibration::datasheet_profile(d.hardware, "sglang"));
+  // Per GPU (TP 8): 8 value heads x 128 x 128 x 4 B of state, and 3 past inputs of (2 x 2048 + 8192) / 8 conv
+  // channels in bf16.
+  const double state = 8.0 * 128 * 128 * 4, conv = 1536.0 * 3 * 2;
+  simulator::BatchShape short_ctx, long_ctx;
+  short_ctx.decode_contexts = {100, 100, 100};
+  long_ctx.decode_contexts = {100000, 100000, 100000};
+  const auto a = m.predict(short_ctx), b = m.predict(long_ctx);
+  CHECK(a.op(Op::linear_attention).bytes == 3 * 2.0 * (state + conv));
+  CHECK(b.op(Op::linear_attention).bytes == a.op(Op::linear_attention).bytes);  // the context does not matter
+  // 7 x 128 x 128 FLOPs per value head per token (decay, S^T k, rank-1 update, S^T q) plus the conv's 2 x 4 per
+  // channel.
+  CHECK(a.op(Op::linear_attention).flops_decode == 3 * (8.0 * 7 * 128 * 128 + 2.0 * 1536 * 4));
+  CHECK(a.op(Op::attention).time_s == 0.0);  // no softmax layer in this model
+  // The projections are the DeltaNet's (qkvz, ba, conv, out), not a GQA layer's.
+  const double params = 4096.0 * (2 * 2048 + 2 * 8192) + 4096.0 * 128 + (2.0 * 2048 + 8192) * 4 + 8192.0 * 4096;
+  CHECK(a.op(Op::attn_proj).flops() == Approx(2.0 * 3 * params / 8));
+  SECTION("prefill: 1,000 tokens in 16 chunks of 64") {
+    const auto p = m.predict(prefill(1000));
+    const double per_token = 8.0 * (6 * 128 * 128 + 4 * 64 * (128 + 128)) + 2.0 * 1536 * 4;
+    CHECK(p.op(Op::linear_attention).flops_prefill == Approx(1000 * per_token));
+    // 16 boundary states written and read back in bf16, the initial state read and the final one written.
+    CHECK(p.op(Op::linear_attention).bytes == Approx(2.0 * 16 * 8 * 128 * 128 * 2 + 2.0 * (state + conv)));
+  }
+}

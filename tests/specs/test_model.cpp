@@ -197,3 +197,41 @@ TEST_CASE("model errors name the field, the value and what is valid", "[specs][m
     CHECK_INPUT_ERROR(parse_model(json::array(), "m.json", "model"), "model", "[]", "expected an object");
   }
 }
+
+TEST_CASE("linear_attention and output_gate parse, round-trip, and are left out of files without them",
+          "[specs][model]") {
+  json j = gqa_model_json();
+  CHECK_FALSE(to_json(parse_model(j, "m.json")).contains("linear_attention"));
+  CHECK_FALSE(to_json(parse_model(j, "m.json"))["attention"].contains("output_gate"));
+  const int layers = j["num_layers"].get<int>();
+  j["attention"]["output_gate"] = true;
+  j["linear_attention"] = {{"layers", layers - 1}, {"num_key_heads", 4},   {"num_value_heads", 8},
+                           {"key_head_dim", 64},   {"value_head_dim", 32}, {"conv_kernel", 4}};
+  const ModelSpec m = parse_model(j, "m.json");
+  REQUIRE(m.linear_attention.has_value());
+  CHECK(m.linear_attention->state == Precision::fp32);  // the default: engines accumulate the state in FP32
+  CHECK(m.linear_attention_layers() == layers - 1);
+  CHECK(m.attention.output_gate);
+  const json out = to_json(m);
+  CHECK(parse_model(out, "echo.json") == m);
+  CHECK(out["linear_attention"]["state"] == "fp32");
+  SECTION("more linear layers than the model has") {
+    j["linear_attention"]["layers"] = layers + 1;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "linear_attention.layers", std::to_string(layers + 1),
+                      "must be <= num_layers");
+  }
+  SECTION("value heads not a multiple of key heads") {
+    j["linear_attention"]["num_value_heads"] = 6;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "linear_attention.num_value_heads", "6", "multiple of num_key_heads");
+  }
+  SECTION("a state format the recurrence cannot accumulate in") {
+    j["linear_attention"]["state"] = "fp8";
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "linear_attention.state", "\"fp8\"", "fp32, bf16 or fp16");
+  }
+  SECTION("with csa softmax layers") {
+    json k = csa_model_json();
+    k["linear_attention"] = j["linear_attention"];
+    k["linear_attention"]["layers"] = 1;
+    CHECK_INPUT_ERROR(parse_model(k, "m.json"), "linear_attention.layers", "1", "not csa");
+  }
+}

@@ -33,6 +33,11 @@ specs::ModelSpec cut(specs::ModelSpec m, int layers, specs::Precision precision)
   m.dense_layers = m.moe ? std::min(m.dense_layers, layers) : layers;
   m.attention.sliding_window_layers =
       static_cast<int>(std::lround(static_cast<double>(m.attention.sliding_window_layers) * layers / all));
+  if (m.linear_attention) {
+    m.linear_attention->layers =
+        static_cast<int>(std::lround(static_cast<double>(m.linear_attention->layers) * layers / all));
+    if (m.linear_attention->layers == 0) m.linear_attention.reset();
+  }
   if (m.attention.indexer_layers > 0) m.attention.indexer_layers = std::min(m.attention.indexer_layers, layers);
   m.mtp_layers = 0;
   m.precision = {};

@@ -7,18 +7,22 @@
 namespace fleetcast::simulator {
 
 struct ParameterCounts {
-  double attention_per_layer = 0.0;  // projections (and a sparse indexer's)
+  double attention_per_layer = 0.0;         // a softmax-attention layer's projections (and a sparse indexer's)
+  double linear_attention_per_layer = 0.0;  // a linear-attention layer's projections and short convolution
   double router_per_moe_layer = 0.0;
-  double routed_expert = 0.0;        // one routed expert (gate, up, down)
+  double routed_expert = 0.0;  // one routed expert (gate, up, down)
   double shared_experts_per_moe_layer = 0.0;
   double dense_ffn_per_layer = 0.0;
   double embedding = 0.0;
-  double lm_head = 0.0;              // 0 when tied to the embedding
-  double mtp = 0.0;                  // all MTP draft layers
+  double lm_head = 0.0;  // 0 when tied to the embedding
+  double mtp = 0.0;      // all MTP draft layers
   double lookup_memory = 0.0;
   int layers = 0, moe_layers = 0, dense_layers = 0, routed_experts = 0, top_k = 0;
+  int linear_layers = 0;  // of `layers`, those with linear attention
 
-  double total() const;           // every parameter, the lookup memory included
+  double attention_all_layers() const;  // the attention (softmax and linear) projections of every layer
+
+  double total() const;             // every parameter, the lookup memory included
   double active_per_token() const;  // what one token's forward pass multiplies by (embedding and lookup excluded)
 };
 
@@ -36,8 +40,11 @@ AttentionDims attention_dims(const specs::ModelSpec& m, bool decode);
 
 // KV bytes one sequence holds at `context_tokens`, over all layers, whole model (not sharded): full layers
 // grow with the context, sliding-window layers stop at the window, csa stores global_kv_bytes_per_token per
-// token plus the window of each layer.
+// token plus the window of each layer, and linear-attention layers hold their state from the first token on.
 double kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens);
+// The linear-attention layers' state of one sequence, whole model: the recurrent state (value heads x key dim x
+// value dim in the state format) plus the short convolution's last conv_kernel - 1 inputs of q, k and v.
+double linear_state_bytes(const specs::ModelSpec& m);
 // The per-token slope of kv_bytes_for_sequence for long contexts (what REFERENCE.md tables list).
 double kv_bytes_per_token(const specs::ModelSpec& m);
 

@@ -17,9 +17,9 @@
 
 #include "fleetcast/calibration/profile.hpp"
 #include "fleetcast/simulator/architecture.hpp"
+#include "fleetcast/simulator/batch.hpp"
 #include "fleetcast/simulator/expert_placement.hpp"
 #include "fleetcast/simulator/hardware_rates.hpp"
-#include "fleetcast/simulator/batch.hpp"
 #include "fleetcast/specs/deployment.hpp"
 #include "fleetcast/specs/model.hpp"
 
@@ -27,20 +27,21 @@ namespace fleetcast::simulator {
 
 enum class Op {
   embedding,
-  attn_proj,      // Q, K/V (or latent) and output projections
-  attention,      // the attention kernel over each sequence's context (and a sparse indexer)
-  moe_gate,       // router logits
-  moe_experts,    // routed experts (grouped GEMM over the experts the batch touches)
-  shared_expert,  // shared experts of a MoE layer
-  dense_ffn,      // dense SwiGLU FFN
-  elementwise,    // norms, residual adds, activations, RoPE
+  attn_proj,         // Q, K/V (or latent) and output projections
+  attention,         // the attention kernel over each sequence's context (and a sparse indexer)
+  linear_attention,  // the linear-attention layers' recurrence over each sequence's state (and short conv)
+  moe_gate,          // router logits
+  moe_experts,       // routed experts (grouped GEMM over the experts the batch touches)
+  shared_expert,     // shared experts of a MoE layer
+  dense_ffn,         // dense SwiGLU FFN
+  elementwise,       // norms, residual adds, activations, RoPE
   tp_allreduce,
   ep_alltoall,    // attention DP: MoE dispatch of every token to its experts' ranks and combine back
   pp_send,        // activations between pipeline stages
   lookup_memory,  // Engram-style table rows
   lm_head,
-  mtp_draft,      // speculative decoding: the MTP layers' passes that propose the next step's drafts
-  overlap,        // two-batch overlap: communication time hidden behind compute (<= 0)
+  mtp_draft,  // speculative decoding: the MTP layers' passes that propose the next step's drafts
+  overlap,    // two-batch overlap: communication time hidden behind compute (<= 0)
   step_overhead,
   count_
 };
@@ -72,7 +73,7 @@ struct StepTime {
 };
 
 class StepTimeModel {
-public:
+ public:
   StepTimeModel(const specs::ModelSpec& model, const specs::DeploymentSpec& deployment,
                 const calibration::Profile& profile);
 
@@ -83,7 +84,7 @@ public:
   StepTime predict_ranks(std::span<const BatchShape> ranks) const;
   const specs::ModelSpec& model() const { return model_; }
 
-private:
+ private:
   // Tokens the MoE layers' experts see in one step: every DP rank's.
   struct MoeTokens {
     double prefill = 0.0;
@@ -96,11 +97,13 @@ private:
     double moe = 0.0;
     double dense = 0.0;
     double sliding = 0.0;  // of `all`, those with a sliding window (csa windows every layer by itself)
+    double linear = 0.0;   // of `all`, those with linear attention instead of softmax attention
   };
   // One pass of `l` over the batch: projections, elementwise, attention, FFN or MoE and TP all-reduces.
   void cost_layers(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
   void cost_projections(const BatchShape& b, const Layers& l, StepTime& st) const;
   void cost_attention(const BatchShape& b, const Layers& l, StepTime& st) const;
+  void cost_linear_attention(const BatchShape& b, const Layers& l, StepTime& st) const;
   void cost_ffn(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
   void cost_allreduce(const BatchShape& b, const Layers& l, StepTime& st) const;
   void cost_alltoall(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
@@ -131,7 +134,7 @@ private:
   calibration::Profile profile_;
   RateTable rates_;
   ParameterCounts params_;
-  ExpertPlacement experts_;  // where routed experts sit on the EP ranks (MoE models)
+  ExpertPlacement experts_;                                  // where routed experts sit on the EP ranks (MoE models)
   specs::Precision expert_inputs_ = specs::Precision::bf16;  // the format the experts' GEMMs take activations in
   double step_overhead_s_ = 0.0;
   double decode_overhead_share_ = 1.0;  // of step_overhead_s_, in a step without prefill

@@ -23,6 +23,7 @@ struct AttentionSpec {
   // gqa
   int num_kv_heads = 0;
   int head_dim = 0;
+  bool output_gate = false;  // a sigmoid gate per query head on the output (Qwen3-Next): q_proj twice as wide
   // mla / csa
   int q_lora_rank = 0;   // 0: queries projected directly from the hidden state
   int kv_lora_rank = 0;  // latent width stored per token (mla), KV width (csa)
@@ -50,14 +51,14 @@ struct MoeSpec {
   int num_routed_experts = 0;
   int top_k = 0;
   int num_shared_experts = 0;
-  int expert_width = 0;  // intermediate size of one routed expert
+  int expert_width = 0;         // intermediate size of one routed expert
   int shared_expert_width = 0;  // intermediate size of the shared expert(s), 0: same as expert_width
   bool operator==(const MoeSpec&) const = default;
 };
 
 struct ModelPrecision {
-  Precision weights = Precision::bf16;      // attention, dense FFN, shared expert, embeddings, LM head
-  Precision experts = Precision::bf16;      // routed experts
+  Precision weights = Precision::bf16;  // attention, dense FFN, shared expert, embeddings, LM head
+  Precision experts = Precision::bf16;  // routed experts
   Precision kv_cache = Precision::bf16;
   Precision activations = Precision::bf16;  // what collectives move
   // The format the routed experts' activations enter their GEMMs in (bf16: weight-only, the weights dequantised
@@ -65,6 +66,20 @@ struct ModelPrecision {
   // experts' format (simulator/gemm_inputs.hpp); a checkpoint or an engine setting that differs says so here.
   std::optional<Precision> expert_inputs;
   bool operator==(const ModelPrecision&) const = default;
+};
+
+// Linear-attention layers (Gated DeltaNet: Qwen3-Next, Qwen3.5): `layers` of the model's layers replace softmax
+// attention by a recurrence over a per-sequence state of value heads x key_head_dim x value_head_dim, the same size
+// at any context. Field names follow the Hugging Face configs' linear_* keys.
+struct LinearAttentionSpec {
+  int layers = 0;
+  int num_key_heads = 0;    // q and k heads (each shared by num_value_heads / num_key_heads value heads)
+  int num_value_heads = 0;  // v, output-gate and state heads
+  int key_head_dim = 0;
+  int value_head_dim = 0;
+  int conv_kernel = 0;                // short causal convolution over q, k and v (linear_conv_kernel_dim); 0: none
+  Precision state = Precision::fp32;  // the recurrent state's format (mamba_ssm_dtype)
+  bool operator==(const LinearAttentionSpec&) const = default;
 };
 
 // A lookup memory such as DeepSeek's Engram: a table read one row per token in some layers.
@@ -87,10 +102,11 @@ struct ModelSpec {
   int max_context_tokens = 0;
   bool tie_word_embeddings = false;
 
-  AttentionSpec attention;
+  AttentionSpec attention;                              // the softmax-attention layers (all but linear ones)
+  std::optional<LinearAttentionSpec> linear_attention;  // layers that run a linear recurrence instead
 
-  int dense_layers = 0;       // layers with a dense FFN (all layers for a dense model)
-  int dense_ffn_width = 0;    // intermediate size of the dense FFN (SwiGLU: gate, up, down)
+  int dense_layers = 0;        // layers with a dense FFN (all layers for a dense model)
+  int dense_ffn_width = 0;     // intermediate size of the dense FFN (SwiGLU: gate, up, down)
   std::optional<MoeSpec> moe;  // MoE layers = num_layers - dense_layers
 
   int mtp_layers = 0;  // multi-token-prediction draft layers (used by speculative decoding)
@@ -99,6 +115,7 @@ struct ModelSpec {
   ModelPrecision precision;
 
   int moe_layers() const { return moe ? num_layers - dense_layers : 0; }
+  int linear_attention_layers() const { return linear_attention ? linear_attention->layers : 0; }
   bool operator==(const ModelSpec&) const = default;
 };
 
