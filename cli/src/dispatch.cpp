@@ -19,8 +19,9 @@ GPU and cost per million tokens, from a discrete-event simulation of the serving
 
 profiles: every command takes the most specific step-time profile for a (hardware, runtime): one in
   FLEETCAST_PROFILE_DIR, then the shipped fitted ones (calibration/profiles/serving/, fitted to measured serving
-  runs), then the datasheet ones. --datasheet-profiles (or FLEETCAST_PROFILES=datasheet) uses the datasheet
-  ones only, for every command and its worker processes.
+  runs), then the datasheet ones (under SGLang with the SGLang fits' median front-end time per request).
+  --datasheet-profiles (or FLEETCAST_PROFILES=datasheet) uses the datasheet ones only, for every command and
+  its worker processes.
 
 commands:
   simulate SCENARIO [-o REPORT.json] [--timeline] [--chrome-trace TRACE.json [--trace-window START_S:END_S]]

@@ -75,3 +75,28 @@ TEST_CASE("a bad profile is an error naming the field", "[calibration]") {
   bad["kind"] = "guessed";
   CHECK_THROWS_WITH(calibration::parse_profile(bad, "p.json"), Catch::Contains("kind"));
 }
+
+TEST_CASE("a GPU without an SGLang fit takes the median front-end time of the SGLang fits, other runtimes do not",
+          "[calibration]") {
+  const auto hw = specs::hardware_preset("gb200");
+  auto fit = [](const std::string& gpu, const std::string& runtime, double request_s) {
+    auto p = calibration::datasheet_profile(specs::hardware_preset(gpu), runtime);
+    p.kind = "fitted";
+    p.request_overhead_s = request_s;
+    return p;
+  };
+  const std::vector<calibration::Profile> all = {fit("h100", "sglang", 0.16), fit("h200", "sglang", 0.18),
+                                                 fit("b200", "sglang", 0.23), fit("b300", "sglang", 0.17),
+                                                 fit("h100", "vllm", 0.01)};
+  const auto sglang = calibration::select_profile(all, hw, "sglang");
+  CHECK(sglang.kind == "datasheet");
+  CHECK(sglang.request_overhead_s == Approx((0.17 + 0.18) / 2.0));  // the median of four: the middle two's mean
+  CHECK_THAT(sglang.sources.at("request_overhead_s"), Catch::Contains("b200 230 ms"));
+  CHECK(calibration::select_profile(all, hw, "vllm").request_overhead_s == 0.0);
+  CHECK(calibration::select_profile(all, hw, "trtllm").request_overhead_s == 0.0);
+  // A GPU's own fit wins over the median, and without any SGLang fit (the datasheet-only mode) nothing is added.
+  CHECK(calibration::select_profile(all, specs::hardware_preset("b200"), "sglang").request_overhead_s == 0.23);
+  const std::vector<calibration::Profile> three = {all[0], all[1], all[2]};
+  CHECK(calibration::select_profile(three, hw, "sglang").request_overhead_s == 0.18);
+  CHECK(calibration::select_profile({}, hw, "sglang").request_overhead_s == 0.0);
+}

@@ -28,7 +28,8 @@ std::vector<Profile> user_profiles();
 // Among `candidates`, the profile for (hardware, runtime): one made for that runtime beats one for every
 // runtime (""), and within those a measured profile beats a fitted one beats a datasheet one; on a tie the
 // earlier candidate wins. None fits: the datasheet profile computed from the hardware spec (for hardware
-// that ships no profile).
+// that ships no profile). A datasheet pick under SGLang takes the median front-end time per request
+// (request_overhead_s) of the fitted SGLang profiles among `candidates`, which carries over between GPUs.
 Profile select_profile(const std::vector<Profile>& candidates, const specs::HardwareSpec& hardware,
                        const std::string& runtime);
 
