@@ -136,9 +136,20 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
   auto op = [&st](Op o) -> OpCost& { return st.ops[static_cast<int>(o)]; };
 
   if (tokens > 0.0 && gqa) {
-    const auto qkv = gemm(tokens, (q_heads + 2.0 * kv_heads) * a.head_dim, h, w);
+    // A gated layer's fused projection also makes the output gate: a second query-sized block.
+    const double q_blocks = a.output_gate ? 2.0 : 1.0;
+    const auto qkv = gemm(tokens, (q_blocks * q_heads + 2.0 * kv_heads) * a.head_dim, h, w);
     const auto out = gemm(tokens, h, q_heads * a.head_dim, w);
-    if (qkv && out) op(Op::attn_proj).time_s = l.all * (*qkv + *out);
+    // A Gated DeltaNet layer: in_proj_qkvz and in_proj_ba as one GEMM, then out_proj (the conv is not a GEMM).
+    std::optional<double> linear = 0.0;
+    if (const auto& la = model_.linear_attention; la && l.linear > 0) {
+      const double keys = static_cast<double>(la->num_key_heads) * la->key_head_dim / tp;
+      const double values = static_cast<double>(la->num_value_heads) * la->value_head_dim / tp;
+      const auto in = gemm(tokens, 2.0 * keys + 2.0 * values + 2.0 * la->num_value_heads / tp, h, w);
+      const auto back = gemm(tokens, h, values, w);
+      linear = in && back ? std::optional<double>(*in + *back) : std::nullopt;
+    }
+    if (qkv && out && linear) op(Op::attn_proj).time_s = (l.all - l.linear) * (*qkv + *out) + l.linear * *linear;
   }
   if (tokens > 0.0 && l.dense > 0 && model_.dense_ffn_width > 0) {
     const double f = static_cast<double>(model_.dense_ffn_width) / tp;

@@ -213,3 +213,21 @@ TEST_CASE("a grouped-GEMM predictor times the routed experts on the busiest GPU"
   CHECK(st.op(Op::moe_experts).time_s == Approx(truth(16, 3072, 4096) + truth(16, 4096, 1536)));
   CHECK(st.op(Op::moe_gate).time_s == ds.op(Op::moe_gate).time_s);  // no GEMM predictor: the roofline
 }
+
+TEST_CASE("with a GEMM predictor, a gated attention layer and a Gated DeltaNet layer time their own projections",
+          "[calibration][predictors]") {
+  auto model = two_layers();  // llama-3.1-8b's hidden 4096, 32 query and 8 KV heads of 128
+  model.attention.output_gate = true;
+  model.linear_attention = specs::LinearAttentionSpec{1, 16, 32, 128, 128, 4, specs::Precision::fp32};
+  auto fitted = calibration::datasheet_profile(h100(), "vllm");
+  fitted.predictors.push_back(gemm_predictor());
+  const simulator::StepTimeModel m(model, one_h100(), fitted);
+  const auto st = m.predict(decode(16, 1000));
+  const OpPredictors pred(fitted);
+  auto gemm = [&](double n, double k) { return pred.time_s("gemm", "bf16", {{"m", 16}, {"n", n}, {"k", k}}).value(); };
+  // Gated softmax layer: q and its gate (2 x 4096), k and v (2 x 1024), then o. DeltaNet layer: q and k of 16 key
+  // heads (2 x 2048), v and z of 32 value heads (2 x 4096) and b, a (2 x 32) in one GEMM, then out_proj.
+  const double softmax = gemm(2 * 4096 + 2 * 1024, 4096) + gemm(4096, 4096);
+  const double deltanet = gemm(2 * 2048 + 2 * 4096 + 2 * 32, 4096) + gemm(4096, 4096);
+  CHECK(st.op(Op::attn_proj).time_s == Approx(softmax + deltanet));
+}
