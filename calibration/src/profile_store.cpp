@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "embedded_profiles.hpp"
@@ -13,29 +14,57 @@ namespace {
 
 int kind_rank(const std::string& kind) { return kind == "measured" ? 3 : kind == "fitted" ? 2 : 1; }
 
-// Runtimes whose fitted front-end time per request carries over to a GPU that has no fit of its own. SGLang's
-// fits agree across four GPUs and three models (159-227 ms), and with the median of the other three GPUs' fits
-// a GPU's datasheet profile halves the TTFT error of its SGLang rows (56.6% -> 27.7%, docs/ACCURACY.md "Front-end
-// time"). vLLM's and TensorRT-LLM's fits (0-20 ms) did not carry over (TensorRT-LLM 37.6% -> 45.9%).
-bool front_end_transfers(const std::string& runtime) { return runtime == "sglang"; }
+// The fitted host-side figures of a runtime that carry over to a GPU without a fit of its own: CPU work (HTTP and
+// tokenization per request, scheduling per step and per sequence) that does not depend on the GPU. Chosen by
+// leaving one GPU out (docs/ACCURACY.md, "Front-end time"): each GPU's datasheet profile with the median of the
+// other GPUs' fits, every row of the development set, median TTFT / TPOT error. SGLang's front-end time: 56.6% ->
+// 27.7% TTFT (its step and sequence costs did not help); vLLM's three: 35.5% -> 30.9% TTFT, 17.4% -> 13.6% TPOT.
+// TensorRT-LLM's made both worse (37.6% -> 44.3%, 14.6% -> 16.7%) and carry nothing.
+struct HostCostTransfer {
+  const char* runtime;
+  bool request, step, sequence;
+};
+constexpr HostCostTransfer kHostCostTransfers[] = {{"sglang", true, false, false}, {"vllm", true, true, true}};
 
-// `p`, a datasheet profile, with the median front-end time of the fitted `runtime` profiles among `candidates`.
-Profile with_runtime_front_end(Profile p, const std::vector<Profile>& candidates, const std::string& runtime) {
-  if (p.kind != "datasheet" || !front_end_transfers(runtime)) return p;
+// The median of `field` over the fitted `runtime` profiles among `candidates`, and where it came from; none
+// without such a profile.
+std::optional<std::pair<double, std::string>> fitted_median(const std::vector<Profile>& candidates,
+                                                            const std::string& runtime, double Profile::*field,
+                                                            double to_unit, const char* unit) {
   std::vector<std::pair<double, std::string>> fits;
   for (const Profile& c : candidates) {
-    if (c.kind == "fitted" && c.runtime == runtime) fits.emplace_back(c.request_overhead_s, c.hardware);
+    if (c.kind == "fitted" && c.runtime == runtime) fits.emplace_back(c.*field, c.hardware);
   }
-  if (fits.empty()) return p;
+  if (fits.empty()) return std::nullopt;
   std::sort(fits.begin(), fits.end());
   const std::size_t n = fits.size();
-  p.request_overhead_s = n % 2 == 1 ? fits[n / 2].first : (fits[n / 2 - 1].first + fits[n / 2].first) / 2.0;
+  const double median = n % 2 == 1 ? fits[n / 2].first : (fits[n / 2 - 1].first + fits[n / 2].first) / 2.0;
   std::ostringstream why;
   why.precision(4);
-  why << "median front-end time of the fitted " << runtime << " profiles of other GPUs (";
-  for (std::size_t i = 0; i < n; ++i) why << (i ? ", " : "") << fits[i].second << " " << fits[i].first * 1e3 << " ms";
-  why << "); it carries over to a GPU without a fit (docs/ACCURACY.md, Front-end time)";
-  p.sources["request_overhead_s"] = why.str();
+  why << "median of the fitted " << runtime << " profiles of other GPUs (";
+  for (std::size_t i = 0; i < n; ++i) {
+    why << (i ? ", " : "") << fits[i].second << " " << fits[i].first * to_unit << " " << unit;
+  }
+  why << "): host-side, it carries over to a GPU without a fit (docs/ACCURACY.md, Front-end time)";
+  return std::make_pair(median, why.str());
+}
+
+// `p`, a datasheet profile, with the host-side figures of its runtime that carry over from the fitted profiles.
+Profile with_runtime_host_costs(Profile p, const std::vector<Profile>& candidates, const std::string& runtime) {
+  if (p.kind != "datasheet") return p;
+  for (const HostCostTransfer& t : kHostCostTransfers) {
+    if (runtime != t.runtime) continue;
+    auto take = [&](bool wanted, double Profile::*field, const char* name, double to_unit, const char* unit) {
+      if (!wanted) return;
+      if (auto m = fitted_median(candidates, runtime, field, to_unit, unit)) {
+        p.*field = m->first;
+        p.sources[name] = m->second;
+      }
+    };
+    take(t.request, &Profile::request_overhead_s, "request_overhead_s", 1e3, "ms");
+    take(t.step, &Profile::step_overhead_s, "step_overhead_s", 1e3, "ms");
+    take(t.sequence, &Profile::sequence_overhead_s, "sequence_overhead_s", 1e6, "us");
+  }
   return p;
 }
 
@@ -107,7 +136,7 @@ Profile select_profile(const std::vector<Profile>& candidates, const specs::Hard
       best_score = score;
     }
   }
-  return with_runtime_front_end(best ? *best : datasheet_profile(hardware, runtime), candidates, runtime);
+  return with_runtime_host_costs(best ? *best : datasheet_profile(hardware, runtime), candidates, runtime);
 }
 
 bool datasheet_profiles_only() {

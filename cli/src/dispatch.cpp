@@ -19,7 +19,7 @@ GPU and cost per million tokens, from a discrete-event simulation of the serving
 
 profiles: every command takes the most specific step-time profile for a (hardware, runtime): one in
   FLEETCAST_PROFILE_DIR, then the shipped fitted ones (calibration/profiles/serving/, fitted to measured serving
-  runs), then the datasheet ones (under SGLang with the SGLang fits' median front-end time per request).
+  runs), then the datasheet ones (with the host costs that carry over from the runtime's fits on other GPUs).
   --datasheet-profiles (or FLEETCAST_PROFILES=datasheet) uses the datasheet ones only, for every command and
   its worker processes.
 

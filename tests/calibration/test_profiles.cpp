@@ -76,27 +76,39 @@ TEST_CASE("a bad profile is an error naming the field", "[calibration]") {
   CHECK_THROWS_WITH(calibration::parse_profile(bad, "p.json"), Catch::Contains("kind"));
 }
 
-TEST_CASE("a GPU without an SGLang fit takes the median front-end time of the SGLang fits, other runtimes do not",
-          "[calibration]") {
+TEST_CASE(
+    "a GPU without a fit takes the host-side figures of its runtime that carry over: SGLang's front end, "
+    "vLLM's front end, step and sequence costs, none of TensorRT-LLM's",
+    "[calibration]") {
   const auto hw = specs::hardware_preset("gb200");
   auto fit = [](const std::string& gpu, const std::string& runtime, double request_s) {
     auto p = calibration::datasheet_profile(specs::hardware_preset(gpu), runtime);
     p.kind = "fitted";
     p.request_overhead_s = request_s;
+    p.step_overhead_s = request_s / 100.0;
+    p.sequence_overhead_s = request_s / 1000.0;
     return p;
   };
   const std::vector<calibration::Profile> all = {fit("h100", "sglang", 0.16), fit("h200", "sglang", 0.18),
                                                  fit("b200", "sglang", 0.23), fit("b300", "sglang", 0.17),
-                                                 fit("h100", "vllm", 0.01)};
+                                                 fit("h100", "vllm", 0.01),   fit("h200", "vllm", 0.02),
+                                                 fit("b200", "vllm", 0.04),   fit("h100", "trtllm", 0.02)};
+  const auto datasheet = calibration::datasheet_profile(hw, "sglang");
   const auto sglang = calibration::select_profile(all, hw, "sglang");
   CHECK(sglang.kind == "datasheet");
   CHECK(sglang.request_overhead_s == Approx((0.17 + 0.18) / 2.0));  // the median of four: the middle two's mean
   CHECK_THAT(sglang.sources.at("request_overhead_s"), Catch::Contains("b200 230 ms"));
-  CHECK(calibration::select_profile(all, hw, "vllm").request_overhead_s == 0.0);
-  CHECK(calibration::select_profile(all, hw, "trtllm").request_overhead_s == 0.0);
-  // A GPU's own fit wins over the median, and without any SGLang fit (the datasheet-only mode) nothing is added.
+  CHECK(sglang.step_overhead_s == datasheet.step_overhead_s);  // SGLang's step and sequence costs stay
+  CHECK(sglang.sequence_overhead_s == datasheet.sequence_overhead_s);
+  const auto vllm = calibration::select_profile(all, hw, "vllm");  // the median of three: the middle one
+  CHECK(vllm.request_overhead_s == 0.02);
+  CHECK(vllm.step_overhead_s == Approx(0.0002));
+  CHECK(vllm.sequence_overhead_s == Approx(0.00002));
+  CHECK_THAT(vllm.sources.at("sequence_overhead_s"), Catch::Contains("h100 10 us"));
+  const auto trtllm = calibration::select_profile(all, hw, "trtllm");
+  CHECK(calibration::to_json(trtllm) == calibration::to_json(calibration::datasheet_profile(hw, "trtllm")));
+  // A GPU's own fit wins over the median, and without any fit (the datasheet-only mode) nothing is added.
   CHECK(calibration::select_profile(all, specs::hardware_preset("b200"), "sglang").request_overhead_s == 0.23);
-  const std::vector<calibration::Profile> three = {all[0], all[1], all[2]};
-  CHECK(calibration::select_profile(three, hw, "sglang").request_overhead_s == 0.18);
   CHECK(calibration::select_profile({}, hw, "sglang").request_overhead_s == 0.0);
+  CHECK(calibration::select_profile({}, hw, "vllm").step_overhead_s == datasheet.step_overhead_s);
 }

@@ -28,8 +28,9 @@ std::vector<Profile> user_profiles();
 // Among `candidates`, the profile for (hardware, runtime): one made for that runtime beats one for every
 // runtime (""), and within those a measured profile beats a fitted one beats a datasheet one; on a tie the
 // earlier candidate wins. None fits: the datasheet profile computed from the hardware spec (for hardware
-// that ships no profile). A datasheet pick under SGLang takes the median front-end time per request
-// (request_overhead_s) of the fitted SGLang profiles among `candidates`, which carries over between GPUs.
+// that ships no profile). A datasheet pick takes the host-side figures of its runtime that carry over between GPUs,
+// each the median over the fitted profiles of that runtime among `candidates`: SGLang's request_overhead_s,
+// vLLM's request_overhead_s, step_overhead_s and sequence_overhead_s; TensorRT-LLM's none.
 Profile select_profile(const std::vector<Profile>& candidates, const specs::HardwareSpec& hardware,
                        const std::string& runtime);
 
