@@ -38,8 +38,7 @@ TEST_CASE("DeepSeek-V3 in FP8 fits 8x H200 but not 8x H100", "[memory]") {
   }
 }
 
-TEST_CASE("the KV budget is what the utilisation share leaves after weights, activations and reserve",
-          "[memory]") {
+TEST_CASE("the KV budget is what the utilisation share leaves after weights, activations and reserve", "[memory]") {
   const auto m = specs::model_preset("llama-3.1-8b");
   auto d = node("h100", 1);
   const auto p = simulator::plan_memory(m, d);
@@ -49,4 +48,16 @@ TEST_CASE("the KV budget is what the utilisation share leaves after weights, act
   CHECK(p.kv_bytes - half.kv_bytes == Approx(80e9 * 0.4));
   // KV blocks round a sequence up to whole blocks of 16 tokens.
   CHECK(simulator::kv_bytes_per_gpu(m, d, 17) == Approx(32 * simulator::kv_bytes_per_token(m)));
+}
+
+TEST_CASE("a GPU holds its TP share of the softmax KV and of the DeltaNet state, each split its own way", "[memory]") {
+  const auto q35 = specs::model_preset("qwen3.5-397b-a17b");
+  auto d = node("b200", 8);
+  d.scheduler.kv_block_tokens = 16;
+  // Softmax KV: 15 layers x 2 KV heads x 256 x 2 (K, V) x 2 B per token; its 2 heads over 8 ranks leave one per
+  // GPU (half). DeltaNet state: 45 layers x (64 x 128 x 128 x 4 B + 12,288 conv channels x 3 x 2 B); its 64 value
+  // heads over 8 ranks leave 8 per GPU (an eighth).
+  const double kv_per_token = 15.0 * 2 * 256 * 2 * 2, state = 45.0 * (64.0 * 128 * 128 * 4 + 12288.0 * 3 * 2);
+  CHECK(simulator::kv_bytes_per_gpu(q35, d, 1000) == Approx(1008 * kv_per_token / 2 + state / 8));  // 63 blocks
+  CHECK(simulator::kv_bytes_per_gpu(q35, d, 0) == 0.0);  // no token, no state
 }
