@@ -42,12 +42,9 @@ double linear_attention_params(const specs::ModelSpec& m) {
   if (!m.linear_attention) return 0.0;
   const auto& l = *m.linear_attention;
   const double h = m.hidden_size;
-  const double keys = static_cast<double>(l.num_key_heads) * l.key_head_dim;
-  const double values = static_cast<double>(l.num_value_heads) * l.value_head_dim;
-  const double qkvz = h * (2.0 * keys + 2.0 * values);
+  const double qkvz = h * (2.0 * l.key_width() + 2.0 * l.value_width());
   const double ba = h * 2.0 * l.num_value_heads;
-  const double conv = (2.0 * keys + values) * l.conv_kernel;
-  return qkvz + ba + conv + values * h;
+  return qkvz + ba + l.conv_channels() * l.conv_kernel + l.value_width() * h;
 }
 
 }  // namespace
@@ -129,26 +126,26 @@ AttentionDims attention_dims(const specs::ModelSpec& m, bool decode) {
 double linear_state_bytes(const specs::ModelSpec& m) {
   if (!m.linear_attention) return 0.0;
   const auto& l = *m.linear_attention;
-  const double recurrent =
-      static_cast<double>(l.num_value_heads) * l.key_head_dim * l.value_head_dim * specs::bytes_per_element(l.state);
-  const double conv_channels =
-      2.0 * l.num_key_heads * l.key_head_dim + static_cast<double>(l.num_value_heads) * l.value_head_dim;
+  const double recurrent = l.value_width() * l.key_head_dim * specs::bytes_per_element(l.state);
   const double conv =
-      conv_channels * std::max(0, l.conv_kernel - 1) * specs::bytes_per_element(m.precision.activations);
+      l.conv_channels() * std::max(0, l.conv_kernel - 1) * specs::bytes_per_element(m.precision.activations);
   return l.layers * (recurrent + conv);
 }
 
-double kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
+double softmax_kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
   const auto& a = m.attention;
   const double per_layer = attention_dims(m, true).kv_bytes_per_token_per_layer;
   const int sliding = a.sliding_window_layers;
   const double window = std::min<double>(context_tokens, a.sliding_window_tokens);
-  const double state = context_tokens > 0.0 ? linear_state_bytes(m) : 0.0;
   if (a.type == specs::AttentionType::csa) {
-    return a.global_kv_bytes_per_token * context_tokens + sliding * window * per_layer + state;
+    return a.global_kv_bytes_per_token * context_tokens + sliding * window * per_layer;
   }
   const int full = m.num_layers - sliding - m.linear_attention_layers();
-  return full * context_tokens * per_layer + sliding * window * per_layer + state;
+  return full * context_tokens * per_layer + sliding * window * per_layer;
+}
+
+double kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
+  return softmax_kv_bytes_for_sequence(m, context_tokens) + (context_tokens > 0.0 ? linear_state_bytes(m) : 0.0);
 }
 
 double kv_bytes_per_token(const specs::ModelSpec& m) {

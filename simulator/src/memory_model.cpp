@@ -34,7 +34,7 @@ double kv_bytes_per_gpu(const specs::ModelSpec& model, const specs::DeploymentSp
   const double block = d.scheduler.kv_block_tokens;
   const double rounded = std::ceil(context_tokens / block) * block;
   const double state = rounded > 0.0 ? linear_state_bytes(model) : 0.0;
-  return (kv_bytes_for_sequence(model, rounded) - state) * kv_share_per_gpu(model, d.replica) +
+  return softmax_kv_bytes_for_sequence(model, rounded) * kv_share_per_gpu(model, d.replica) +
          state * linear_state_share_per_gpu(model, d.replica);
 }
 

@@ -132,10 +132,12 @@ void StepTimeModel::cost_linear_attention(const BatchShape& b, const Layers& l, 
   const double heads = std::ceil(static_cast<double>(la.num_value_heads) / tp);
   const double dk = la.key_head_dim, dv = la.value_head_dim;
   const double state = heads * dk * dv * specs::bytes_per_element(la.state);
-  const double channels = std::ceil((2.0 * la.num_key_heads * dk + la.num_value_heads * dv) / tp);
+  const double channels = std::ceil(la.conv_channels() / tp);
   const double conv_state =
       channels * std::max(0, la.conv_kernel - 1) * specs::bytes_per_element(model_.precision.activations);
   const double conv_flops_per_token = 2.0 * channels * la.conv_kernel;
+
+  const double boundary = heads * dk * dv * 2.0;  // one 16-bit state per prefill chunk
 
   OpCost pre, dec;
   // A decoding sequence verifies its drafts token by token through the recurrence.
@@ -143,7 +145,6 @@ void StepTimeModel::cost_linear_attention(const BatchShape& b, const Layers& l, 
   dec.bytes = l.linear * b.num_decode() * 2.0 * (state + conv_state);
   for (const PrefillChunk& ch : b.prefill) {
     const double chunks = std::ceil(ch.tokens / kChunkTokens);
-    const double boundary = heads * dk * dv * 2.0;  // one 16-bit state per chunk
     pre.flops_prefill +=
         l.linear * ch.tokens * (heads * (6.0 * dk * dv + 4.0 * kChunkTokens * (dk + dv)) + conv_flops_per_token);
     pre.bytes += l.linear * (2.0 * chunks * boundary + 2.0 * (state + conv_state));

@@ -143,8 +143,7 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
     // A Gated DeltaNet layer: in_proj_qkvz and in_proj_ba as one GEMM, then out_proj (the conv is not a GEMM).
     std::optional<double> linear = 0.0;
     if (const auto& la = model_.linear_attention; la && l.linear > 0) {
-      const double keys = static_cast<double>(la->num_key_heads) * la->key_head_dim / tp;
-      const double values = static_cast<double>(la->num_value_heads) * la->value_head_dim / tp;
+      const double keys = la->key_width() / tp, values = la->value_width() / tp;
       const auto in = gemm(tokens, 2.0 * keys + 2.0 * values + 2.0 * la->num_value_heads / tp, h, w);
       const auto back = gemm(tokens, h, values, w);
       linear = in && back ? std::optional<double>(*in + *back) : std::nullopt;

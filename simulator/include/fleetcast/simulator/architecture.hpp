@@ -42,6 +42,8 @@ AttentionDims attention_dims(const specs::ModelSpec& m, bool decode);
 // grow with the context, sliding-window layers stop at the window, csa stores global_kv_bytes_per_token per
 // token plus the window of each layer, and linear-attention layers hold their state from the first token on.
 double kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens);
+// Its softmax-attention part (all of it for a model without linear attention).
+double softmax_kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens);
 // The linear-attention layers' state of one sequence, whole model: the recurrent state (value heads x key dim x
 // value dim in the state format) plus the short convolution's last conv_kernel - 1 inputs of q, k and v.
 double linear_state_bytes(const specs::ModelSpec& m);

@@ -79,6 +79,9 @@ struct LinearAttentionSpec {
   int value_head_dim = 0;
   int conv_kernel = 0;                // short causal convolution over q, k and v (linear_conv_kernel_dim); 0: none
   Precision state = Precision::fp32;  // the recurrent state's format (mamba_ssm_dtype)
+  double key_width() const { return static_cast<double>(num_key_heads) * key_head_dim; }        // q or k
+  double value_width() const { return static_cast<double>(num_value_heads) * value_head_dim; }  // v or z
+  double conv_channels() const { return 2.0 * key_width() + value_width(); }  // the conv runs over q, k and v
   bool operator==(const LinearAttentionSpec&) const = default;
 };
 
