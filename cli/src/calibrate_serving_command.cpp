@@ -18,10 +18,10 @@ namespace fleetcast::cli {
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
-      "[--iterations N] [--bounded] [--robust] [--leave-out-model M | --cross-validate]";
+      "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--leave-out-model M | --cross-validate]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
-  bool cross_validate = false;
+  bool cross_validate = false, benchmark_clients = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--bounded") {
@@ -34,6 +34,10 @@ int run_calibrate_serving(const Args& args) {
     }
     if (a == "--cross-validate") {
       cross_validate = true;
+      continue;
+    }
+    if (a == "--benchmark-clients") {
+      benchmark_clients = true;
       continue;
     }
     if (i + 1 >= args.size()) throw InputError("", "calibrate serving", a, usage_text);
@@ -70,7 +74,8 @@ int run_calibrate_serving(const Args& args) {
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir)) {
     throw InputError("", "-o", out_dir, "not a directory");
   }
-  const auto results = traces::read_silicon_csv(silicon);
+  auto results = traces::read_silicon_csv(silicon);
+  if (!benchmark_clients) traces::forget_benchmark_clients(results);
   // The (hardware, runtime) pairs of the aggregated rows that map, each with its models (for --cross-validate).
   std::map<std::pair<std::string, std::string>, std::set<std::string>> pairs;
   for (const auto& run : results.runs) {

@@ -70,7 +70,7 @@ commands:
   calibrate compose TRACE.jsonl [--json] [--max-median-ape X]
         Fit the trace's device from its ops and predict its model_step records with the step-time model.
   calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]
-                    [--bounded] [--robust] [--leave-out-model M | --cross-validate]
+                    [--bounded] [--robust] [--benchmark-clients] [--leave-out-model M | --cross-validate]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads to the measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the
         rows, by id hash, held out); print the error before and after; -o writes DIR/<hardware>-<runtime>.json.
@@ -80,6 +80,7 @@ commands:
         --leave-out-model M holds out every row of model preset M instead; --cross-validate does so for each
         model of the pair in turn (the error on models the fit never saw).
         --iterations 0 fits nothing: the fast replay's error of the profile in use, on the same rows.
+        --benchmark-clients: as validate's.
   workload fit TRACE [--format F] [--columns ROLE=NAME,...] [--time-unit s|ms] [--strict]
                [--window START:END] [--rate-scale X] [--loops N] [--empirical] [--name N] [-o WORKLOAD.json] [--json]
         Read a request trace (azure, mooncake, burstgpt, or a generic csv/jsonl with a column mapping; the
@@ -88,7 +89,7 @@ commands:
         gamma arrivals at the measured rate and inter-arrival CV; prints skipped rows, the hourly rate and
         prefix-block reuse. Bad rows are skipped and counted (--strict: the first is an error).
   validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] [--split all|held-out|train]
-           [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only]
+           [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] [--benchmark-clients]
         Predict every measured serving run of a silicon CSV (aiconfigurator's format: closed-loop clients at
         fixed lengths, layout and backend per row) in N worker processes; print per row the measured and
         predicted mean TTFT and TPOT with the absolute percentage error, per group (model, system, backend,
@@ -96,6 +97,10 @@ commands:
         the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset;
         --split held-out the rows `calibrate serving` never fits (a fifth, by id hash); --markdown writes the
         group table as Markdown; --scenarios DIR writes the scenario each mapped row becomes as DIR/ID.json.
+        --benchmark-clients simulates each row as the client its provenance names ran it: InferenceX's
+        (lengths uniform in 0.8-1 x isl and osl, 10 x clients requests, all measured) or aiconfigurator's
+        genai-perf (2 x clients warm-up, then 10 x clients measured); off by default (the shipped fits were
+        made without it and lose accuracy with it, docs/ACCURACY.md "Benchmark clients").
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
            [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
         The same for the result files of `vllm bench serve --save-result` and SGLang's bench_serving

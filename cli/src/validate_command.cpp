@@ -21,7 +21,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: fleetcast validate (--silicon FILE | --bench FILE... [--hardware H] [--tp N] [--pp N] [--dp N] [--ep N] "
     "[--model M] [--runtime R] [--precision P] [--max-num-seqs N]) [--json OUT] [-j N] [--strict] [--match TEXT] "
-    "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only]";
+    "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] "
+    "[--benchmark-clients]";
 
 int whole_arg(const std::string& flag, const std::string& text, int min) {
   try {
@@ -125,7 +126,7 @@ int run_validate(const Args& args) {
   std::string silicon, json_out;
   std::vector<std::string> bench_files;
   traces::BenchDeployment given;
-  bool strict = false, progress_json = false, summary_only = false;
+  bool strict = false, progress_json = false, summary_only = false, benchmark_clients = false;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int every = 1;
   std::string match, split = "all", markdown, scenarios;
@@ -178,6 +179,8 @@ int run_validate(const Args& args) {
       strict = true;
     } else if (a == "--summary-only") {
       summary_only = true;
+    } else if (a == "--benchmark-clients") {
+      benchmark_clients = true;
     } else if (a == "--progress") {
       if (value() != "json") throw InputError("", "--progress", args[i], "the only progress format is json");
       progress_json = true;
@@ -188,8 +191,9 @@ int run_validate(const Args& args) {
   if (silicon.empty() == bench_files.empty()) {
     throw InputError("", "validate", "", std::string("give either --silicon FILE or --bench FILE...; ") + kUsage);
   }
-  const traces::MeasuredServingResults results =
+  traces::MeasuredServingResults results =
       silicon.empty() ? read_bench_files(bench_files, given, strict) : traces::read_silicon_csv(silicon, strict);
+  if (!benchmark_clients) traces::forget_benchmark_clients(results);
   validation::ValidateOptions options;
   options.jobs = jobs;
   if (every > 1 || !match.empty() || split != "all") {

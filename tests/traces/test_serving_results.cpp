@@ -75,6 +75,27 @@ TEST_CASE("silicon CSV: a missing required column or a short row is named", "[tr
   CHECK_THROWS_WITH(traces::parse_silicon_csv(bad_layout, "f.csv", true), Catch::Contains("tp_size"));
 }
 
+TEST_CASE("silicon CSV: rows InferenceX measured carry its client's length spread and request count",
+          "[traces][silicon]") {
+  const auto r = traces::read_silicon_csv(kValidationFixtures + "/silicon-clients.csv");
+  REQUIRE(r.runs.size() == 4);
+  // Its database dump and its dashboard export: lengths in [0.8 x, 1 x], 10 requests per client, all measured.
+  for (std::size_t i : {0u, 1u}) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].length_range_ratio == 0.8);
+    CHECK(r.runs[i].requests_per_client == 10);
+  }
+  for (std::size_t i : {0u, 1u}) CHECK(r.runs[i].warmup_requests_per_client == 0);
+  // aiconfigurator's gap-analysis runs (its genai-perf client): fixed lengths, 2 warm-up and 10 measured per client.
+  CHECK(r.runs[2].length_range_ratio == 1.0);
+  CHECK(r.runs[2].warmup_requests_per_client == 2);
+  CHECK(r.runs[2].requests_per_client == 10);
+  // A dated file without the export's fields names no client: nothing assumed.
+  CHECK(r.runs[3].length_range_ratio == 1.0);
+  CHECK(r.runs[3].warmup_requests_per_client == 0);
+  CHECK(r.runs[3].requests_per_client == 0);
+}
+
 TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silicon][shared]") {
   const std::string file = kShared + "/validation/silicon-dev.csv";
   if (!std::filesystem::exists(file)) {
@@ -89,4 +110,30 @@ TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silic
   long with_concurrency = 0;
   for (const auto& run : r.runs) with_concurrency += run.concurrency > 0;
   CHECK(with_concurrency == 2616);  // 18 rows' source text has no silicon_concurrency
+  // Every row attributed to InferenceX has one of the three (isl, osl) pairs its sweeps run (1k/1k, 1k/8k, 8k/1k):
+  // the provenance rule picks out that benchmark's rows and no one else's.
+  long inferencex = 0, other_shapes = 0, aiconfigurator = 0;
+  for (const auto& run : r.runs) {
+    aiconfigurator += run.warmup_requests_per_client > 0;
+    if (run.length_range_ratio == 1.0) continue;
+    ++inferencex;
+    const bool sweep_shape = (run.isl == 1024 && run.osl == 1024) || (run.isl == 1024 && run.osl == 8192) ||
+                             (run.isl == 8192 && run.osl == 1024);
+    other_shapes += sweep_shape ? 0 : 1;
+  }
+  CHECK(inferencex == 1719);  // 325 from its database dump, 1,394 from its dashboard export
+  CHECK(other_shapes == 0);
+  CHECK(aiconfigurator == 915);  // the rest: 839 rows of aic-auto-gap-analysis, 76 of qwen3.5-397b-gap-analysis.csv
+}
+
+TEST_CASE("silicon CSV: forgetting the benchmark clients leaves fixed lengths and no request counts",
+          "[traces][silicon]") {
+  auto r = traces::read_silicon_csv(kValidationFixtures + "/silicon-clients.csv");
+  traces::forget_benchmark_clients(r);
+  for (const auto& run : r.runs) {
+    INFO(run.id);
+    CHECK(run.length_range_ratio == 1.0);
+    CHECK(run.warmup_requests_per_client == 0);
+    CHECK(run.requests_per_client == 0);
+  }
 }

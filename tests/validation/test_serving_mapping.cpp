@@ -265,3 +265,47 @@ TEST_CASE("mapping benchmark-file runs: open loop, burstiness, every request mea
   CHECK(csv.num_requests == validation::requests_for_clients(16));
   CHECK(csv.measurement.warmup_fraction == 0.1);
 }
+
+TEST_CASE("mapping: a row whose client drew its lengths in a range is simulated with that range and request count",
+          "[validation]") {
+  auto r = agg_run("meta-llama/Llama-3.1-8B-Instruct", "h100_sxm", "vllm", {16, 0, 1, 1, 1, 1, 1});
+  r.isl = 8192;
+  r.osl = 1023;
+  r.length_range_ratio = 0.8;
+  r.requests_per_client = 10;
+  const auto m = mapped(r);
+  const auto s = specs::parse_scenario(m.scenario, "row");
+  const auto& c = s.workload.classes.at(0);
+  // randint(int(len x 0.8), len + 1): 6553 to 8192 and 818 to 1023 tokens, both ends included.
+  CHECK(c.input_tokens.kind == specs::LengthKind::uniform);
+  CHECK(c.input_tokens.min == 6553);
+  CHECK(c.input_tokens.max == 8192);
+  CHECK(c.output_tokens.min == 818);
+  CHECK(c.output_tokens.max == 1023);
+  // 10 requests for each of the 16 clients, every one averaged, the first wave included.
+  CHECK(s.num_requests == 160);
+  CHECK(s.measurement.warmup_fraction == 0.0);
+  CHECK(s.measurement.cooldown_fraction == 0.0);
+  CHECK(m.notes.find("lengths uniform from 0.8 x to 1 x") != std::string::npos);
+  CHECK(m.notes.find("10 measured requests per client") != std::string::npos);
+  // The file's own per-request lists win over a range.
+  r.input_lens = {100, 300};
+  r.output_lens = {20, 40};
+  CHECK(specs::parse_scenario(mapped(r).scenario, "row").workload.classes.at(0).input_tokens.kind ==
+        specs::LengthKind::empirical);
+}
+
+TEST_CASE("mapping: a row whose client warmed up first is simulated with that warm-up left out of the means",
+          "[validation]") {
+  auto r = agg_run("meta-llama/Llama-3.1-8B-Instruct", "h100_sxm", "vllm", {16, 0, 1, 1, 1, 1, 1});
+  r.warmup_requests_per_client = 2;
+  r.requests_per_client = 10;
+  const auto m = mapped(r);
+  const auto s = specs::parse_scenario(m.scenario, "row");
+  // genai-perf's 2 x 16 warm-up requests, then 10 x 16 measured: the first 32 arrivals are left out, none at the end.
+  CHECK(s.num_requests == 192);
+  CHECK(static_cast<long>(s.measurement.warmup_fraction * 192) == 32);
+  CHECK(s.measurement.cooldown_fraction == 0.0);
+  CHECK(s.workload.classes.at(0).input_tokens.kind == specs::LengthKind::fixed);
+  CHECK(m.notes.find("2 warm-up and 10 measured requests per client") != std::string::npos);
+}

@@ -87,6 +87,24 @@ TEST_CASE("fast replay: the same means as the SimGrid simulation of the same clo
   }
 }
 
+TEST_CASE("fast replay: lengths drawn in a range are the simulation's own draws, so the means agree",
+          "[validation][replay]") {
+  const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");
+  auto run = results.runs[0];  // Llama-3.1-8B TP1 under TRT-LLM, 4 clients of 512 + 64 tokens
+  run.length_range_ratio = 0.5;
+  run.requests_per_client = 10;
+  const auto mapped = std::get<validation::MappedRun>(validation::map_serving_run(run));
+  const auto s = specs::parse_scenario(mapped.scenario, "row");
+  REQUIRE(s.workload.classes.at(0).output_tokens.kind == specs::LengthKind::uniform);
+  const auto fast =
+      validation::replay_closed_loop(s, calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
+  const auto report = simulator::simulate_in_child(s);
+  CHECK(fast.measured == 40);
+  CHECK(fast.measured == report["metrics"]["requests_measured"].get<long>());
+  CHECK(fast.ttft_ms == Approx(report["metrics"]["ttft_ms"]["mean"].get<double>()).epsilon(0.01));
+  CHECK(fast.tpot_ms == Approx(report["metrics"]["tpot_ms"]["mean"].get<double>()).epsilon(0.01));
+}
+
 TEST_CASE("fast replay: refuses a spread start, since it replays clients that all start at time 0",
           "[validation][replay]") {
   const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");

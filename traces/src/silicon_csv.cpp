@@ -14,6 +14,22 @@
 namespace fleetcast::traces {
 namespace {
 
+// Rows measured by InferenceX (SemiAnalysis's nightly serving benchmark), as aiconfigurator's file names them: its
+// database dump ("db-dump/2026-04-27; config_id=...; workflow_run_id=...") and its dashboard export
+// ("source_file=2026-03-25.csv; model=...; silicon_concurrency=...; measured=...; wip=...").
+bool measured_by_inferencex(const std::string& source) {
+  static const std::regex db_dump("^db-dump/[^;]*;.*\\bworkflow_run_id=[0-9]+");
+  static const std::regex dashboard("^source_file=[0-9]{4}-[0-9]{2}-[0-9]{2}\\.csv;.*\\bwip=(True|False)");
+  return std::regex_search(source, db_dump) || std::regex_search(source, dashboard);
+}
+
+// Rows aiconfigurator's team measured for its gap analyses ("source_file=.../aic-auto-gap-analysis/data/...",
+// "source_file=qwen3.5-397b-gap-analysis.csv").
+bool measured_by_aiconfigurator(const std::string& source) {
+  static const std::regex gap_analysis("^source_file=[^;]*gap-analysis");
+  return std::regex_search(source, gap_analysis);
+}
+
 struct BadCell {
   std::string column, value, reason;
 };
@@ -92,6 +108,20 @@ class SiliconRowReader {
     std::smatch m;
     const std::string source = text(f, "silicon_data_source");
     if (std::regex_search(source, m, concurrency_re)) r.concurrency = std::stoi(m[1].str());
+    if (measured_by_inferencex(source)) {
+      // InferenceX's client (benchmarks/benchmark_lib.sh, run_benchmark_serving: its benchmark_serving.py with
+      // --dataset-name random --random-range-ratio 0.8 --num-prompts 10 x CONC --max-concurrency CONC
+      // --request-rate inf --ignore-eos, no warm-up): lengths uniform in [0.8 x, 1 x] the nominal ones
+      // (sample_uniform: randint(int(len x r), len + 1)), every request averaged.
+      r.length_range_ratio = 0.8;
+      r.requests_per_client = 10;
+    } else if (measured_by_aiconfigurator(source)) {
+      // aiconfigurator's evaluation client (aiconfigurator eval, its default runner genai_perf_runner.py):
+      // genai-perf at fixed lengths (stddev 0, min_tokens = max_tokens = osl, ignore_eos), --warmup-request-count
+      // 2 x C, then --request-count 10 x C measured: a steady state past the first wave.
+      r.warmup_requests_per_client = 2;
+      r.requests_per_client = 10;
+    }
     if (bad) return *bad;
     return r;
   }
@@ -149,6 +179,14 @@ MeasuredServingResults read_silicon_csv(const std::filesystem::path& path, bool 
   std::ifstream in(path);
   if (!in) throw InputError(path.string(), "", "", "cannot open the file");
   return parse_silicon_csv(in, path.string(), strict);
+}
+
+void forget_benchmark_clients(MeasuredServingResults& results) {
+  for (MeasuredServingRun& run : results.runs) {
+    run.length_range_ratio = 1.0;
+    run.warmup_requests_per_client = 0;
+    run.requests_per_client = 0;
+  }
 }
 
 }  // namespace fleetcast::traces

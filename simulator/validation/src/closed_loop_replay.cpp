@@ -7,6 +7,7 @@
 
 #include "fleetcast/simulator/batcher.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
+#include "fleetcast/simulator/request_generator.hpp"
 #include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/specs/error.hpp"
 
@@ -20,13 +21,10 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
   const specs::DeploymentSpec& d = s.deployment;
   if (d.disaggregation || d.num_replicas() != 1 || s.workload.classes.size() != 1 ||
       s.workload.classes[0].arrival.kind != specs::ArrivalKind::closed_loop ||
-      s.workload.classes[0].arrival.start != specs::ArrivalStart::together ||
-      s.workload.classes[0].input_tokens.kind != specs::LengthKind::fixed ||
-      s.workload.classes[0].output_tokens.kind != specs::LengthKind::fixed || d.speculative) {
-    throw InputError(
-        s.name, "scenario", "",
-        "the fast replay takes one aggregated replica, one closed-loop class started together, fixed lengths, "
-        "no drafts");
+      s.workload.classes[0].arrival.start != specs::ArrivalStart::together || d.speculative) {
+    throw InputError(s.name, "scenario", "",
+                     "the fast replay takes one aggregated replica, one closed-loop class started together, no "
+                     "drafts");
   }
   const specs::RequestClass& c = s.workload.classes[0];
   const simulator::MemoryPlan memory = simulator::plan_memory(s.model, d);
@@ -41,25 +39,27 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
   ranks.reserve(static_cast<std::size_t>(dp));
   for (int k = 0; k < dp; ++k) ranks.emplace_back(d.scheduler, kv, std::nullopt, s.workload.prefix_block_tokens);
 
+  // The simulation's own draws (same seed and streams), so that the replay and the simulation serve the same
+  // lengths in the same order.
   const auto total = static_cast<std::size_t>(s.num_requests);
-  std::vector<Request> requests(total);
-  for (std::size_t i = 0; i < total; ++i) {
-    requests[i].id = static_cast<std::int64_t>(i);
-    requests[i].input_tokens = c.input_tokens.value;
-    requests[i].output_tokens = c.output_tokens.value;
-  }
-  // Requests on their way to the engine, in the order sent: when each was sent and when it reaches the engine
-  // (the profile's front-end time later). Completions come in time order, so the queue stays sorted.
-  std::deque<std::pair<double, double>> on_the_way;
+  std::vector<Request> requests = simulator::generate_class_requests(
+      c, 0, s.num_requests, 0.0, s.seed, s.model.max_context_tokens, s.workload.prefix_block_tokens);
+  // Requests on their way to the engine, in the order sent: when each was sent, when it reaches the engine (the
+  // profile's front-end time later) and which it is. Client k sends requests k, k + C, k + 2C, ... as the
+  // simulation's client actors do. Completions come in time order, so the queue stays sorted.
+  struct OnTheWay {
+    double sent_s, arrives_s;
+    std::size_t index;
+  };
+  std::deque<OnTheWay> on_the_way;
   const double front_end_s = profile.request_overhead_s;
   const auto clients = static_cast<std::size_t>(std::min<std::int64_t>(c.arrival.clients, s.num_requests));
-  for (std::size_t i = 0; i < clients; ++i) on_the_way.emplace_back(0.0, front_end_s);  // every client at 0
-  std::size_t sent = clients;
+  for (std::size_t i = 0; i < clients; ++i) on_the_way.push_back({0.0, front_end_s, i});  // every client at 0
   std::size_t joined = 0;
   int next_rank = 0;
   auto join = [&]() {
-    Request& r = requests[joined];
-    r.arrival_s = on_the_way.front().first;
+    Request& r = requests[on_the_way.front().index];
+    r.arrival_s = on_the_way.front().sent_s;
     r.arrival_rank = static_cast<std::int64_t>(joined++);
     on_the_way.pop_front();
     if (!ranks[static_cast<std::size_t>(next_rank)].add(&r)) r.failed = true;
@@ -75,13 +75,13 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
       // An idle replica waits for the next request and starts a step with it at once; the others, microseconds
       // behind it in the simulation, join the step after.
       if (on_the_way.empty()) break;
-      now = std::max(now, on_the_way.front().second);
+      now = std::max(now, on_the_way.front().arrives_s);
       join();
     }
     // A busy replica starts its next step as soon as the last one ends, with what reached it before; requests
     // of clients whose last one finished with that step are still crossing the router (microseconds in the
     // simulation) and wait for the step after.
-    while (!on_the_way.empty() && on_the_way.front().second < now) join();
+    while (!on_the_way.empty() && on_the_way.front().arrives_s < now) join();
     for (int k = 0; k < dp; ++k) {
       batches[static_cast<std::size_t>(k)] = ranks[static_cast<std::size_t>(k)].schedule(now);
       empty = empty && batches[static_cast<std::size_t>(k)].empty();
@@ -89,8 +89,9 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
     if (empty) throw InputError(s.name, "scenario", "", "no step can be formed: the KV cache holds no request");
     now += model.predict_ranks(batches).total_s;
     for (auto& b : ranks) {
-      for (std::size_t f = b.complete(now).finished.size(); f > 0 && sent < total; --f, ++sent) {
-        on_the_way.emplace_back(now, now + front_end_s);  // the client sends its next request at once
+      for (const Request* done : b.complete(now).finished) {
+        const auto next = static_cast<std::size_t>(done->id) + clients;  // the client sends its next one at once
+        if (next < total) on_the_way.push_back({now, now + front_end_s, next});
       }
     }
   }

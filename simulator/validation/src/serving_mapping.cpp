@@ -258,21 +258,42 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
                                                      {"rate_per_s", run.request_rate_per_s},
                                                      {"cv", 1.0 / std::sqrt(run.burstiness)}};
   }
-  auto lengths = [&](const std::vector<int>& values, int fixed) {
-    return values.empty() ? nlohmann::json{{"kind", "fixed"}, {"value", fixed}}
-                          : nlohmann::json{{"kind", "empirical"}, {"values", values}};
+  const bool spread = run.length_range_ratio < 1.0 && run.input_lens.empty();
+  auto lengths = [&](const std::vector<int>& values, int nominal) {
+    if (!values.empty()) return nlohmann::json{{"kind", "empirical"}, {"values", values}};
+    if (!spread) return nlohmann::json{{"kind", "fixed"}, {"value", nominal}};
+    const int least = std::max(1, static_cast<int>(std::floor(run.length_range_ratio * nominal)));
+    return nlohmann::json{{"kind", "uniform"}, {"min", least}, {"max", nominal}};
   };
   if (!run.input_lens.empty()) note("input and output lengths drawn independently from the file's lists");
+  if (spread) {
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%g", run.length_range_ratio);
+    note(std::string("lengths uniform from ") + ratio + " x to 1 x isl and osl, as the benchmark client drew them");
+  }
   nlohmann::json workload = {{"name", run.request_rate_per_s > 0.0 ? "open loop" : "closed loop"},
                              {"arrival", arrival},
                              {"input_tokens", lengths(run.input_lens, run.isl)},
                              {"output_tokens", lengths(run.output_lens, run.osl)}};
-  // A benchmark file says how many requests it sent and averages over all of them, the first wave included;
-  // a CSV row does not, so enough waves are simulated to measure past the first.
-  const long requests = run.num_requests > 0 ? run.num_requests : requests_for_clients(clients);
+  // A benchmark file says how many requests it sent and averages over all of them, the first wave included; a row
+  // whose client is known is simulated as that client ran, its warm-up sent and left out; for any other CSV row
+  // enough waves are simulated to measure past the first.
+  const long warmup = static_cast<long>(run.warmup_requests_per_client) * clients;
+  const long requests = run.num_requests > 0          ? run.num_requests
+                        : run.requests_per_client > 0 ? warmup + static_cast<long>(run.requests_per_client) * clients
+                                                      : requests_for_clients(clients);
   nlohmann::json scenario = {{"name", run.id},       {"model", model}, {"deployment", deployment},
                              {"workload", workload}, {"seed", 1},      {"num_requests", requests}};
-  if (run.num_requests > 0) scenario["measurement"] = {{"warmup_fraction", 0.0}, {"cooldown_fraction", 0.0}};
+  if (run.num_requests > 0 || run.requests_per_client > 0) {
+    // The half request keeps floor(fraction x requests) at the warm-up count whatever the rounding.
+    const double warmup_fraction =
+        warmup > 0 ? (static_cast<double>(warmup) + 0.5) / static_cast<double>(requests) : 0.0;
+    scenario["measurement"] = {{"warmup_fraction", warmup_fraction}, {"cooldown_fraction", 0.0}};
+  }
+  if (run.requests_per_client > 0) {
+    note((warmup > 0 ? std::to_string(run.warmup_requests_per_client) + " warm-up and " : std::string()) +
+         std::to_string(run.requests_per_client) + " measured requests per client");
+  }
   if (!run.notes.empty()) note(run.notes);
   return MappedRun{std::move(scenario), serving_run_group(run), notes};
 }

@@ -34,24 +34,32 @@ struct MeasuredServingRun {
   std::string precision;        // "fp8", "fp4", "bf16" or ""
   std::string gemm_quant_mode;  // "fp8", "fp8_block", "nvfp4" or ""
   std::string moe_quant_mode;
-  std::string mode;        // "agg" or "disagg"
-  int isl = 0;             // input tokens per request
-  int osl = 0;             // output tokens per request
-  int concurrency = 0;     // closed-loop clients (silicon_concurrency=N in silicon_data_source); 0: not given
+  std::string mode;     // "agg" or "disagg"
+  int isl = 0;          // input tokens per request
+  int osl = 0;          // output tokens per request
+  int concurrency = 0;  // closed-loop clients (silicon_concurrency=N in silicon_data_source); 0: not given
   // Open-loop runs (benchmark clients that send at a rate: vllm bench serve --request-rate R): requests per
   // second and the gamma shape of the gaps (vLLM's --burstiness: 1 is Poisson); 0: closed loop.
   double request_rate_per_s = 0.0;
   double burstiness = 1.0;
-  long num_requests = 0;          // requests the benchmark sent, all measured; 0: not given (a CSV row)
-  std::vector<int> input_lens;    // per-request lengths when the file lists them (else isl and osl for all)
+  long num_requests = 0;        // requests the benchmark sent, all measured; 0: not given (a CSV row)
+  std::vector<int> input_lens;  // per-request lengths when the file lists them (else isl and osl for all)
   std::vector<int> output_lens;
+  // The spread of lengths the benchmark client drew, where the row's provenance names a client that draws one
+  // (--random-range-ratio r of InferenceX's benchmark_serving.py): each request's input uniform in
+  // [floor(r x isl), isl] and its output in [floor(r x osl), osl]. 1: every request isl and osl.
+  double length_range_ratio = 1.0;
+  // Where the provenance names the client: requests per client it sent first and left out of its means (warm-up),
+  // then requests per client it averaged over. 0 and 0: not given.
+  int warmup_requests_per_client = 0;
+  int requests_per_client = 0;
   double spec_accept_length = 0.0;  // speculative decoding's mean accepted tokens per step; 0: none
-  std::string notes;              // what the reader assumed that the file did not say
-  MeasuredLayout agg;      // mode agg
-  MeasuredLayout prefill;  // mode disagg
-  MeasuredLayout decode;   // mode disagg
-  double ttft_ms = 0.0;    // measured mean time to first token
-  double tpot_ms = 0.0;    // measured mean time per output token after the first
+  std::string notes;                // what the reader assumed that the file did not say
+  MeasuredLayout agg;               // mode agg
+  MeasuredLayout prefill;           // mode disagg
+  MeasuredLayout decode;            // mode disagg
+  double ttft_ms = 0.0;             // measured mean time to first token
+  double tpot_ms = 0.0;             // measured mean time per output token after the first
   bool operator==(const MeasuredServingRun&) const = default;
 };
 
@@ -69,5 +77,11 @@ struct MeasuredServingResults {
 // counted (its line kept among the first few), or under `strict` an InputError naming line, column and value.
 MeasuredServingResults read_silicon_csv(const std::filesystem::path& path, bool strict = false);
 MeasuredServingResults parse_silicon_csv(std::istream& in, const std::string& file, bool strict = false);
+
+// Drops what the reader inferred from each row's provenance about its benchmark client (lengths drawn in a range,
+// warm-up and measured request counts), so that every CSV row maps as a fixed-length closed loop measured over the
+// default window: what `validate --silicon` and `calibrate serving` do unless given --benchmark-clients
+// (docs/ACCURACY.md, "Benchmark clients").
+void forget_benchmark_clients(MeasuredServingResults& results);
 
 }  // namespace fleetcast::traces

@@ -1,5 +1,5 @@
 #pragma once
-// A fast evaluation of one aggregated replica serving closed-loop clients at fixed lengths, for fitting
+// A fast evaluation of one aggregated replica serving closed-loop clients, for fitting
 // profile parameters to measured runs: the same Batcher (scheduler, KV cache) and step-time model as the
 // SimGrid simulation, driven by a plain loop instead of actors. A client's next request arrives when its last
 // one finishes and joins the next step, as in the simulation, where the router and the links add no delay;
@@ -16,8 +16,8 @@ struct ReplayMeans {
   long measured = 0;
 };
 
-// `s` must be aggregated with one closed-loop class of fixed lengths on one replica (what map_serving_run
-// writes for agg rows); throws InputError otherwise, or when the model does not fit.
+// `s` must be aggregated with one closed-loop class on one replica, its lengths drawn as the simulation draws them
+// (what map_serving_run writes for agg rows); throws InputError otherwise, or when the model does not fit.
 ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::Profile& profile);
 
 }  // namespace fleetcast::validation
