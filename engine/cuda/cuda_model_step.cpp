@@ -194,7 +194,27 @@ class ModelStep : public PreparedOp {
     CUDA_CHECK(cudaMemsetAsync(logits_.get(), 0xff, logits_.bytes(), ctx_.s()));  // NaN until written
     run();
     // A bf16 or fp8 step against the fp32 reference: the tolerance its rounding stages give (model_step.hpp).
-    return p_.check(device_reader(ctx_, logits_, st_), what_, step_tolerance(p_.shape, p_.dims), full);
+    const CheckResult result =
+        p_.check(device_reader(ctx_, logits_, st_), what_, step_tolerance(p_.shape, p_.dims), full);
+    // The rows this rank's experts got: one more eager step (the same values; a decode step's graph holds no
+    // copy back) with each MoE layer's offsets copied to the host after its permute.
+    if (std::any_of(layers_.begin(), layers_.end(), [](const DeviceLayer& L) { return !L.dense; })) {
+      routed_offsets_.clear();
+      record_routing_ = true;
+      enqueue();
+      CUDA_CHECK(cudaStreamSynchronize(ctx_.s()));
+      record_routing_ = false;
+    }
+    return result;
+  }
+
+  std::vector<std::vector<std::int64_t>> expert_rows() const override {
+    std::vector<std::vector<std::int64_t>> rows;
+    for (const auto& offsets : routed_offsets_) {
+      auto& layer = rows.emplace_back();
+      for (std::size_t e = 0; e + 1 < offsets.size(); ++e) layer.push_back(offsets[e + 1] - offsets[e]);
+    }
+    return rows;
   }
 
  private:
@@ -314,6 +334,11 @@ class ModelStep : public PreparedOp {
     // This GPU's experts are 0 .. local_experts - 1, as in the CPU step; rows for others map to -1.
     moe_permute(h_.get(), st_, ids, permuted_.get(), offsets, source_slot_.as<std::int32_t>(), dest_row, T_, H, d.top_k,
                 0, E, ctx_.s());
+    if (record_routing_) {
+      auto& host = routed_offsets_.emplace_back(static_cast<std::size_t>(E + 1));
+      CUDA_CHECK(
+          cudaMemcpyAsync(host.data(), offsets, host.size() * sizeof(std::int32_t), cudaMemcpyDeviceToHost, ctx_.s()));
+    }
     // An expert gets at most every token once: T_ rows bound each expert's grid.
     experts_linear(permuted_, L.experts_gate_up, expert_gu_, 2 * W, H);
     swiglu(expert_gu_.get(), expert_act_.get(), T_ * d.top_k, W, st_, ctx_.s());
@@ -340,6 +365,8 @@ class ModelStep : public PreparedOp {
   DeviceBuffer x_, h_, qkv_, q_, k_, q_rot_, k_rot_, attn_, proj_, gu_, act_, last_, last_norm_, logits_;
   DeviceBuffer partial_out_, partial_lse_;
   DeviceBuffer router_logits_, route_weights_, route_ids_, offsets_, source_slot_, dest_row_;
+  bool record_routing_ = false;                            // check(): copy each MoE layer's offsets to the host
+  std::vector<std::vector<std::int32_t>> routed_offsets_;  // per MoE layer, from the last check
   DeviceBuffer permuted_, expert_gu_, expert_act_, expert_out_;
   int splits_ = 1;
   cudaGraph_t graph_ = nullptr;

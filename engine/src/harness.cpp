@@ -111,6 +111,7 @@ RunOutcome run_plan(const Plan& plan, Backend& backend, const std::function<void
     const Shape& shape = r.planned.op_case.shape;
     auto prepared = backend.prepare(op, r.dtype, shape);
     const CheckResult c = prepared->check(false);
+    auto expert_rows = prepared->expert_rows();
     TimingOptions t = base;
     t.warmup = r.planned.warmup;
     t.repetitions = r.planned.repetitions;
@@ -121,6 +122,7 @@ RunOutcome run_plan(const Plan& plan, Backend& backend, const std::function<void
     if (const auto transport = backend.collective_transport(); op.op_class == OpClass::collective && !transport.empty())
       recorded.set_text("transport", transport);
     out.trace.measurements.push_back(make_measurement(op, r.dtype, recorded, seconds, c));
+    out.trace.measurements.back().expert_rows = std::move(expert_rows);
     say("[" + std::to_string(i + 1) + "/" + std::to_string(runnable.size()) + "] " +
         case_name(op.name, r.dtype, shape) + ": " + format_rates(out.trace.measurements.back()));
   }

@@ -66,6 +66,27 @@ double copies_touched_on_busiest(const ExpertPlacement& p, int top_k, double tok
   return touched;
 }
 
+namespace {
+template <class PerExpert>
+double mean_over_layers(const MeasuredExpertRows& m, PerExpert per_expert) {
+  if (m.layers.empty()) return 0.0;
+  double sum = 0.0;
+  for (const auto& layer : m.layers)
+    for (std::int64_t rows : layer) sum += per_expert(static_cast<double>(rows));
+  return sum / static_cast<double>(m.layers.size());
+}
+}  // namespace
+
+double MeasuredExpertRows::rows() const {
+  return mean_over_layers(*this, [](double r) { return r; });
+}
+double MeasuredExpertRows::experts_used() const {
+  return mean_over_layers(*this, [](double r) { return r > 0.0 ? 1.0 : 0.0; });
+}
+double MeasuredExpertRows::padded_rows(int tile) const {
+  return mean_over_layers(*this, [tile](double r) { return tile * std::ceil(r / tile); });
+}
+
 int grouped_gemm_row_tile(double tokens, int top_k, int experts) {
   const double per_expert = std::max(1.0, std::floor(tokens * top_k / std::max(experts, 1)));
   int tile = 16;

@@ -194,8 +194,11 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   // (REFERENCE.md section 8), E / ep of them on each GPU, each expert sliced moe_tp ways. With uneven traffic
   // every rank waits for the busiest: its copies are the ones read and its share of the assignments
   // (load_factor / ep) the one computed.
-  const double touched = copies_touched_on_busiest(experts_, moe.top_k, tokens);
-  const double per_rank = experts_.load_factor / ep;
+  // A measured rank (use_measured_expert_rows): the experts it read and its share of the assignments.
+  const double touched =
+      measured_rows_ ? measured_rows_->experts_used() : copies_touched_on_busiest(experts_, moe.top_k, tokens);
+  const double per_rank =
+      measured_rows_ ? (tokens > 0.0 ? measured_rows_->rows() / (tokens * moe.top_k) : 0.0) : experts_.load_factor / ep;
   const double assignments_per_gpu = tokens * moe.top_k * per_rank;
   OpCost& ex = st.ops[static_cast<int>(Op::moe_experts)];
   const double per_assignment_flops = 2.0 * params_.routed_expert / moe_tp;
@@ -210,7 +213,9 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   const int tile = grouped_gemm_row_tile(tokens, moe.top_k, experts_total);
   const double padding =
       assignments_per_gpu > 0.0
-          ? std::max(1.0, padded_rows_on_busiest(experts_, moe.top_k, tokens, tile) / assignments_per_gpu)
+          ? std::max(1.0, (measured_rows_ ? measured_rows_->padded_rows(tile)
+                                          : padded_rows_on_busiest(experts_, moe.top_k, tokens, tile)) /
+                              assignments_per_gpu)
           : 1.0;
   const double rate = rates_.gemm_flops(model_.precision.experts, expert_inputs_);
   ex.time_s = roofline_s(ex, rate / padding, rates_.hbm_bytes_per_s(), 4 * moe_kernels);

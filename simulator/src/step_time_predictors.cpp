@@ -256,8 +256,9 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
     const int ep = deployment_.replica.ep;
     const double local = ep > 1 ? experts / ep : experts;
     const double width = static_cast<double>(m.expert_width) / deployment_.replica.moe_tp();
-    const double rows = moe_all * k * experts_.load_factor / ep;
-    const double used = std::min(local, copies_touched_on_busiest(experts_, m.top_k, moe_all));
+    const double rows = measured_rows_ ? measured_rows_->rows() : moe_all * k * experts_.load_factor / ep;
+    const double used = measured_rows_ ? measured_rows_->experts_used()
+                                       : std::min(local, copies_touched_on_busiest(experts_, m.top_k, moe_all));
     auto grouped = [&](double n, double kk) {
       return pred.time_s("moe_grouped_gemm", ex,
                          {{"rows", rows},

@@ -53,6 +53,23 @@ echo "engine run: $(($(date +%s) - start)) s, $(grep -c '"measurement"' "$work/c
   bad "calibrate fit: $(cat "$work/out")"
 cat "$work/out"
 
+# An expert-parallel step records the rows its rank's experts got in the checked run (compose costs those, not
+# the expected share); a step without experts records none.
+python3 - "$work/cpu.jsonl" <<'PY' && ok || bad "model_step records: expert rows missing or where no experts run"
+import json, sys
+for r in map(json.loads, open(sys.argv[1])):
+    if r.get("op") != "model_step":
+        continue
+    s = r["shape"]
+    if s["ep"] == 1:
+        assert "expert_rows" not in r, f"expert rows on {s}"
+        continue
+    rows = r["expert_rows"]
+    assert rows and all(len(layer) == len(rows[0]) for layer in rows), f"{s}: {rows}"
+    tokens = s["batch"] * s["new_tokens"]
+    print(f"model_step {s['phase']} of {tokens} tokens: this rank's experts got {rows}")
+PY
+
 # The table for the log, then the bound (median from --max-median-ape, max from the JSON).
 "$bin" calibrate compose "$work/cpu.jsonl" --max-median-ape "$max_median" >"$work/table" 2>&1
 rc=$?

@@ -52,4 +52,9 @@ TEST_CASE("a bad model_step fails naming the line and field", "[calibration][com
   step.shape["phase"] = "prefill";
   step.shape["layers"] = 33;
   CHECK_THROWS_WITH(calibration::compose_check(input), Catch::Contains("shape.layers"));
+  // Expert rows on a dense model's step: it has no MoE layer to give them to.
+  step.shape["layers"] = 2;
+  step.expert_rows = {{1, 2}};
+  CHECK_THROWS_WITH(calibration::compose_check(input),
+                    Catch::Contains("expert_rows") && Catch::Contains("0 MoE layers of 0 local experts"));
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cuda_backend.hpp"
+#include "fleetcast/engine/cpu_backend.hpp"
 #include "fleetcast/engine/model_step.hpp"
 #include "fleetcast/engine/ops.hpp"
 #include "fleetcast/specs/presets.hpp"
@@ -78,7 +79,8 @@ TEST_CASE("cuda: a MoE model_step matches the reference step, decode and prefill
   const OpInfo& op = *find_op("model_step");
   // qwen3-235b-a22b on one GPU of TP 8 / EP 8 (16 of its 128 experts here, top 8 of 128 routed: most
   // tokens' experts are elsewhere), one layer; 3 sequences decoding after 40 tokens under the CUDA graph,
-  // and a prefill of 24 tokens after 8 (more rows per expert). Every logit, before and after a replay.
+  // and a prefill of 24 tokens after 8 (more rows per expert). Every logit, before and after a replay; the rows
+  // its experts got (recorded with the measurement) are the CPU step's on the same weights and tokens.
   for (const auto& step : {std::vector<std::int64_t>{3, 40, 1}, std::vector<std::int64_t>{2, 8, 24}}) {
     const Shape shape = model_step_shape({"qwen3-235b-a22b", 8, 8, 1, step[0], step[1], step[2]});
     INFO(shape.text());
@@ -90,6 +92,10 @@ TEST_CASE("cuda: a MoE model_step matches the reference step, decode and prefill
     CHECK(prepared->check(true).compared == static_cast<std::size_t>(step[0] * vocab_local));
     prepared->run();
     CHECK(prepared->check(true).compared == static_cast<std::size_t>(step[0] * vocab_local));
+    const auto cpu = make_cpu_backend()->prepare(op, "fp32", shape);
+    cpu->check(false);
+    CHECK(prepared->expert_rows().size() == 1u);
+    CHECK(prepared->expert_rows() == cpu->expert_rows());
   }
 }
 

@@ -146,6 +146,18 @@ TEST_CASE("model_step: two layers on the CPU match the reference step", "[engine
     runner.run();
     const auto r = p.check(reader(runner.logits()), "step", tolerance_for("fp32"), true);
     CHECK(r.compared == static_cast<std::size_t>(s.batch * p.dims.vocab_local));
+    // The rows each local expert got, one list per MoE layer (layer 0 is dense): with ep 1 every token's top-2
+    // picks land here, with ep 2 some go to the other rank; an expert takes a token at most once.
+    const auto routed = runner.expert_rows();
+    const std::int64_t tokens = s.tokens();
+    REQUIRE(routed.size() == static_cast<std::size_t>(s.layers - 1));
+    for (const auto& layer : routed) {
+      REQUIRE(layer.size() == static_cast<std::size_t>(p.dims.local_experts));
+      const std::int64_t rows = std::accumulate(layer.begin(), layer.end(), std::int64_t{0});
+      if (s.ep == 1) CHECK(rows == 2 * tokens);
+      CHECK(rows <= 2 * tokens);
+      CHECK(*std::max_element(layer.begin(), layer.end()) <= tokens);
+    }
     // A second run rewrites the same cache entries with the same values: the same logits.
     const auto first = runner.logits();
     runner.run();

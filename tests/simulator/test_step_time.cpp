@@ -105,6 +105,26 @@ TEST_CASE("an MoE layer's expert FLOPs and bytes match a hand count", "[step_tim
   }
 }
 
+TEST_CASE("a measured rank's expert rows replace the busiest rank's expected share", "[step_time]") {
+  // One DeepSeek-V3 MoE layer on EP 8 (32 local experts): 64 prefill tokens pick 64 x 8 / 8 = 64 rows per rank
+  // on average; the engine measured a rank whose experts got 100 rows in 3 experts.
+  const auto d = one_gpu("h200", 8);  // TP 8, EP 8: whole experts
+  const calibration::Profile profile = calibration::datasheet_profile(d.hardware, "vllm");
+  const double expert = 3.0 * 7168 * 2048;
+  simulator::StepTimeModel expected(moe_layer(), d, profile), measured(moe_layer(), d, profile);
+  std::vector<std::int64_t> rows(32, 0);
+  rows[0] = 60, rows[5] = 30, rows[31] = 10;
+  measured.use_measured_expert_rows({{rows}});
+  const auto e = expected.predict(prefill(64)), m = measured.predict(prefill(64));
+  CHECK(e.op(Op::moe_experts).flops() == Approx(2.0 * 64 * 8 / 8 * expert));
+  CHECK(m.op(Op::moe_experts).flops() == Approx(2.0 * 100 * expert));
+  // Three experts' FP8 weights read, and each row's activations in and out.
+  CHECK(m.op(Op::moe_experts).bytes == Approx(3 * expert + 100 * 2.0 * 7168 * 2));
+  // What does not route is the same.
+  CHECK(m.op(Op::attn_proj).time_s == e.op(Op::attn_proj).time_s);
+  CHECK(m.op(Op::moe_gate).time_s == e.op(Op::moe_gate).time_s);
+}
+
 TEST_CASE("small decode is bound by reading weights, large prefill by compute", "[step_time]") {
   const auto model = specs::model_preset("llama-3.1-8b");
   const auto d = one_gpu("h100");

@@ -170,6 +170,24 @@ TEST_CASE("calibration trace: wrong values are rejected with the field", "[trace
   CHECK_THAT(error_of(good + "\n"), Catch::Contains("empty line"));
 }
 
+TEST_CASE("calibration trace: a MoE step's expert rows round-trip; other records carry none", "[traces]") {
+  CalibrationTrace t = sample_trace();
+  t.measurements[1].expert_rows = {{3, 0, 5}, {1, 2, 0}};
+  const std::string text = to_jsonl(t);
+  CHECK(parse_calibration_trace(text, "t.jsonl") == t);
+  CHECK(text.find("\"max_rel_error\":0.0,\"expert_rows\":[[3,0,5],[1,2,0]]}") != std::string::npos);
+  CHECK(to_jsonl(sample_trace()).find("expert_rows") == std::string::npos);
+  auto with_rows = [&](const std::string& rows) {
+    std::string s = text;
+    const std::string from = "[[3,0,5],[1,2,0]]";
+    return s.replace(s.find(from), from.size(), rows);
+  };
+  CHECK_THAT(error_of(with_rows("[[3,-1,5]]")), Catch::Contains("'expert_rows'") && Catch::Contains(">= 0"));
+  CHECK_THAT(error_of(with_rows("[[3,0,5],[1,2]]")), Catch::Contains("same experts"));
+  CHECK_THAT(error_of(with_rows("[]")), Catch::Contains("'expert_rows'"));
+  CHECK_THAT(error_of(with_rows("[[1.5]]")), Catch::Contains("integers"));
+}
+
 TEST_CASE("calibration trace: an unwritable folder is an InputError and leaves nothing", "[traces]") {
   CHECK_THROWS_AS(write_calibration_trace("/no/such/folder/t.jsonl", sample_trace()), InputError);
   auto bad = sample_trace();

@@ -24,6 +24,10 @@ public:
   RecordReader(const ordered_json& j, std::string where, std::string kind)
       : j_(j), where_(std::move(where)), kind_(std::move(kind)) {}
 
+  bool has(const char* key) {
+    asked_.insert(key);
+    return j_.contains(key);
+  }
   const ordered_json& at(const char* key) {
     asked_.insert(key);
     if (!j_.contains(key)) throw InputError(where_, key, "", "missing in the " + kind_ + " record");
@@ -99,6 +103,23 @@ CalibrationHeader read_header(const ordered_json& j, const std::string& where) {
   return h;
 }
 
+// One list per MoE layer of the rows each local expert received: integers >= 0, every layer the same experts.
+std::vector<std::vector<std::int64_t>> expert_rows(const ordered_json& v, const std::string& where) {
+  const auto bad = [&](const std::string& why) { throw InputError(where, "expert_rows", shorten(v), why); };
+  if (!v.is_array() || v.empty()) bad("expected a non-empty array with one array per MoE layer");
+  std::vector<std::vector<std::int64_t>> rows;
+  for (const auto& layer : v) {
+    if (!layer.is_array() || layer.empty()) bad("expected each MoE layer as a non-empty array of row counts");
+    if (!rows.empty() && layer.size() != rows.front().size()) bad("every MoE layer must list the same experts");
+    auto& counts = rows.emplace_back();
+    for (const auto& c : layer) {
+      if (!c.is_number_integer() || c.get<std::int64_t>() < 0) bad("row counts must be integers >= 0");
+      counts.push_back(c.get<std::int64_t>());
+    }
+  }
+  return rows;
+}
+
 CalibrationMeasurement read_measurement(const ordered_json& j, const std::string& where) {
   RecordReader r(j, where, "measurement");
   if (r.text("record") != "measurement")
@@ -128,6 +149,7 @@ CalibrationMeasurement read_measurement(const ordered_json& j, const std::string
   m.achieved_gb_per_s = r.number("achieved_gb_per_s");
   m.checked = r.boolean("checked");
   m.max_rel_error = r.number("max_rel_error");
+  if (r.has("expert_rows")) m.expert_rows = expert_rows(j.at("expert_rows"), where);
   r.finish();
   return m;
 }

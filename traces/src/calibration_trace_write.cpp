@@ -65,6 +65,7 @@ std::string to_jsonl_line(const CalibrationMeasurement& m) {
   j["achieved_gb_per_s"] = finite(m.achieved_gb_per_s, "achieved_gb_per_s");
   j["checked"] = m.checked;
   j["max_rel_error"] = finite(m.max_rel_error, "max_rel_error");
+  if (!m.expert_rows.empty()) j["expert_rows"] = m.expert_rows;
   return j.dump();
 }
 

@@ -120,7 +120,22 @@ ComposeResult compose_check(const FitInput& input, bool use_predictors) {
     d.replica.tp = std::max(1, shape_int(m, "tp", where));
     d.replica.ep = std::max(1, shape_int(m, "ep", where));
     d.scheduler.step_overhead_s = profile.step_overhead_s;
-    const simulator::StepTimeModel model(cut(full, row.layers, *precision), d, profile);
+    const specs::ModelSpec stepped = cut(full, row.layers, *precision);
+    simulator::StepTimeModel model(stepped, d, profile);
+    // The rows this rank's experts really got (the routing follows the step's data), where the engine recorded
+    // them; else the expected share.
+    if (!m.expert_rows.empty()) {
+      const int moe_layers = stepped.moe ? stepped.num_layers - stepped.dense_layers : 0;
+      const int local = stepped.moe ? stepped.moe->num_routed_experts / d.replica.ep : 0;
+      if (static_cast<int>(m.expert_rows.size()) != moe_layers || static_cast<int>(m.expert_rows[0].size()) != local) {
+        throw InputError(
+            where, "expert_rows",
+            std::to_string(m.expert_rows.size()) + " layers of " + std::to_string(m.expert_rows[0].size()) + " experts",
+            "the step has " + std::to_string(moe_layers) + " MoE layers of " + std::to_string(local) +
+                " local experts");
+      }
+      model.use_measured_expert_rows({m.expert_rows});
+    }
     simulator::BatchShape b;
     for (int s = 0; s < row.batch; ++s) {
       if (row.phase == "decode") {

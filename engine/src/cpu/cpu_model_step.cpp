@@ -33,6 +33,7 @@ ModelStepRunner::ModelStepRunner(ModelStepProblem& p)
     : p_(p), tokens_(p.shape.tokens()), bf16_(p.shape.bf16_activations()), fp8_(p.shape.fp8()) {
   const StepDims& d = p.dims;
   fp8_scales_.resize(p.layers.size());
+  expert_rows_.resize(p.layers.size());
   if (bf16_) {
     bf16_layers_ = p.layers;
     if (fp8_) prepare_fp8();
@@ -160,6 +161,9 @@ void ModelStepRunner::moe(std::int64_t layer) {
               {d.experts, d.top_k, d.n_group, d.topk_group, d.sigmoid});
   const std::int64_t rows = moe_permute(h_.data(), route_ids_.data(), permuted_.data(), offsets_.data(),
                                         source_slot_.data(), dest_row_.data(), T, H, d.top_k, 0, d.local_experts);
+  auto& routed = expert_rows_[static_cast<std::size_t>(layer)];
+  routed.resize(static_cast<std::size_t>(d.local_experts));
+  for (std::int64_t e = 0; e < d.local_experts; ++e) routed[e] = offsets_[e + 1] - offsets_[e];
   grouped(permuted_.data(), L.experts_gate_up, S.experts_gate_up, expert_gu_.data(), rows, 2 * W, H);
   store(expert_gu_, rows * 2 * W);
   swiglu(expert_gu_.data(), expert_act_.data(), rows, W);
@@ -171,6 +175,13 @@ void ModelStepRunner::moe(std::int64_t layer) {
   add_into(x_.data(), proj_.data(), T * H);
   store(x_, T * H);
   if (d.shared_width > 0) dense_mlp(L.shared_gate_up, S.shared_gate_up, L.shared_down, S.shared_down, d.shared_width);
+}
+
+std::vector<std::vector<std::int64_t>> ModelStepRunner::expert_rows() const {
+  std::vector<std::vector<std::int64_t>> moe_layers;
+  for (const auto& routed : expert_rows_)
+    if (!routed.empty()) moe_layers.push_back(routed);
+  return moe_layers;
 }
 
 void ModelStepRunner::run() {

@@ -37,6 +37,8 @@ class ModelStepRunner {
   explicit ModelStepRunner(ModelStepProblem& p);
   void run();
   const std::vector<float>& logits() const { return logits_; }  // [batch, vocab_local]
+  // The rows each local expert received in the last run, one list per MoE layer (none for a dense model).
+  std::vector<std::vector<std::int64_t>> expert_rows() const;
 
  private:
   void attention(std::int64_t layer);
@@ -90,6 +92,7 @@ class ModelStepRunner {
   std::vector<float> cq_, cq_norm_, q_full_, kv_full_, latent_, latent_norm_, q_pe_, k_pe_, q_pe_rot_, k_pe_rot_;
   std::vector<float> q_nope_by_head_, q_latent_by_head_, q_attn_, attn_latent_, latent_by_head_, v_by_head_;
   std::vector<std::int32_t> head_offsets_;
+  std::vector<std::vector<std::int64_t>> expert_rows_;  // per layer: each local expert's rows (dense layers: none)
 };
 
 }  // namespace fleetcast::engine::cpu

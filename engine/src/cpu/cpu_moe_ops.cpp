@@ -115,6 +115,7 @@ class ModelStep : public PreparedOp {
     // fp32 reference: the tolerance its rounding stages give (model_step.hpp); an fp32 step at fp32's.
     return p_.check(reader(runner_.logits()), what_, step_tolerance(p_.shape, p_.dims), full);
   }
+  std::vector<std::vector<std::int64_t>> expert_rows() const override { return runner_.expert_rows(); }
 
  private:
   ModelStepProblem p_;

@@ -3,6 +3,7 @@
 // what it can run, has it prepare a case (allocate and fill the inputs), check the result against the
 // CPU reference, and time repetitions; everything else (plans, statistics, traces) is shared.
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,9 @@ public:
   // Runs once and compares with the CPU reference: every output when `full`, a sample otherwise.
   // Throws CheckFailed on a mismatch.
   virtual CheckResult check(bool full) = 0;
+  // A model_step of a MoE model: the token-expert rows each of this rank's routed experts received, one list per
+  // MoE layer, in the last check (the routing follows the step's data). Empty for every other op.
+  virtual std::vector<std::vector<std::int64_t>> expert_rows() const { return {}; }
 };
 
 struct TimingOptions {

@@ -4,6 +4,7 @@
 // Redundant copies go to the hottest experts (EPLB-style), then copies are packed largest first onto the
 // least loaded rank with a free slot, every rank holding (experts + redundant) / ep slots.
 
+#include <cstdint>
 #include <vector>
 
 #include "fleetcast/specs/deployment.hpp"
@@ -37,5 +38,16 @@ int grouped_gemm_row_tile(double tokens, int top_k, int experts);
 // Expected rows the busiest rank's grouped GEMM computes, padding included, when `tokens` tokens each pick
 // top_k experts: per copy of routing share q, tile x E[ceil(x / tile)] with x ~ Binomial(tokens, top_k q).
 double padded_rows_on_busiest(const ExpertPlacement& p, int top_k, double tokens, int tile);
+
+// What one measured rank's routed experts received (the engine's model_step records it): the rows of each local
+// expert, one list per MoE layer. The routing follows the step's data, so a rank of a small step can get half or
+// twice its expected share; costing these rows compares the ops' composition with what the step really ran.
+struct MeasuredExpertRows {
+  std::vector<std::vector<std::int64_t>> layers;
+  // Means over the MoE layers: rows, experts with at least one row, rows padded to whole tiles of `tile`.
+  double rows() const;
+  double experts_used() const;
+  double padded_rows(int tile) const;
+};
 
 }  // namespace fleetcast::simulator

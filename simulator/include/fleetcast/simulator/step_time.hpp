@@ -12,6 +12,7 @@
 // compute.
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -83,6 +84,9 @@ class StepTimeModel {
   // an idle rank, which still takes part in every MoE exchange).
   StepTime predict_ranks(std::span<const BatchShape> ranks) const;
   const specs::ModelSpec& model() const { return model_; }
+  // Cost the routed experts of one measured rank (calibration's composition check of an engine's model_step)
+  // instead of the busiest rank's expected share.
+  void use_measured_expert_rows(MeasuredExpertRows rows) { measured_rows_ = std::move(rows); }
 
  private:
   // Tokens the MoE layers' experts see in one step: every DP rank's.
@@ -135,6 +139,7 @@ class StepTimeModel {
   RateTable rates_;
   ParameterCounts params_;
   ExpertPlacement experts_;                                  // where routed experts sit on the EP ranks (MoE models)
+  std::optional<MeasuredExpertRows> measured_rows_;          // one measured rank's routing, in place of experts_
   specs::Precision expert_inputs_ = specs::Precision::bf16;  // the format the experts' GEMMs take activations in
   double step_overhead_s_ = 0.0;
   double decode_overhead_share_ = 1.0;  // of step_overhead_s_, in a step without prefill

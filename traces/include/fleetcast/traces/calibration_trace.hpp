@@ -3,6 +3,7 @@
 // record, then one record per measurement, each line one JSON object with a "record" key saying which.
 // Schema "fleetcast.calibration-trace/1"; the fields are documented beside each member below.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ struct CalibrationMeasurement {
   double achieved_gb_per_s = 0.0;  // bytes / median_s / 1e9
   bool checked = false;       // the result was compared with the CPU reference before timing
   double max_rel_error = 0.0;  // largest error that comparison found (see engine/src/check.hpp)
+  // A model_step of a MoE model: the token-expert rows each of this rank's routed experts received, one list per
+  // MoE layer, in the checked run (the routing follows the step's data, so one rank may get half or twice its
+  // expected share). Empty for every other record, and then not written.
+  std::vector<std::vector<std::int64_t>> expert_rows;
   bool operator==(const CalibrationMeasurement&) const = default;
 };
 
