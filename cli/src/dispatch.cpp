@@ -74,7 +74,8 @@ commands:
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads to the measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the
         rows, by id hash, held out); print the error before and after; -o writes DIR/<hardware>-<runtime>.json.
-        The fit starts from the datasheet profile; --bounded keeps every efficiency at or below the best
+        The fit starts from the datasheet profile and, where the pair has a fit in use, from that one too, and
+        keeps the end of lower training cost; --bounded keeps every efficiency at or below the best
         kernel-level figure and pulls it towards the datasheet one (a log-normal prior); --robust weighs
         errors beyond a factor 1.5 linearly (Huber) rather than squared.
         --leave-out-model M holds out every row of model preset M instead; --cross-validate does so for each

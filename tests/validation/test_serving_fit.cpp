@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "fleetcast/validation/closed_loop_replay.hpp"
@@ -136,4 +137,24 @@ TEST_CASE("the robust serving fit is not pulled off by a few rows the model does
   INFO("robust off by " << off(robust) << ", plain by " << off(plain));  // 0.09 and 0.29 (log units)
   CHECK(off(robust) < 0.5 * off(plain));
   CHECK(robust.after_train.tpot_median_ape < 0.05);
+}
+
+TEST_CASE("with a fit in use the descent also starts from it, and the lower training cost wins", "[fit]") {
+  // Rows made by the profile in use (the shipped h200-vllm fit): one iteration from the datasheet profile cannot
+  // reach it, the descent from the fit itself starts at zero error and stays.
+  const calibration::Profile in_use = calibration::profile_for(specs::hardware_preset("h200"), "vllm");
+  if (in_use.kind == "datasheet") {
+    WARN("no fit in use for h200 vllm (FLEETCAST_PROFILES=datasheet?): nothing to start from");
+    return;
+  }
+  const auto results = measured_under(in_use);
+  validation::ServingFitOptions options;
+  options.max_iterations = 1;
+  const validation::ServingFit fit = validation::fit_serving_profile(results, "h200", "vllm", options);
+  CHECK(fit.started_from == "profile in use");
+  CHECK(fit.after_train.ttft_median_ape < 1e-9);
+  CHECK(fit.after_train.tpot_median_ape < 1e-9);
+  CHECK(fit.profile.memory_efficiency == Approx(in_use.memory_efficiency).epsilon(1e-9));
+  CHECK(fit.profile.matmul_efficiency.at("fp8") == Approx(in_use.matmul_efficiency.at("fp8")).epsilon(1e-9));
+  CHECK(fit.profile.sources.at("memory_efficiency").find("from the fit in use") != std::string::npos);
 }

@@ -47,11 +47,23 @@ struct Row {
 constexpr int kParams = 7;
 using Params = Eigen::Matrix<double, kParams, 1>;
 
-Params initial(const calibration::Profile& p) {
+// `p`'s parameters, its GEMM factor against `base`'s matmul efficiencies (1 for base itself: the largest ratio,
+// which gives back every class of a fit, whose classes are base's times one factor capped at 1). From the datasheet
+// profile, the host costs it lacks (0) start at small values a step in log space moves from; from a fit, at its own
+// values within apply()'s clamps.
+Params initial(const calibration::Profile& p, const calibration::Profile& base, bool from_datasheet) {
+  double gemm_factor = 0.0;
+  for (const auto& [cls, eff] : p.matmul_efficiency) {
+    const auto datasheet = base.matmul_efficiency.find(cls);
+    if (datasheet != base.matmul_efficiency.end() && datasheet->second > 0.0)
+      gemm_factor = std::max(gemm_factor, eff / datasheet->second);
+  }
+  if (gemm_factor <= 0.0) gemm_factor = 1.0;
   Params t;
-  t << 0.0, std::log(p.attention_compute_efficiency), std::log(p.memory_efficiency),
+  t << std::log(gemm_factor), std::log(p.attention_compute_efficiency), std::log(p.memory_efficiency),
       std::log(std::max(p.step_overhead_s, 1e-5)), std::log(p.nvlink_efficiency),
-      std::log(std::max(p.sequence_overhead_s, 2e-5)), std::log(std::max(p.request_overhead_s, 5e-3));
+      std::log(std::max(p.sequence_overhead_s, from_datasheet ? 2e-5 : 1e-7)),
+      std::log(std::max(p.request_overhead_s, from_datasheet ? 5e-3 : 1e-5));
   return t;
 }
 
@@ -170,7 +182,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                      std::to_string(train.size()) + " training rows: at least 6 are needed to fit 7 parameters");
   }
 
-  const Params theta0 = initial(base);
+  const Params theta0 = initial(base, base, true);  // the start, and the bounded fit's prior's centre
   // The data residuals, then (bounded) the prior's: (log x - log x0) / sigma per efficiency.
   const auto objective = [&](const Params& t) {
     Eigen::VectorXd data = residuals(train, apply(base, t, options.bounded), options.threads);
@@ -184,7 +196,6 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     return all;
   };
 
-  Params theta = theta0;
   fit.before_train = score(residuals(train, in_use, options.threads));
   if (!test.empty()) fit.before_held_out = score(residuals(test, in_use, options.threads));
   if (options.max_iterations == 0) {  // a score of the profile in use, as it is
@@ -193,40 +204,60 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     fit.after_held_out = fit.before_held_out;
     return fit;
   }
-  Eigen::VectorXd r = objective(theta);
-  double cost = r.squaredNorm(), lambda = 1e-2;
-  const double h = 0.05;  // forward-difference step in log space (5%)
-  for (int it = 0; it < options.max_iterations; ++it) {
-    fit.iterations = it + 1;
-    Eigen::MatrixXd J(r.size(), kParams);
-    for (int j = 0; j < kParams; ++j) {
-      Params t = theta;
-      t(j) += h;
-      J.col(j) = (objective(t) - r) / h;
-    }
-    const Eigen::MatrixXd A = J.transpose() * J;
-    const Eigen::VectorXd g = J.transpose() * r;
-    bool improved = false;
-    for (int tries = 0; tries < 6 && !improved; ++tries) {
-      Eigen::MatrixXd damped = A;
-      damped.diagonal() += lambda * (A.diagonal().array() + 1e-9).matrix();
-      const Params step = damped.ldlt().solve(-g);
-      const Params candidate = theta + step.cwiseMax(-1.0).cwiseMin(1.0);  // at most a factor e per iteration
-      const Eigen::VectorXd rc = objective(candidate);
-      if (rc.squaredNorm() < cost) {
-        improved = cost - rc.squaredNorm() > 1e-4 * cost;
-        theta = candidate;
-        r = rc;
-        cost = rc.squaredNorm();
-        lambda = std::max(lambda / 3.0, 1e-6);
-        if (!improved) tries = 6;
-      } else {
-        lambda *= 4.0;
+  struct Descent {
+    Params theta;
+    double cost = 0.0;
+    int iterations = 0;
+  };
+  // Levenberg-Marquardt from `start`.
+  const auto descend = [&](const Params& start) {
+    Params theta = start;
+    Eigen::VectorXd r = objective(theta);
+    double cost = r.squaredNorm(), lambda = 1e-2;
+    const double h = 0.05;  // forward-difference step in log space (5%)
+    int iterations = 0;
+    for (int it = 0; it < options.max_iterations; ++it) {
+      iterations = it + 1;
+      Eigen::MatrixXd J(r.size(), kParams);
+      for (int j = 0; j < kParams; ++j) {
+        Params t = theta;
+        t(j) += h;
+        J.col(j) = (objective(t) - r) / h;
       }
+      const Eigen::MatrixXd A = J.transpose() * J;
+      const Eigen::VectorXd g = J.transpose() * r;
+      bool improved = false;
+      for (int tries = 0; tries < 6 && !improved; ++tries) {
+        Eigen::MatrixXd damped = A;
+        damped.diagonal() += lambda * (A.diagonal().array() + 1e-9).matrix();
+        const Params step = damped.ldlt().solve(-g);
+        const Params candidate = theta + step.cwiseMax(-1.0).cwiseMin(1.0);  // at most a factor e per iteration
+        const Eigen::VectorXd rc = objective(candidate);
+        if (rc.squaredNorm() < cost) {
+          improved = cost - rc.squaredNorm() > 1e-4 * cost;
+          theta = candidate;
+          r = rc;
+          cost = rc.squaredNorm();
+          lambda = std::max(lambda / 3.0, 1e-6);
+          if (!improved) tries = 6;
+        } else {
+          lambda *= 4.0;
+        }
+      }
+      if (!improved) break;
     }
-    if (!improved) break;
+    return Descent{theta, cost, iterations};
+  };
+  Descent best = descend(theta0);
+  if (in_use.kind != "datasheet") {
+    const Descent from_fit = descend(initial(in_use, base, false));
+    if (from_fit.cost < best.cost) {
+      best = from_fit;
+      fit.started_from = "profile in use";
+    }
   }
-  fit.profile = apply(base, theta, options.bounded);
+  fit.iterations = best.iterations;
+  fit.profile = apply(base, best.theta, options.bounded);
   fit.profile.kind = "fitted";
   fit.profile.runtime = runtime;
   fit.after_train = score(residuals(train, fit.profile, options.threads));
@@ -239,7 +270,10 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                              (options.bounded ? ", bounded by the kernel-level figures with a log-normal prior "
                                                 "(sigma: a factor 1.5) around the datasheet profile"
                                               : "") +
-                             (options.robust ? ", Huber loss on the log errors beyond a factor 1.5" : "");
+                             (options.robust ? ", Huber loss on the log errors beyond a factor 1.5" : "") +
+                             (fit.started_from == "profile in use"
+                                  ? ", from the fit in use (a lower training cost than from the datasheet profile)"
+                                  : "");
   for (const char* field : {"attention_compute_efficiency", "memory_efficiency", "step_overhead_s", "nvlink_efficiency",
                             "sequence_overhead_s", "request_overhead_s"}) {
     fit.profile.sources[field] = source;

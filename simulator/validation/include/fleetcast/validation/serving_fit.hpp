@@ -53,11 +53,16 @@ struct ServingFit {
   ServingFitScore before_train, after_train;        // replay errors on the rows fitted
   ServingFitScore before_held_out, after_held_out;  // and on the held-out rows
   int iterations = 0;
+  // Where the descent that was kept started: "datasheet", or "profile in use" when the pair already had a fit and
+  // the descent from it ended at the lower training cost.
+  std::string started_from = "datasheet";
   std::vector<std::string> skipped;  // rows of the pair not usable by the replay, with the reason
 };
 
 // Fits the profile of `hardware` under `runtime` from the agg rows of `results` that map to that pair, starting
-// from the datasheet profile; the "before" scores are those of the profile in use (calibration::profile_for).
+// from the datasheet profile and, where the pair has a fit in use (calibration::profile_for), from that one too,
+// keeping the end of lower training cost (a descent only goes down from where it starts, and from the datasheet
+// it can stop in a poor minimum); the "before" scores are those of the profile in use.
 // Throws InputError when fewer than 6 training rows remain.
 ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, const std::string& hardware,
                                const std::string& runtime, const ServingFitOptions& options = {});
