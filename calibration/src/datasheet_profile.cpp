@@ -104,6 +104,7 @@ nlohmann::json to_json(const Profile& p) {
   // Written only when set, so that profiles without them (every datasheet one) keep their bytes.
   if (p.sequence_overhead_s > 0.0) j["sequence_overhead_s"] = p.sequence_overhead_s;
   if (p.request_overhead_s > 0.0) j["request_overhead_s"] = p.request_overhead_s;
+  if (p.expert_kernel_efficiency != 1.0) j["expert_kernel_efficiency"] = p.expert_kernel_efficiency;
   detail::write_v2(p, j);
   return j;
 }

@@ -12,6 +12,8 @@ const std::set<std::string> kKeys = {"hardware", "runtime", "kind", "matmul_effi
                                      "collective_latency_s", "step_overhead_s", "sources",
                                      // optional: host overheads fitted to serving runs (0 when absent)
                                      "sequence_overhead_s", "request_overhead_s",
+                                     // optional: fitted to serving runs (1 when absent)
+                                     "expert_kernel_efficiency",
                                      // schema v2, optional (profile_v2_json.hpp)
                                      "predictors", "collectives", "quality", "traces",
                                      // schema v3, optional: SimGrid network factors
@@ -80,6 +82,8 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file) {
   // Optional: profiles written before these fields existed leave them at 0.
   if (j.contains("sequence_overhead_s")) p.sequence_overhead_s = seconds(j, "sequence_overhead_s", file);
   if (j.contains("request_overhead_s")) p.request_overhead_s = seconds(j, "request_overhead_s", file);
+  if (j.contains("expert_kernel_efficiency"))
+    p.expert_kernel_efficiency = efficiency(j, "expert_kernel_efficiency", file);
   const auto& src = field(j, "sources", file);
   if (!src.is_object()) throw InputError(file, "sources", src.dump(), "an object: field -> where it came from");
   for (const auto& [key, value] : src.items()) {

@@ -88,7 +88,7 @@ int run_calibrate_serving(const Args& args) {
   if (!hardware.empty()) pairs = {{{hardware, runtime}, pairs[{hardware, runtime}]}};
   std::printf("%-8s %-7s %-16s %5s %5s | %-22s | %-22s | %s\n", "hardware", "runtime", "left out", "train", "held",
               "train TTFT/TPOT med", "held-out TTFT/TPOT med",
-              "fitted: bf16 gemm, attn, mem, step ms, nvlink, seq us, req ms");
+              "fitted: bf16 gemm, attn, mem, step ms, nvlink, seq us, req ms, experts");
   const auto fit_and_print = [&](const std::string& hw, const std::string& rt, const validation::ServingFitOptions& o) {
     const std::string left_out = o.leave_out_model.empty() ? "1 in 5 by id" : o.leave_out_model;
     validation::ServingFit fit;
@@ -102,14 +102,14 @@ int run_calibrate_serving(const Args& args) {
     const double gemm_bf16 = p.matmul_efficiency.count("bf16") ? p.matmul_efficiency.at("bf16") : 0.0;
     std::printf(
         "%-8s %-7s %-16s %5d %5d | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | "
-        "%.2f, %.2f, %.2f, %.2f, %.2f, %.1f, %.1f\n",
+        "%.2f, %.2f, %.2f, %.2f, %.2f, %.1f, %.1f, %.2f\n",
         hw.c_str(), rt.c_str(), left_out.c_str(), fit.after_train.rows, fit.after_held_out.rows,
         100 * fit.before_train.ttft_median_ape, 100 * fit.before_train.tpot_median_ape,
         100 * fit.after_train.ttft_median_ape, 100 * fit.after_train.tpot_median_ape,
         100 * fit.before_held_out.ttft_median_ape, 100 * fit.before_held_out.tpot_median_ape,
         100 * fit.after_held_out.ttft_median_ape, 100 * fit.after_held_out.tpot_median_ape, gemm_bf16,
         p.attention_compute_efficiency, p.memory_efficiency, 1e3 * p.step_overhead_s, p.nvlink_efficiency,
-        1e6 * p.sequence_overhead_s, 1e3 * p.request_overhead_s);
+        1e6 * p.sequence_overhead_s, 1e3 * p.request_overhead_s, p.expert_kernel_efficiency);
     std::fflush(stdout);
     if (!out_dir.empty()) {
       const auto path = std::filesystem::path(out_dir) / (hw + "-" + rt + ".json");

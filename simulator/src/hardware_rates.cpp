@@ -18,6 +18,7 @@ RateTable::RateTable(const specs::HardwareSpec& hw, const calibration::Profile& 
   nic_bytes_per_s_ = hw.nic_bytes_per_s() * profile.nic_efficiency;
   // PCIe and C2C reach about the same share of line rate as a NIC does.
   host_link_bytes_per_s_ = hw.host_link_gb_per_s * 1e9 * profile.nic_efficiency;
+  expert_kernel_efficiency_ = profile.expert_kernel_efficiency;
 }
 
 double RateTable::matmul_flops(specs::Precision p) const {

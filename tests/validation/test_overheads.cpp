@@ -68,3 +68,17 @@ TEST_CASE("profiles: the overhead fields round-trip and default to 0 when absent
   j["request_overhead_s"] = -1;
   CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"), Catch::Contains("request_overhead_s"));
 }
+
+TEST_CASE("profiles: the experts' kernel efficiency round-trips, defaults to 1 and rejects 0 or above 1",
+          "[validation][overheads]") {
+  calibration::Profile p = calibration::datasheet_profile(specs::hardware_preset("h200"), "vllm");
+  auto j = calibration::to_json(p);
+  CHECK_FALSE(j.contains("expert_kernel_efficiency"));  // datasheet profiles keep their bytes
+  CHECK(calibration::parse_profile(j, "p.json").expert_kernel_efficiency == 1.0);
+  p.expert_kernel_efficiency = 0.3;
+  CHECK(calibration::parse_profile(calibration::to_json(p), "p.json").expert_kernel_efficiency == 0.3);
+  for (const double bad : {0.0, 1.5}) {
+    j["expert_kernel_efficiency"] = bad;
+    CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"), Catch::Contains("expert_kernel_efficiency"));
+  }
+}

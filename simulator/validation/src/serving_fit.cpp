@@ -43,8 +43,8 @@ struct Row {
 };
 
 // log of: GEMM factor, attention eff., memory eff., step overhead (s), NVLink eff., per-sequence overhead (s),
-// front-end time per request (s).
-constexpr int kParams = 7;
+// front-end time per request (s), the routed experts' kernel efficiency (no effect on a dense model's rows).
+constexpr int kParams = 8;
 using Params = Eigen::Matrix<double, kParams, 1>;
 
 // `p`'s parameters, its GEMM factor against `base`'s matmul efficiencies (1 for base itself: the largest ratio,
@@ -63,7 +63,7 @@ Params initial(const calibration::Profile& p, const calibration::Profile& base, 
   t << std::log(gemm_factor), std::log(p.attention_compute_efficiency), std::log(p.memory_efficiency),
       std::log(std::max(p.step_overhead_s, 1e-5)), std::log(p.nvlink_efficiency),
       std::log(std::max(p.sequence_overhead_s, from_datasheet ? 2e-5 : 1e-7)),
-      std::log(std::max(p.request_overhead_s, from_datasheet ? 5e-3 : 1e-5));
+      std::log(std::max(p.request_overhead_s, from_datasheet ? 5e-3 : 1e-5)), std::log(p.expert_kernel_efficiency);
   return t;
 }
 
@@ -85,6 +85,8 @@ calibration::Profile apply(const calibration::Profile& base, const Params& t, bo
   p.nvlink_efficiency = std::min(1.0, std::exp(t(4)));
   p.sequence_overhead_s = std::clamp(std::exp(t(5)), 1e-7, 1e-3);
   p.request_overhead_s = std::clamp(std::exp(t(6)), 1e-5, 0.5);
+  // A grouped expert GEMM is never faster than a dense one of the same shapes.
+  p.expert_kernel_efficiency = std::clamp(std::exp(t(7)), 0.02, 1.0);
   return p;
 }
 
@@ -179,7 +181,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   }
   if (train.size() < 6) {
     throw InputError(results.file, "rows", hardware + " " + runtime,
-                     std::to_string(train.size()) + " training rows: at least 6 are needed to fit 7 parameters");
+                     std::to_string(train.size()) + " training rows: at least 6 are needed to fit 8 parameters");
   }
 
   const Params theta0 = initial(base, base, true);  // the start, and the bounded fit's prior's centre
@@ -278,6 +280,8 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                             "sequence_overhead_s", "request_overhead_s"}) {
     fit.profile.sources[field] = source;
   }
+  // Rows of dense models alone leave it at 1, which a profile does not write.
+  if (fit.profile.expert_kernel_efficiency != 1.0) fit.profile.sources["expert_kernel_efficiency"] = source;
   for (const auto& [cls, eff] : fit.profile.matmul_efficiency) {
     fit.profile.sources["matmul_efficiency." + cls] = source + "; one factor on every compute class";
   }

@@ -27,12 +27,15 @@ public:
   double nvlink_bus_bytes_per_s() const { return nvlink_bus_bytes_per_s_; }
   double nic_bytes_per_s() const { return nic_bytes_per_s_; }
   double host_link_bytes_per_s() const { return host_link_bytes_per_s_; }
+  // The routed experts' grouped GEMMs run at this share of the dense rates above (Profile).
+  double expert_kernel_efficiency() const { return expert_kernel_efficiency_; }
 
 private:
   double bf16_ = 0.0, fp8_ = 0.0, fp4_ = 0.0;
   double attention_flops_ = 0.0, vector_flops_ = 0.0;
   double hbm_bytes_per_s_ = 0.0, nvlink_bus_bytes_per_s_ = 0.0, nic_bytes_per_s_ = 0.0;
   double host_link_bytes_per_s_ = 0.0;
+  double expert_kernel_efficiency_ = 1.0;
 };
 
 }  // namespace fleetcast::simulator
