@@ -217,10 +217,10 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
                                           : padded_rows_on_busiest(experts_, moe.top_k, tokens, tile)) /
                               assignments_per_gpu)
           : 1.0;
-  // Grouped expert kernels run below a dense GEMM's rates on both roofs (Profile::expert_kernel_efficiency).
-  const double kernel = rates_.expert_kernel_efficiency();
-  const double rate = rates_.gemm_flops(model_.precision.experts, expert_inputs_);
-  ex.time_s = roofline_s(ex, kernel * rate / padding, kernel * rates_.hbm_bytes_per_s(), 4 * moe_kernels);
+  // Grouped expert kernels multiply below a dense GEMM's rate (Profile::expert_kernel_efficiency); the weights
+  // they stream are read as fast as any.
+  const double rate = rates_.expert_kernel_efficiency() * rates_.gemm_flops(model_.precision.experts, expert_inputs_);
+  ex.time_s = roofline_s(ex, rate / padding, rates_.hbm_bytes_per_s(), 4 * moe_kernels);
   ex.prefill_share = share(moe_tokens.prefill, moe_tokens.decode);
 
   if (params_.shared_experts_per_moe_layer > 0.0) {

@@ -80,10 +80,11 @@ struct Profile {
   // Front end between a client sending a request and the engine having it (HTTP, tokenization, queueing into
   // the engine): part of the TTFT a benchmark client measures. 0 unless fitted to measured runs.
   double request_overhead_s = 0.0;
-  // The routed experts' grouped GEMM kernels against a dense GEMM of the same shapes, on both the compute and the
-  // weight-read rate: fused MoE kernels (vLLM's triton fused_moe and matmul_ogs, SGLang's, TensorRT-LLM's CUTLASS
-  // grouped GEMMs) gather rows per expert and run far fewer rows per tile than a dense GEMM does, and no
-  // kernel-level figure for them is in REFERENCE.md. 1 (the dense kernels' rates) unless fitted to measured runs.
+  // The routed experts' grouped GEMM kernels' compute rate against a dense GEMM's: fused MoE kernels (vLLM's
+  // triton fused_moe and matmul_ogs, SGLang's, TensorRT-LLM's CUTLASS grouped GEMMs) gather and scatter rows per
+  // expert, dequantise block-scaled weights in the tile and run few rows per expert, and no kernel-level figure for
+  // them is in REFERENCE.md. The weights they stream are read at memory_efficiency like any others. 1 (a dense
+  // GEMM's rate) unless fitted to measured runs.
   double expert_kernel_efficiency = 1.0;
 
   std::map<std::string, std::string> sources;  // field -> where the number came from

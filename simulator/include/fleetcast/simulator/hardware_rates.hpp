@@ -27,7 +27,7 @@ public:
   double nvlink_bus_bytes_per_s() const { return nvlink_bus_bytes_per_s_; }
   double nic_bytes_per_s() const { return nic_bytes_per_s_; }
   double host_link_bytes_per_s() const { return host_link_bytes_per_s_; }
-  // The routed experts' grouped GEMMs run at this share of the dense rates above (Profile).
+  // The routed experts' grouped GEMMs multiply at this share of the matmul rates above (Profile).
   double expert_kernel_efficiency() const { return expert_kernel_efficiency_; }
 
 private:
