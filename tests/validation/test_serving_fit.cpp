@@ -97,6 +97,47 @@ TEST_CASE("the bounded serving fit keeps GEMMs at or below the best measured mat
   CHECK(free.profile.matmul_efficiency.at("fp8") > 1.1 * best_fp8);
 }
 
+TEST_CASE("the bounded serving fit brings a GEMM factor down from its ceiling", "[fit]") {
+  // GEMMs at 60% of the best FP8 matmul measured on an H200. The bounded fit starts at that ceiling, where a
+  // forward difference only steps into the clamp (a zero derivative): it must look the other way to move at all.
+  const calibration::Profile truth = truth_profile(0.6);
+  validation::ServingFitOptions options;
+  options.max_iterations = 10;
+  options.bounded = true;
+  const validation::ServingFit fit = validation::fit_serving_profile(measured_under(truth), "h200", "vllm", options);
+  // The prior (a factor 1.5 per standard deviation around the ceiling) keeps it above the truth: 0.54 for 0.44.
+  const double fitted = fit.profile.matmul_efficiency.at("fp8"), ceiling = truth.matmul_efficiency.at("fp8") / 0.6;
+  CHECK(fitted < 0.8 * ceiling);
+  CHECK(fitted > 0.95 * truth.matmul_efficiency.at("fp8"));
+}
+
+TEST_CASE("an MoE model's rows fit the experts' kernel efficiency, a dense model's leave it at 1", "[fit]") {
+  // gpt-oss-120b (MXFP4 experts) with 8,192-token prompts, whose prefill the experts' GEMMs set, beside the Llama
+  // rows; the routed experts multiply at 30% of the dense rate.
+  calibration::Profile truth = truth_profile(0.8);
+  truth.expert_kernel_efficiency = 0.3;
+  auto results = measured_under(truth);
+  for (int tp : {1, 2, 4})
+    for (int clients : {2, 16}) {
+      traces::MeasuredServingRun run = llama_h200_vllm("openai/gpt-oss-120b", 8192, 64, clients, tp);
+      run.precision = "fp4";
+      run.gemm_quant_mode = run.moe_quant_mode = "nvfp4";
+      const auto mapped = std::get<validation::MappedRun>(validation::map_serving_run(run));
+      const auto m = validation::replay_closed_loop(specs::parse_scenario(mapped.scenario, results.file), truth);
+      run.ttft_ms = m.ttft_ms;
+      run.tpot_ms = m.tpot_ms;
+      results.runs.push_back(run);
+    }
+  validation::ServingFitOptions options;
+  options.max_iterations = 10;
+  const validation::ServingFit moe = validation::fit_serving_profile(results, "h200", "vllm", options);
+  CHECK(moe.profile.expert_kernel_efficiency == Approx(0.3).epsilon(0.15));
+  CHECK(moe.profile.sources.count("expert_kernel_efficiency") == 1);
+  const validation::ServingFit dense = validation::fit_serving_profile(measured_under(truth), "h200", "vllm", options);
+  CHECK(dense.profile.expert_kernel_efficiency == 1.0);
+  CHECK(dense.profile.sources.count("expert_kernel_efficiency") == 0);
+}
+
 TEST_CASE("leaving a model out scores every one of its rows and trains on none", "[fit]") {
   auto results = measured_under(truth_profile(1.0));
   traces::MeasuredServingRun other = llama_h200_vllm("Qwen/Qwen3-32B", 1024, 64, 4, 1);

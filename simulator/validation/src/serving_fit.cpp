@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -88,6 +89,21 @@ calibration::Profile apply(const calibration::Profile& base, const Params& t, bo
   // A grouped expert GEMM is never faster than a dense one of the same shapes.
   p.expert_kernel_efficiency = std::clamp(std::exp(t(7)), 0.02, 1.0);
   return p;
+}
+
+// The box apply() clamps each parameter to, in log space. A descent works inside it: a parameter past its clamp
+// has no effect on the residuals, so a forward difference there is zero and the parameter could never come back.
+// The unbounded GEMM factor has no ceiling of its own (each class is capped at 1 instead).
+struct Box {
+  Params lo, hi;
+};
+Box box(bool bounded) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Box b;
+  b.lo << -inf, -inf, -inf, std::log(1e-5), -inf, std::log(1e-7), std::log(1e-5), std::log(0.02);
+  b.hi << (bounded ? 0.0 : inf), std::log(bounded ? kMaxAttentionEfficiency : 1.0),
+      std::log(bounded ? kMaxMemoryEfficiency : 1.0), std::log(0.1), 0.0, std::log(1e-3), std::log(0.5), 0.0;
+  return b;
 }
 
 // The datasheet profile shipped for `hw` (calibration/profiles/<hw>.json), or the one computed from its spec.
@@ -212,8 +228,9 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     int iterations = 0;
   };
   // Levenberg-Marquardt from `start`.
+  const Box limits = box(options.bounded);
   const auto descend = [&](const Params& start) {
-    Params theta = start;
+    Params theta = start.cwiseMax(limits.lo).cwiseMin(limits.hi);
     Eigen::VectorXd r = objective(theta);
     double cost = r.squaredNorm(), lambda = 1e-2;
     const double h = 0.05;  // forward-difference step in log space (5%)
@@ -222,9 +239,11 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
       iterations = it + 1;
       Eigen::MatrixXd J(r.size(), kParams);
       for (int j = 0; j < kParams; ++j) {
+        // Forward, or backward where a forward step would leave the box (a parameter at its ceiling).
+        const double dh = theta(j) + h > limits.hi(j) ? -h : h;
         Params t = theta;
-        t(j) += h;
-        J.col(j) = (objective(t) - r) / h;
+        t(j) += dh;
+        J.col(j) = (objective(t) - r) / dh;
       }
       const Eigen::MatrixXd A = J.transpose() * J;
       const Eigen::VectorXd g = J.transpose() * r;
@@ -233,7 +252,8 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
         Eigen::MatrixXd damped = A;
         damped.diagonal() += lambda * (A.diagonal().array() + 1e-9).matrix();
         const Params step = damped.ldlt().solve(-g);
-        const Params candidate = theta + step.cwiseMax(-1.0).cwiseMin(1.0);  // at most a factor e per iteration
+        const Params candidate =  // at most a factor e per iteration, inside the box
+            (theta + step.cwiseMax(-1.0).cwiseMin(1.0)).cwiseMax(limits.lo).cwiseMin(limits.hi);
         const Eigen::VectorXd rc = objective(candidate);
         if (rc.squaredNorm() < cost) {
           improved = cost - rc.squaredNorm() > 1e-4 * cost;
