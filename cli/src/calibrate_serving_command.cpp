@@ -98,6 +98,12 @@ int run_calibrate_serving(const Args& args) {
       std::printf("%-8s %-7s %-16s skipped: %s\n", hw.c_str(), rt.c_str(), left_out.c_str(), e.problem().c_str());
       return;
     }
+    if (benchmark_clients) {  // a fit is only right under the mapping it was made with: say which
+      for (auto& [field, source] : fit.profile.sources) {
+        if (source.find("by `fleetcast calibrate serving`") != std::string::npos)
+          source += "; rows mapped as their benchmark clients ran them (--benchmark-clients)";
+      }
+    }
     const auto& p = fit.profile;
     const double gemm_bf16 = p.matmul_efficiency.count("bf16") ? p.matmul_efficiency.at("bf16") : 0.0;
     std::printf(

@@ -101,7 +101,8 @@ commands:
         --benchmark-clients simulates each row as the client its provenance names ran it: InferenceX's
         (lengths uniform in 0.8-1 x isl and osl, 10 x clients requests, all measured) or aiconfigurator's
         genai-perf (2 x clients warm-up, then 10 x clients measured); off by default (the shipped fits were
-        made without it and lose accuracy with it, docs/ACCURACY.md "Benchmark clients").
+        made without it and lose accuracy with it, docs/ACCURACY.md "Benchmark clients"; fits made with it:
+        FLEETCAST_PROFILE_DIR=calibration/profiles/candidates/benchmark-clients).
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
            [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
         The same for the result files of `vllm bench serve --save-result` and SGLang's bench_serving

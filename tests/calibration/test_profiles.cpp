@@ -1,6 +1,7 @@
 // Shipped profiles: one per hardware preset, equal to what the datasheet figures give, strictly parsed,
 // and the most specific one chosen for a (hardware, runtime).
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
@@ -111,4 +112,24 @@ TEST_CASE(
   CHECK(calibration::select_profile(all, specs::hardware_preset("b200"), "sglang").request_overhead_s == 0.23);
   CHECK(calibration::select_profile({}, hw, "sglang").request_overhead_s == 0.0);
   CHECK(calibration::select_profile({}, hw, "vllm").step_overhead_s == datasheet.step_overhead_s);
+}
+
+TEST_CASE("the benchmark-client candidate fits read back and stay within the kernel-level figures", "[calibration]") {
+  // calibration/profiles/candidates/benchmark-clients/: the eleven pairs fitted with --benchmark-clients --bounded
+  // (docs/ACCURACY.md, "Under the InferenceX client"), not compiled in; FLEETCAST_PROFILE_DIR uses them.
+  int read = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(FLEETCAST_CANDIDATE_PROFILES)) {
+    if (entry.path().extension() != ".json") continue;
+    const calibration::Profile p = calibration::read_profile(entry.path());
+    ++read;
+    INFO(entry.path().filename().string());
+    CHECK(entry.path().stem().string() == p.hardware + "-" + p.runtime);
+    CHECK(p.kind == "fitted");
+    const calibration::Profile datasheet = calibration::datasheet_profile(specs::hardware_preset(p.hardware), "");
+    for (const auto& [cls, eff] : p.matmul_efficiency) CHECK(eff <= datasheet.matmul_efficiency_for(cls) + 1e-12);
+    CHECK(p.attention_compute_efficiency <= 0.80 + 1e-12);
+    CHECK(p.memory_efficiency <= 0.95 + 1e-12);
+    CHECK(p.expert_kernel_efficiency <= 1.0);
+  }
+  CHECK(read == 11);
 }
