@@ -76,24 +76,10 @@ constexpr double kMaxMemoryEfficiency = 0.95;
 const double kPriorSigma = std::log(1.5);
 constexpr int kPriorParams[] = {0, 1, 2, 4};
 
-calibration::Profile apply(const calibration::Profile& base, const Params& t, bool bounded) {
-  calibration::Profile p = base;
-  const double gemm_factor = bounded ? std::min(1.0, std::exp(t(0))) : std::exp(t(0));
-  for (auto& [cls, eff] : p.matmul_efficiency) eff = std::min(1.0, eff * gemm_factor);
-  p.attention_compute_efficiency = std::min(bounded ? kMaxAttentionEfficiency : 1.0, std::exp(t(1)));
-  p.memory_efficiency = std::min(bounded ? kMaxMemoryEfficiency : 1.0, std::exp(t(2)));
-  p.step_overhead_s = std::clamp(std::exp(t(3)), 1e-5, 0.1);
-  p.nvlink_efficiency = std::min(1.0, std::exp(t(4)));
-  p.sequence_overhead_s = std::clamp(std::exp(t(5)), 1e-7, 1e-3);
-  p.request_overhead_s = std::clamp(std::exp(t(6)), 1e-5, 0.5);
-  // A grouped expert GEMM is never faster than a dense one of the same shapes.
-  p.expert_kernel_efficiency = std::clamp(std::exp(t(7)), 0.02, 1.0);
-  return p;
-}
-
-// The box apply() clamps each parameter to, in log space. A descent works inside it: a parameter past its clamp
-// has no effect on the residuals, so a forward difference there is zero and the parameter could never come back.
-// The unbounded GEMM factor has no ceiling of its own (each class is capped at 1 instead).
+// The box each parameter is kept in, in log space: the bounded fit's ceilings, efficiencies at most 1, host costs
+// within plausible ranges, and a grouped expert GEMM never faster than a dense one. The descent works inside it: a
+// parameter past its edge would have no effect on the residuals, so a forward difference there is zero and the
+// parameter could never come back. The unbounded GEMM factor has no ceiling of its own (each class is capped at 1).
 struct Box {
   Params lo, hi;
 };
@@ -104,6 +90,21 @@ Box box(bool bounded) {
   b.hi << (bounded ? 0.0 : inf), std::log(bounded ? kMaxAttentionEfficiency : 1.0),
       std::log(bounded ? kMaxMemoryEfficiency : 1.0), std::log(0.1), 0.0, std::log(1e-3), std::log(0.5), 0.0;
   return b;
+}
+
+calibration::Profile apply(const calibration::Profile& base, const Params& t, bool bounded) {
+  const Box limits = box(bounded);
+  const Params x = t.cwiseMax(limits.lo).cwiseMin(limits.hi).array().exp();
+  calibration::Profile p = base;
+  for (auto& [cls, eff] : p.matmul_efficiency) eff = std::min(1.0, eff * x(0));
+  p.attention_compute_efficiency = x(1);
+  p.memory_efficiency = x(2);
+  p.step_overhead_s = x(3);
+  p.nvlink_efficiency = x(4);
+  p.sequence_overhead_s = x(5);
+  p.request_overhead_s = x(6);
+  p.expert_kernel_efficiency = x(7);
+  return p;
 }
 
 // The datasheet profile shipped for `hw` (calibration/profiles/<hw>.json), or the one computed from its spec.
