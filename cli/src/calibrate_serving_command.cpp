@@ -76,6 +76,7 @@ int run_calibrate_serving(const Args& args) {
   }
   auto results = traces::read_silicon_csv(silicon);
   if (!benchmark_clients) traces::forget_benchmark_clients(results);
+  options.benchmark_clients = benchmark_clients;
   // The (hardware, runtime) pairs of the aggregated rows that map, each with its models (for --cross-validate).
   std::map<std::pair<std::string, std::string>, std::set<std::string>> pairs;
   for (const auto& run : results.runs) {
@@ -97,12 +98,6 @@ int run_calibrate_serving(const Args& args) {
     } catch (const InputError& e) {
       std::printf("%-8s %-7s %-16s skipped: %s\n", hw.c_str(), rt.c_str(), left_out.c_str(), e.problem().c_str());
       return;
-    }
-    if (benchmark_clients) {  // a fit is only right under the mapping it was made with: say which
-      for (auto& [field, source] : fit.profile.sources) {
-        if (source.find("by `fleetcast calibrate serving`") != std::string::npos)
-          source += "; rows mapped as their benchmark clients ran them (--benchmark-clients)";
-      }
     }
     const auto& p = fit.profile;
     const double gemm_bf16 = p.matmul_efficiency.count("bf16") ? p.matmul_efficiency.at("bf16") : 0.0;

@@ -296,6 +296,9 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                              (options.robust ? ", Huber loss on the log errors beyond a factor 1.5" : "") +
                              (fit.started_from == "profile in use"
                                   ? ", from the fit in use (a lower training cost than from the datasheet profile)"
+                                  : "") +
+                             (options.benchmark_clients
+                                  ? "; rows mapped as their benchmark clients ran them (--benchmark-clients)"
                                   : "");
   for (const char* field : {"attention_compute_efficiency", "memory_efficiency", "step_overhead_s", "nvlink_efficiency",
                             "sequence_overhead_s", "request_overhead_s"}) {

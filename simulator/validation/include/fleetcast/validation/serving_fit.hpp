@@ -40,6 +40,9 @@ struct ServingFitOptions {
   // Not empty: every row of this model preset (e.g. "llama-3.1-70b") is left out of the training rows and scored
   // as the held-out set, whatever its id hash: the error on a model the fit never saw.
   std::string leave_out_model;
+  // The rows were mapped as their benchmark clients ran them (traces::forget_benchmark_clients not applied): named
+  // in the fitted sources, since a fit is only right under the mapping it was made with.
+  bool benchmark_clients = false;
 };
 
 struct ServingFitScore {
