@@ -285,21 +285,20 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   fit.profile.runtime = runtime;
   fit.after_train = score(residuals(train, fit.profile, options.threads));
   if (!test.empty()) fit.after_held_out = score(residuals(test, fit.profile, options.threads));
-  const std::string source = "fitted to " + std::to_string(train.size()) + " measured " + runtime + " runs on " +
-                             hardware + " (" + results.file + ", fnv1a64 " + file_hash(results.file) +
-                             (options.leave_out_model.empty() ? ", held out: every id whose FNV-1a 64 hash is 0 mod 5"
-                                                              : ", held out: every row of " + options.leave_out_model) +
-                             ") by `fleetcast calibrate serving`" +
-                             (options.bounded ? ", bounded by the kernel-level figures with a log-normal prior "
-                                                "(sigma: a factor 1.5) around the datasheet profile"
-                                              : "") +
-                             (options.robust ? ", Huber loss on the log errors beyond a factor 1.5" : "") +
-                             (fit.started_from == "profile in use"
-                                  ? ", from the fit in use (a lower training cost than from the datasheet profile)"
-                                  : "") +
-                             (options.benchmark_clients
-                                  ? "; rows mapped as their benchmark clients ran them (--benchmark-clients)"
-                                  : "");
+  const std::string source =
+      "fitted to " + std::to_string(train.size()) + " measured " + runtime + " runs on " + hardware + " (" +
+      results.file + ", fnv1a64 " + file_hash(results.file) +
+      (options.leave_out_model.empty() ? ", held out: every id whose FNV-1a 64 hash is 0 mod 5"
+                                       : ", held out: every row of " + options.leave_out_model) +
+      ") by `fleetcast calibrate serving`" +
+      (options.bounded ? ", bounded by the kernel-level figures with a log-normal prior "
+                         "(sigma: a factor 1.5) around the datasheet profile"
+                       : "") +
+      (options.robust ? ", Huber loss on the log errors beyond a factor 1.5" : "") +
+      (fit.started_from == "profile in use"
+           ? ", from the fit in use (a lower training cost than from the datasheet profile)"
+           : "") +
+      (options.benchmark_clients ? "; rows mapped as their benchmark clients ran them (--benchmark-clients)" : "");
   for (const char* field : {"attention_compute_efficiency", "memory_efficiency", "step_overhead_s", "nvlink_efficiency",
                             "sequence_overhead_s", "request_overhead_s"}) {
     fit.profile.sources[field] = source;
