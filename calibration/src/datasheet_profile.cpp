@@ -35,6 +35,12 @@ double Profile::matmul_efficiency_for(const std::string& compute_class) const {
   return it->second;
 }
 
+double Profile::expert_kernel_efficiency_for(const std::string& experts_format) const {
+  auto it = expert_kernel_efficiency.find(experts_format);
+  if (it == expert_kernel_efficiency.end()) it = expert_kernel_efficiency.find("*");
+  return it == expert_kernel_efficiency.end() ? 1.0 : it->second;
+}
+
 Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runtime) {
   Profile p;
   p.hardware = hw.name;
@@ -104,7 +110,12 @@ nlohmann::json to_json(const Profile& p) {
   // Written only when set, so that profiles without them (every datasheet one) keep their bytes.
   if (p.sequence_overhead_s > 0.0) j["sequence_overhead_s"] = p.sequence_overhead_s;
   if (p.request_overhead_s > 0.0) j["request_overhead_s"] = p.request_overhead_s;
-  if (p.expert_kernel_efficiency != 1.0) j["expert_kernel_efficiency"] = p.expert_kernel_efficiency;
+  // One number when it is the same for every format (the form written before it was kept by format).
+  if (p.expert_kernel_efficiency.size() == 1 && p.expert_kernel_efficiency.count("*")) {
+    j["expert_kernel_efficiency"] = p.expert_kernel_efficiency.at("*");
+  } else if (!p.expert_kernel_efficiency.empty()) {
+    j["expert_kernel_efficiency"] = p.expert_kernel_efficiency;
+  }
   detail::write_v2(p, j);
   return j;
 }

@@ -2,6 +2,7 @@
 
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/precision.hpp"
 #include "profile_v2_json.hpp"
 
 namespace fleetcast::calibration {
@@ -51,6 +52,25 @@ double seconds(const nlohmann::json& j, const std::string& key, const std::strin
   return v.get<double>();
 }
 
+// A number (every format) or an object by the experts' weight format, "*" for every format not named.
+std::map<std::string, double> expert_efficiencies(const nlohmann::json& j, const std::string& file) {
+  const std::string key = "expert_kernel_efficiency";
+  const auto& v = j.at(key);
+  if (v.is_number()) return {{"*", efficiency(j, key, file)}};
+  if (!v.is_object() || v.empty()) {
+    throw InputError(file, key, v.dump(), "a number, or an object by the experts' weight format (fp8, nvfp4, ...)");
+  }
+  std::map<std::string, double> by_format;
+  for (const auto& [format, value] : v.items()) {
+    if (format != "*" && !specs::parse_precision(format)) {
+      throw InputError(file, key + "." + format, value.dump(),
+                       "not a precision; valid: " + std::string(specs::valid_precisions()) + ", or *");
+    }
+    by_format[format] = number(value, key + "." + format, file, 0.0, 1.0);
+  }
+  return by_format;
+}
+
 }  // namespace
 
 Profile parse_profile(const nlohmann::json& j, const std::string& file) {
@@ -82,8 +102,7 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file) {
   // Optional: profiles written before these fields existed leave them at 0.
   if (j.contains("sequence_overhead_s")) p.sequence_overhead_s = seconds(j, "sequence_overhead_s", file);
   if (j.contains("request_overhead_s")) p.request_overhead_s = seconds(j, "request_overhead_s", file);
-  if (j.contains("expert_kernel_efficiency"))
-    p.expert_kernel_efficiency = efficiency(j, "expert_kernel_efficiency", file);
+  if (j.contains("expert_kernel_efficiency")) p.expert_kernel_efficiency = expert_efficiencies(j, file);
   const auto& src = field(j, "sources", file);
   if (!src.is_object()) throw InputError(file, "sources", src.dump(), "an object: field -> where it came from");
   for (const auto& [key, value] : src.items()) {

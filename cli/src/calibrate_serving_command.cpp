@@ -18,7 +18,8 @@ namespace fleetcast::cli {
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
-      "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--leave-out-model M | --cross-validate]";
+      "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] "
+      "[--leave-out-model M | --cross-validate]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
   bool cross_validate = false, benchmark_clients = false;
@@ -30,6 +31,10 @@ int run_calibrate_serving(const Args& args) {
     }
     if (a == "--robust") {
       options.robust = true;
+      continue;
+    }
+    if (a == "--refine") {
+      options.refine = true;
       continue;
     }
     if (a == "--cross-validate") {
@@ -100,17 +105,27 @@ int run_calibrate_serving(const Args& args) {
       return;
     }
     const auto& p = fit.profile;
+    // "fp4 0.80 fp8 0.23": the experts' efficiency per weight format, "-" for dense rows only.
+    const auto experts = [](const calibration::Profile& q) {
+      std::string text;
+      for (const auto& [format, eff] : q.expert_kernel_efficiency) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "%s%s %.2f", text.empty() ? "" : " ", format.c_str(), eff);
+        text += buf;
+      }
+      return text.empty() ? std::string("-") : text;
+    };
     const double gemm_bf16 = p.matmul_efficiency.count("bf16") ? p.matmul_efficiency.at("bf16") : 0.0;
     std::printf(
         "%-8s %-7s %-16s %5d %5d | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | "
-        "%.2f, %.2f, %.2f, %.2f, %.2f, %.1f, %.1f, %.2f\n",
+        "%.2f, %.2f, %.2f, %.2f, %.2f, %.1f, %.1f, %s\n",
         hw.c_str(), rt.c_str(), left_out.c_str(), fit.after_train.rows, fit.after_held_out.rows,
         100 * fit.before_train.ttft_median_ape, 100 * fit.before_train.tpot_median_ape,
         100 * fit.after_train.ttft_median_ape, 100 * fit.after_train.tpot_median_ape,
         100 * fit.before_held_out.ttft_median_ape, 100 * fit.before_held_out.tpot_median_ape,
         100 * fit.after_held_out.ttft_median_ape, 100 * fit.after_held_out.tpot_median_ape, gemm_bf16,
         p.attention_compute_efficiency, p.memory_efficiency, 1e3 * p.step_overhead_s, p.nvlink_efficiency,
-        1e6 * p.sequence_overhead_s, 1e3 * p.request_overhead_s, p.expert_kernel_efficiency);
+        1e6 * p.sequence_overhead_s, 1e3 * p.request_overhead_s, experts(p).c_str());
     std::fflush(stdout);
     if (!out_dir.empty()) {
       const auto path = std::filesystem::path(out_dir) / (hw + "-" + rt + ".json");

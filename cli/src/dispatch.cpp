@@ -70,13 +70,15 @@ commands:
   calibrate compose TRACE.jsonl [--json] [--max-median-ape X]
         Fit the trace's device from its ops and predict its model_step records with the step-time model.
   calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]
-                    [--bounded] [--robust] [--benchmark-clients] [--leave-out-model M | --cross-validate]
+                    [--bounded] [--robust] [--benchmark-clients] [--refine]
+                    [--leave-out-model M | --cross-validate]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
-        and request overheads to the measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the
-        rows, by id hash, held out); print the error before and after; -o writes DIR/<hardware>-<runtime>.json.
-        The fit starts from the datasheet profile and, where the pair has a fit in use, from that one too, and
-        keeps the end of lower training cost; --bounded keeps every efficiency at or below the best
-        kernel-level figure and pulls it towards the datasheet one (a log-normal prior); --robust weighs
+        and request overheads, and the routed experts' kernel efficiency per expert weight format, to the
+        measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the rows, by id hash, held out);
+        print the error before and after; -o writes DIR/<hardware>-<runtime>.json. The fit starts from the
+        datasheet profile and, where the pair has a fit in use, from that one too, and keeps the end of lower
+        training cost (--refine: from the fit in use alone); --bounded keeps every efficiency at or below the
+        best kernel-level figure and pulls it towards the datasheet one (a log-normal prior); --robust weighs
         errors beyond a factor 1.5 linearly (Huber) rather than squared.
         --leave-out-model M holds out every row of model preset M instead; --cross-validate does so for each
         model of the pair in turn (the error on models the fit never saw).

@@ -18,7 +18,15 @@ RateTable::RateTable(const specs::HardwareSpec& hw, const calibration::Profile& 
   nic_bytes_per_s_ = hw.nic_bytes_per_s() * profile.nic_efficiency;
   // PCIe and C2C reach about the same share of line rate as a NIC does.
   host_link_bytes_per_s_ = hw.host_link_gb_per_s * 1e9 * profile.nic_efficiency;
-  expert_kernel_efficiency_ = profile.expert_kernel_efficiency;
+  for (int i = 0; i < specs::kPrecisionCount; ++i) {
+    const auto format = static_cast<specs::Precision>(i);
+    expert_kernel_efficiency_[static_cast<std::size_t>(i)] =
+        profile.expert_kernel_efficiency_for(std::string(specs::to_string(format)));
+  }
+}
+
+double RateTable::expert_kernel_efficiency(specs::Precision experts) const {
+  return expert_kernel_efficiency_[static_cast<std::size_t>(experts)];
 }
 
 double RateTable::matmul_flops(specs::Precision p) const {

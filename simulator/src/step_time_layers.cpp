@@ -219,7 +219,8 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
           : 1.0;
   // Grouped expert kernels multiply below a dense GEMM's rate (Profile::expert_kernel_efficiency); the weights
   // they stream are read as fast as any.
-  const double rate = rates_.expert_kernel_efficiency() * rates_.gemm_flops(model_.precision.experts, expert_inputs_);
+  const double rate = rates_.expert_kernel_efficiency(model_.precision.experts) *
+                      rates_.gemm_flops(model_.precision.experts, expert_inputs_);
   ex.time_s = roofline_s(ex, rate / padding, rates_.hbm_bytes_per_s(), 4 * moe_kernels);
   ex.prefill_share = share(moe_tokens.prefill, moe_tokens.decode);
 

@@ -129,7 +129,7 @@ TEST_CASE("the experts' kernel efficiency slows the routed experts' compute and 
   const auto d = one_gpu("h200");
   calibration::Profile slow = calibration::datasheet_profile(d.hardware, "vllm");
   const calibration::Profile dense_rates = slow;
-  slow.expert_kernel_efficiency = 0.25;
+  slow.expert_kernel_efficiency = {{"fp8", 0.25}};  // deepseek-v3's experts are FP8
   const simulator::StepTimeModel a(moe_layer(), d, dense_rates), b(moe_layer(), d, slow);
   // One MoE layer: four expert kernels, each with its fixed cost, which the efficiency does not scale.
   const double fixed_s = 4 * dense_rates.op_latency_s;
@@ -147,6 +147,13 @@ TEST_CASE("the experts' kernel efficiency slows the routed experts' compute and 
   // A dense model has no routed experts: the same step time to the bit.
   CHECK(simulator::StepTimeModel(dense_layer(), d, slow).predict(prefill(4096)).total_s ==
         simulator::StepTimeModel(dense_layer(), d, dense_rates).predict(prefill(4096)).total_s);
+  // Kept by the experts' weight format: an efficiency for another format leaves FP8 experts at the dense rate,
+  // one for every format ("*") slows them as their own does.
+  calibration::Profile other = dense_rates, every = dense_rates;
+  other.expert_kernel_efficiency = {{"nvfp4", 0.25}, {"fp4", 0.5}};
+  every.expert_kernel_efficiency = {{"*", 0.25}};
+  CHECK(simulator::StepTimeModel(moe_layer(), d, other).predict(prefill(16384)).total_s == fast.total_s);
+  CHECK(simulator::StepTimeModel(moe_layer(), d, every).predict(prefill(16384)).total_s == slowed.total_s);
 }
 
 TEST_CASE("small decode is bound by reading weights, large prefill by compute", "[step_time]") {

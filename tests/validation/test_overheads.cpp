@@ -69,16 +69,31 @@ TEST_CASE("profiles: the overhead fields round-trip and default to 0 when absent
   CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"), Catch::Contains("request_overhead_s"));
 }
 
-TEST_CASE("profiles: the experts' kernel efficiency round-trips, defaults to 1 and rejects 0 or above 1",
+TEST_CASE("profiles: the experts' kernel efficiency round-trips by format, defaults to 1 and rejects bad entries",
           "[validation][overheads]") {
   calibration::Profile p = calibration::datasheet_profile(specs::hardware_preset("h200"), "vllm");
   auto j = calibration::to_json(p);
   CHECK_FALSE(j.contains("expert_kernel_efficiency"));  // datasheet profiles keep their bytes
-  CHECK(calibration::parse_profile(j, "p.json").expert_kernel_efficiency == 1.0);
-  p.expert_kernel_efficiency = 0.3;
-  CHECK(calibration::parse_profile(calibration::to_json(p), "p.json").expert_kernel_efficiency == 0.3);
+  CHECK(calibration::parse_profile(j, "p.json").expert_kernel_efficiency_for("fp8") == 1.0);
+  // One number: every format, written back as the number it was.
+  j["expert_kernel_efficiency"] = 0.3;
+  const calibration::Profile every = calibration::parse_profile(j, "p.json");
+  CHECK(every.expert_kernel_efficiency_for("fp8") == 0.3);
+  CHECK(every.expert_kernel_efficiency_for("nvfp4") == 0.3);
+  CHECK(calibration::to_json(every)["expert_kernel_efficiency"] == 0.3);
+  // By format: a format not named runs at 1.
+  p.expert_kernel_efficiency = {{"fp8", 0.23}, {"fp4", 0.8}};
+  const calibration::Profile back = calibration::parse_profile(calibration::to_json(p), "p.json");
+  CHECK(back.expert_kernel_efficiency == p.expert_kernel_efficiency);
+  CHECK(back.expert_kernel_efficiency_for("nvfp4") == 1.0);
   for (const double bad : {0.0, 1.5}) {
     j["expert_kernel_efficiency"] = bad;
     CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"), Catch::Contains("expert_kernel_efficiency"));
+    j["expert_kernel_efficiency"] = {{"fp8", bad}};
+    CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"), Catch::Contains("expert_kernel_efficiency.fp8"));
   }
+  j["expert_kernel_efficiency"] = {{"fp9", 0.5}};
+  CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"), Catch::Contains("expert_kernel_efficiency.fp9"));
+  j["expert_kernel_efficiency"] = nlohmann::json::object();
+  CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"), Catch::Contains("expert_kernel_efficiency"));
 }

@@ -111,31 +111,40 @@ TEST_CASE("the bounded serving fit brings a GEMM factor down from its ceiling", 
   CHECK(fitted > 0.95 * truth.matmul_efficiency.at("fp8"));
 }
 
-TEST_CASE("an MoE model's rows fit the experts' kernel efficiency, a dense model's leave it at 1", "[fit]") {
-  // gpt-oss-120b (MXFP4 experts) with 8,192-token prompts, whose prefill the experts' GEMMs set, beside the Llama
-  // rows; the routed experts multiply at 30% of the dense rate.
+TEST_CASE("MoE rows fit the experts' kernel efficiency per weight format, a dense model's fit none", "[fit]") {
+  // gpt-oss-120b (MXFP4 experts, "fp4") and MiniMax-M2.5 (FP8 experts) with 8,192-token prompts, whose prefill the
+  // experts' GEMMs set, beside the Llama rows; the MXFP4 experts multiply at 30% of the dense rate, the FP8 ones at
+  // 70%. One efficiency for both could not give back either.
   calibration::Profile truth = truth_profile(0.8);
-  truth.expert_kernel_efficiency = 0.3;
+  truth.expert_kernel_efficiency = {{"fp4", 0.3}, {"fp8", 0.7}};
   auto results = measured_under(truth);
+  const auto add = [&](traces::MeasuredServingRun run) {
+    const auto mapped = std::get<validation::MappedRun>(validation::map_serving_run(run));
+    const auto m = validation::replay_closed_loop(specs::parse_scenario(mapped.scenario, results.file), truth);
+    run.ttft_ms = m.ttft_ms;
+    run.tpot_ms = m.tpot_ms;
+    results.runs.push_back(run);
+  };
   for (int tp : {1, 2, 4})
     for (int clients : {2, 16}) {
       traces::MeasuredServingRun run = llama_h200_vllm("openai/gpt-oss-120b", 8192, 64, clients, tp);
       run.precision = "fp4";
       run.gemm_quant_mode = run.moe_quant_mode = "nvfp4";
-      const auto mapped = std::get<validation::MappedRun>(validation::map_serving_run(run));
-      const auto m = validation::replay_closed_loop(specs::parse_scenario(mapped.scenario, results.file), truth);
-      run.ttft_ms = m.ttft_ms;
-      run.tpot_ms = m.tpot_ms;
-      results.runs.push_back(run);
+      add(run);
     }
+  for (int tp : {2, 4})
+    for (int clients : {2, 16}) add(llama_h200_vllm("MiniMaxAI/MiniMax-M2.5", 8192, 64, clients, tp));
   validation::ServingFitOptions options;
   options.max_iterations = 10;
   const validation::ServingFit moe = validation::fit_serving_profile(results, "h200", "vllm", options);
-  CHECK(moe.profile.expert_kernel_efficiency == Approx(0.3).epsilon(0.15));
-  CHECK(moe.profile.sources.count("expert_kernel_efficiency") == 1);
+  CHECK(moe.profile.expert_kernel_efficiency.size() == 2);
+  CHECK(moe.profile.expert_kernel_efficiency_for("fp4") == Approx(0.3).epsilon(0.15));
+  CHECK(moe.profile.expert_kernel_efficiency_for("fp8") == Approx(0.7).epsilon(0.15));
+  CHECK(moe.profile.sources.count("expert_kernel_efficiency.fp4") == 1);
+  CHECK(moe.profile.sources.count("expert_kernel_efficiency.fp8") == 1);
   const validation::ServingFit dense = validation::fit_serving_profile(measured_under(truth), "h200", "vllm", options);
-  CHECK(dense.profile.expert_kernel_efficiency == 1.0);
-  CHECK(dense.profile.sources.count("expert_kernel_efficiency") == 0);
+  CHECK(dense.profile.expert_kernel_efficiency.empty());
+  CHECK(dense.profile.expert_kernel_efficiency_for("fp8") == 1.0);
 }
 
 TEST_CASE("leaving a model out scores every one of its rows and trains on none", "[fit]") {
@@ -198,4 +207,12 @@ TEST_CASE("with a fit in use the descent also starts from it, and the lower trai
   CHECK(fit.profile.memory_efficiency == Approx(in_use.memory_efficiency).epsilon(1e-9));
   CHECK(fit.profile.matmul_efficiency.at("fp8") == Approx(in_use.matmul_efficiency.at("fp8")).epsilon(1e-9));
   CHECK(fit.profile.sources.at("memory_efficiency").find("from the fit in use") != std::string::npos);
+  // Rows made by the datasheet profile: the descent from it wins, unless told to refine the fit in use alone.
+  const calibration::Profile datasheet = calibration::datasheet_profile(specs::hardware_preset("h200"), "vllm");
+  const auto datasheet_rows = measured_under(datasheet);
+  CHECK(validation::fit_serving_profile(datasheet_rows, "h200", "vllm", options).started_from == "datasheet");
+  options.refine = true;
+  const validation::ServingFit refined = validation::fit_serving_profile(datasheet_rows, "h200", "vllm", options);
+  CHECK(refined.started_from == "profile in use");
+  CHECK(refined.profile.sources.at("memory_efficiency").find("fit in use alone (--refine)") != std::string::npos);
 }

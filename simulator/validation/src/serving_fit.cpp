@@ -8,6 +8,7 @@
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "fleetcast/calibration/profile_store.hpp"
@@ -44,15 +45,17 @@ struct Row {
 };
 
 // log of: GEMM factor, attention eff., memory eff., step overhead (s), NVLink eff., per-sequence overhead (s),
-// front-end time per request (s), the routed experts' kernel efficiency (no effect on a dense model's rows).
-constexpr int kParams = 8;
-using Params = Eigen::Matrix<double, kParams, 1>;
+// front-end time per request (s), then the routed experts' kernel efficiency for each experts' weight format among
+// the training rows' MoE models (none for dense rows: a format no row runs would have no effect on the residuals).
+constexpr int kCommonParams = 7;
+using Params = Eigen::VectorXd;
 
 // `p`'s parameters, its GEMM factor against `base`'s matmul efficiencies (1 for base itself: the largest ratio,
 // which gives back every class of a fit, whose classes are base's times one factor capped at 1). From the datasheet
 // profile, the host costs it lacks (0) start at small values a step in log space moves from; from a fit, at its own
 // values within apply()'s clamps.
-Params initial(const calibration::Profile& p, const calibration::Profile& base, bool from_datasheet) {
+Params initial(const calibration::Profile& p, const calibration::Profile& base, bool from_datasheet,
+               const std::vector<std::string>& expert_formats) {
   double gemm_factor = 0.0;
   for (const auto& [cls, eff] : p.matmul_efficiency) {
     const auto datasheet = base.matmul_efficiency.find(cls);
@@ -60,11 +63,14 @@ Params initial(const calibration::Profile& p, const calibration::Profile& base, 
       gemm_factor = std::max(gemm_factor, eff / datasheet->second);
   }
   if (gemm_factor <= 0.0) gemm_factor = 1.0;
-  Params t;
-  t << std::log(gemm_factor), std::log(p.attention_compute_efficiency), std::log(p.memory_efficiency),
-      std::log(std::max(p.step_overhead_s, 1e-5)), std::log(p.nvlink_efficiency),
+  Params t(kCommonParams + static_cast<Eigen::Index>(expert_formats.size()));
+  t.head(kCommonParams) << std::log(gemm_factor), std::log(p.attention_compute_efficiency),
+      std::log(p.memory_efficiency), std::log(std::max(p.step_overhead_s, 1e-5)), std::log(p.nvlink_efficiency),
       std::log(std::max(p.sequence_overhead_s, from_datasheet ? 2e-5 : 1e-7)),
-      std::log(std::max(p.request_overhead_s, from_datasheet ? 5e-3 : 1e-5)), std::log(p.expert_kernel_efficiency);
+      std::log(std::max(p.request_overhead_s, from_datasheet ? 5e-3 : 1e-5));
+  for (std::size_t k = 0; k < expert_formats.size(); ++k) {
+    t(kCommonParams + static_cast<Eigen::Index>(k)) = std::log(p.expert_kernel_efficiency_for(expert_formats[k]));
+  }
   return t;
 }
 
@@ -83,17 +89,18 @@ constexpr int kPriorParams[] = {0, 1, 2, 4};
 struct Box {
   Params lo, hi;
 };
-Box box(bool bounded) {
+Box box(bool bounded, Eigen::Index params) {
   const double inf = std::numeric_limits<double>::infinity();
-  Box b;
-  b.lo << -inf, -inf, -inf, std::log(1e-5), -inf, std::log(1e-7), std::log(1e-5), std::log(0.02);
-  b.hi << (bounded ? 0.0 : inf), std::log(bounded ? kMaxAttentionEfficiency : 1.0),
-      std::log(bounded ? kMaxMemoryEfficiency : 1.0), std::log(0.1), 0.0, std::log(1e-3), std::log(0.5), 0.0;
+  Box b{Params::Constant(params, std::log(0.02)), Params::Zero(params)};  // the experts' efficiencies
+  b.lo.head(kCommonParams) << -inf, -inf, -inf, std::log(1e-5), -inf, std::log(1e-7), std::log(1e-5);
+  b.hi.head(kCommonParams) << (bounded ? 0.0 : inf), std::log(bounded ? kMaxAttentionEfficiency : 1.0),
+      std::log(bounded ? kMaxMemoryEfficiency : 1.0), std::log(0.1), 0.0, std::log(1e-3), std::log(0.5);
   return b;
 }
 
-calibration::Profile apply(const calibration::Profile& base, const Params& t, bool bounded) {
-  const Box limits = box(bounded);
+calibration::Profile apply(const calibration::Profile& base, const Params& t, bool bounded,
+                           const std::vector<std::string>& expert_formats) {
+  const Box limits = box(bounded, t.size());
   const Params x = t.cwiseMax(limits.lo).cwiseMin(limits.hi).array().exp();
   calibration::Profile p = base;
   for (auto& [cls, eff] : p.matmul_efficiency) eff = std::min(1.0, eff * x(0));
@@ -103,7 +110,10 @@ calibration::Profile apply(const calibration::Profile& base, const Params& t, bo
   p.nvlink_efficiency = x(4);
   p.sequence_overhead_s = x(5);
   p.request_overhead_s = x(6);
-  p.expert_kernel_efficiency = x(7);
+  p.expert_kernel_efficiency.clear();  // formats no training row runs stay at 1
+  for (std::size_t k = 0; k < expert_formats.size(); ++k) {
+    p.expert_kernel_efficiency[expert_formats[k]] = x(kCommonParams + static_cast<Eigen::Index>(k));
+  }
   return p;
 }
 
@@ -196,15 +206,23 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     }
     train = std::move(spaced);
   }
-  if (train.size() < 6) {
+  std::set<std::string> formats;  // the experts' weight formats of the training rows' MoE models
+  for (const Row* r : train) {
+    if (r->scenario.model.moe) formats.insert(std::string(specs::to_string(r->scenario.model.precision.experts)));
+  }
+  const std::vector<std::string> expert_formats(formats.begin(), formats.end());
+  const Eigen::Index params = kCommonParams + static_cast<Eigen::Index>(expert_formats.size());
+  if (static_cast<Eigen::Index>(train.size()) < params - 1) {
     throw InputError(results.file, "rows", hardware + " " + runtime,
-                     std::to_string(train.size()) + " training rows: at least 6 are needed to fit 8 parameters");
+                     std::to_string(train.size()) + " training rows: at least " + std::to_string(params - 1) +
+                         " are needed to fit " + std::to_string(params) + " parameters");
   }
 
-  const Params theta0 = initial(base, base, true);  // the start, and the bounded fit's prior's centre
+  // The start, and the bounded fit's prior's centre.
+  const Params theta0 = initial(base, base, true, expert_formats);
   // The data residuals, then (bounded) the prior's: (log x - log x0) / sigma per efficiency.
   const auto objective = [&](const Params& t) {
-    Eigen::VectorXd data = residuals(train, apply(base, t, options.bounded), options.threads);
+    Eigen::VectorXd data = residuals(train, apply(base, t, options.bounded, expert_formats), options.threads);
     if (options.robust) data = data.unaryExpr(&huber_residual);
     if (!options.bounded) return data;
     Eigen::VectorXd all(data.size() + static_cast<Eigen::Index>(std::size(kPriorParams)));
@@ -229,7 +247,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     int iterations = 0;
   };
   // Levenberg-Marquardt from `start`.
-  const Box limits = box(options.bounded);
+  const Box limits = box(options.bounded, params);
   const auto descend = [&](const Params& start) {
     Params theta = start.cwiseMax(limits.lo).cwiseMin(limits.hi);
     Eigen::VectorXd r = objective(theta);
@@ -238,8 +256,8 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     int iterations = 0;
     for (int it = 0; it < options.max_iterations; ++it) {
       iterations = it + 1;
-      Eigen::MatrixXd J(r.size(), kParams);
-      for (int j = 0; j < kParams; ++j) {
+      Eigen::MatrixXd J(r.size(), params);
+      for (Eigen::Index j = 0; j < params; ++j) {
         // Forward, or backward where a forward step would leave the box (a parameter at its ceiling).
         const double dh = theta(j) + h > limits.hi(j) ? -h : h;
         Params t = theta;
@@ -271,16 +289,17 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     }
     return Descent{theta, cost, iterations};
   };
-  Descent best = descend(theta0);
+  const bool refine = options.refine && in_use.kind != "datasheet";
+  Descent best = refine ? Descent{theta0, std::numeric_limits<double>::infinity(), 0} : descend(theta0);
   if (in_use.kind != "datasheet") {
-    const Descent from_fit = descend(initial(in_use, base, false));
+    const Descent from_fit = descend(initial(in_use, base, false, expert_formats));
     if (from_fit.cost < best.cost) {
       best = from_fit;
       fit.started_from = "profile in use";
     }
   }
   fit.iterations = best.iterations;
-  fit.profile = apply(base, best.theta, options.bounded);
+  fit.profile = apply(base, best.theta, options.bounded, expert_formats);
   fit.profile.kind = "fitted";
   fit.profile.runtime = runtime;
   fit.after_train = score(residuals(train, fit.profile, options.threads));
@@ -296,15 +315,18 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                        : "") +
       (options.robust ? ", Huber loss on the log errors beyond a factor 1.5" : "") +
       (fit.started_from == "profile in use"
-           ? ", from the fit in use (a lower training cost than from the datasheet profile)"
+           ? (refine ? ", from the fit in use alone (--refine)"
+                     : ", from the fit in use (a lower training cost than from the datasheet profile)")
            : "") +
       (options.benchmark_clients ? "; rows mapped as their benchmark clients ran them (--benchmark-clients)" : "");
   for (const char* field : {"attention_compute_efficiency", "memory_efficiency", "step_overhead_s", "nvlink_efficiency",
                             "sequence_overhead_s", "request_overhead_s"}) {
     fit.profile.sources[field] = source;
   }
-  // Rows of dense models alone leave it at 1, which a profile does not write.
-  if (fit.profile.expert_kernel_efficiency != 1.0) fit.profile.sources["expert_kernel_efficiency"] = source;
+  // One per experts' format the training rows run; rows of dense models alone fit none.
+  for (const std::string& format : expert_formats) {
+    fit.profile.sources["expert_kernel_efficiency." + format] = source;
+  }
   for (const auto& [cls, eff] : fit.profile.matmul_efficiency) {
     fit.profile.sources["matmul_efficiency." + cls] = source + "; one factor on every compute class";
   }

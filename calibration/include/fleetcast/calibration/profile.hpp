@@ -84,8 +84,11 @@ struct Profile {
   // triton fused_moe and matmul_ogs, SGLang's, TensorRT-LLM's CUTLASS grouped GEMMs) gather and scatter rows per
   // expert, dequantise block-scaled weights in the tile and run few rows per expert, and no kernel-level figure for
   // them is in REFERENCE.md. The weights they stream are read at memory_efficiency like any others. 1 (a dense
-  // GEMM's rate) unless fitted to measured runs.
-  double expert_kernel_efficiency = 1.0;
+  // GEMM's rate) unless fitted to measured runs. By the experts' weight format ("fp8", "nvfp4", "fp4", "bf16",
+  // ...), since each format takes its own kernel path (on B200 vLLM, MXFP4 experts run FlashInfer's TensorRT-LLM
+  // MoE kernels, NVFP4 ones CUTLASS grouped GEMMs, FP8 block-scaled ones triton's fused_moe); "*" stands for every
+  // format not named. A format not named, with no "*", runs at 1.
+  std::map<std::string, double> expert_kernel_efficiency;
 
   std::map<std::string, std::string> sources;  // field -> where the number came from
 
@@ -99,6 +102,8 @@ struct Profile {
   std::vector<NetworkFactors> network_factors;
 
   double matmul_efficiency_for(const std::string& compute_class) const;
+  // The entry for `experts_format` (a precision name), else "*", else 1.
+  double expert_kernel_efficiency_for(const std::string& experts_format) const;
   const OpPredictor* predictor(const std::string& op, const std::string& dtype) const;
 };
 

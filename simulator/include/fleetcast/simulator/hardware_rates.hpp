@@ -2,6 +2,7 @@
 // Achievable rates of one GPU: datasheet peaks times the profile's efficiencies, looked up once.
 
 #include <algorithm>
+#include <array>
 
 #include "fleetcast/calibration/profile.hpp"
 #include "fleetcast/specs/hardware.hpp"
@@ -27,15 +28,16 @@ public:
   double nvlink_bus_bytes_per_s() const { return nvlink_bus_bytes_per_s_; }
   double nic_bytes_per_s() const { return nic_bytes_per_s_; }
   double host_link_bytes_per_s() const { return host_link_bytes_per_s_; }
-  // The routed experts' grouped GEMMs multiply at this share of the matmul rates above (Profile).
-  double expert_kernel_efficiency() const { return expert_kernel_efficiency_; }
+  // The routed experts' grouped GEMMs, their weights in `experts`, multiply at this share of the matmul rates
+  // above (Profile::expert_kernel_efficiency).
+  double expert_kernel_efficiency(specs::Precision experts) const;
 
 private:
   double bf16_ = 0.0, fp8_ = 0.0, fp4_ = 0.0;
   double attention_flops_ = 0.0, vector_flops_ = 0.0;
   double hbm_bytes_per_s_ = 0.0, nvlink_bus_bytes_per_s_ = 0.0, nic_bytes_per_s_ = 0.0;
   double host_link_bytes_per_s_ = 0.0;
-  double expert_kernel_efficiency_ = 1.0;
+  std::array<double, specs::kPrecisionCount> expert_kernel_efficiency_{};  // by specs::Precision, looked up once
 };
 
 }  // namespace fleetcast::simulator

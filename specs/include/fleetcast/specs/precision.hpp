@@ -8,6 +8,8 @@
 namespace fleetcast::specs {
 
 enum class Precision { fp32, bf16, fp16, fp8, fp4, nvfp4, int4 };
+inline constexpr int kPrecisionCount = 7;  // the enumerators above, numbered from 0
+static_assert(static_cast<int>(Precision::int4) + 1 == kPrecisionCount);
 
 // Bytes per element including block scales: fp4 is MXFP4 (one 8-bit scale per 32 values),
 // nvfp4 one 8-bit scale per 16 values; int4 is weight-only INT4 with a BF16 scale per group of 32 (Kimi-K2's

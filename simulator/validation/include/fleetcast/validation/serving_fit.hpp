@@ -1,7 +1,8 @@
 #pragma once
 // Fitting the few parameters of a (hardware, runtime) profile to measured serving runs: GEMM efficiency (one
 // factor on every compute class), attention compute efficiency, HBM streaming efficiency, per-step overhead
-// NVLink collective efficiency, host time per sequence in a step and the front end's time per request.
+// NVLink collective efficiency, host time per sequence in a step, the front end's time per request, and the routed
+// experts' kernel efficiency for each expert weight format among the training rows' MoE models.
 // Levenberg-Marquardt (Eigen) on log(predicted / measured) mean TTFT and TPOT of the training rows, each evaluated with
 // the fast closed-loop replay; a fifth of the rows (by a hash of their id, so the split never depends on the file's
 // order) is held out and only scored. One set of parameters per (hardware, runtime): never a factor per row, model or
@@ -43,6 +44,9 @@ struct ServingFitOptions {
   // The rows were mapped as their benchmark clients ran them (traces::forget_benchmark_clients not applied): named
   // in the fitted sources, since a fit is only right under the mapping it was made with.
   bool benchmark_clients = false;
+  // Where the pair has a fit in use, descend from it alone, not also from the datasheet profile: a refit after a
+  // change that leaves the fit's other parameters near right (a parameter added), at half the cost.
+  bool refine = false;
 };
 
 struct ServingFitScore {
