@@ -140,8 +140,13 @@ TEST_CASE("MoE rows fit the experts' kernel efficiency per weight format, a dens
   CHECK(moe.profile.expert_kernel_efficiency.size() == 2);
   CHECK(moe.profile.expert_kernel_efficiency_for("fp4") == Approx(0.3).epsilon(0.15));
   CHECK(moe.profile.expert_kernel_efficiency_for("fp8") == Approx(0.7).epsilon(0.15));
-  CHECK(moe.profile.sources.count("expert_kernel_efficiency.fp4") == 1);
-  CHECK(moe.profile.sources.count("expert_kernel_efficiency.fp8") == 1);
+  // Each names the one model whose training rows set it.
+  const std::string fp4 = moe.profile.sources.at("expert_kernel_efficiency.fp4");
+  const std::string fp8 = moe.profile.sources.at("expert_kernel_efficiency.fp8");
+  CHECK_THAT(fp4, Catch::Contains("; set by the training rows of gpt-oss-120b ("));
+  CHECK_THAT(fp8, Catch::Contains("; set by the training rows of minimax-m2.5 ("));
+  CHECK_THAT(fp4, !Catch::Contains("minimax") && !Catch::Contains("llama"));
+  CHECK_THAT(fp8, !Catch::Contains("gpt-oss-120b (") && !Catch::Contains("llama"));
   const validation::ServingFit dense = validation::fit_serving_profile(measured_under(truth), "h200", "vllm", options);
   CHECK(dense.profile.expert_kernel_efficiency.empty());
   CHECK(dense.profile.expert_kernel_efficiency_for("fp8") == 1.0);

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <optional>
-#include <set>
 #include <thread>
 
 #include "fleetcast/calibration/profile_store.hpp"
@@ -206,11 +206,14 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     }
     train = std::move(spaced);
   }
-  std::set<std::string> formats;  // the experts' weight formats of the training rows' MoE models
+  // The experts' weight formats of the training rows' MoE models, and per format the rows of each model.
+  std::map<std::string, std::map<std::string, int>> formats;
   for (const Row* r : train) {
-    if (r->scenario.model.moe) formats.insert(std::string(specs::to_string(r->scenario.model.precision.experts)));
+    if (r->scenario.model.moe)
+      ++formats[std::string(specs::to_string(r->scenario.model.precision.experts))][serving_run_model(r->run)];
   }
-  const std::vector<std::string> expert_formats(formats.begin(), formats.end());
+  std::vector<std::string> expert_formats;
+  for (const auto& [format, models] : formats) expert_formats.push_back(format);
   const Eigen::Index params = kCommonParams + static_cast<Eigen::Index>(expert_formats.size());
   if (static_cast<Eigen::Index>(train.size()) < params - 1) {
     throw InputError(results.file, "rows", hardware + " " + runtime,
@@ -324,8 +327,15 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     fit.profile.sources[field] = source;
   }
   // One per experts' format the training rows run; rows of dense models alone fit none.
-  for (const std::string& format : expert_formats) {
-    fit.profile.sources["expert_kernel_efficiency." + format] = source;
+  // Which models set each one: a format fitted to one model's rows may describe that model more than its kernels
+  // (docs/ACCURACY.md, "The experts' kernel efficiency by weight format").
+  for (const auto& [format, models] : formats) {
+    std::string set_by;
+    for (const auto& [model, rows] : models) {
+      set_by += (set_by.empty() ? "" : ", ") + model + " (" + std::to_string(rows) + " rows)";
+    }
+    fit.profile.sources["expert_kernel_efficiency." + format] =
+        source + "; set by the training rows of " + set_by + " of " + std::to_string(train.size());
   }
   for (const auto& [cls, eff] : fit.profile.matmul_efficiency) {
     fit.profile.sources["matmul_efficiency." + cls] = source + "; one factor on every compute class";
