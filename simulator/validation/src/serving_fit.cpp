@@ -215,10 +215,10 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   std::vector<std::string> expert_formats;
   for (const auto& [format, models] : formats) expert_formats.push_back(format);
   const Eigen::Index params = kCommonParams + static_cast<Eigen::Index>(expert_formats.size());
-  if (static_cast<Eigen::Index>(train.size()) < params - 1) {
+  if (train.size() < 6) {  // --train-rows' floor: 12 residuals (TTFT and TPOT per row), 7-10 parameters here
     throw InputError(results.file, "rows", hardware + " " + runtime,
-                     std::to_string(train.size()) + " training rows: at least " + std::to_string(params - 1) +
-                         " are needed to fit " + std::to_string(params) + " parameters");
+                     std::to_string(train.size()) + " training rows: at least 6 are needed to fit " +
+                         std::to_string(params) + " parameters");
   }
 
   // The start, and the bounded fit's prior's centre.
