@@ -292,6 +292,8 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     }
     return Descent{theta, cost, iterations};
   };
+  // --refine with a fit in use: no descent from the datasheet profile; its end stands at an infinite cost, so the
+  // descent from the fit in use is the one kept.
   const bool refine = options.refine && in_use.kind != "datasheet";
   Descent best = refine ? Descent{theta0, std::numeric_limits<double>::infinity(), 0} : descend(theta0);
   if (in_use.kind != "datasheet") {
