@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Refits the shipped serving profiles (calibration/profiles/serving/<hardware>-<runtime>.json) to the silicon
 # development set with `fleetcast calibrate serving`, each from the datasheet profile, 24 training rows per pair, the
-# held-out fifth (by id hash) never fitted. Prints each pair's error before and after; review the diff, then
+# held-out fifth (by id hash) never fitted, without the experts' efficiency (--no-experts: docs/ACCURACY.md, "The
+# experts' kernel efficiency by weight format"). Prints each pair's error before and after; review the diff, then
 # rerun scripts/validation-report.sh for the full simulations of the held-out rows.
 # usage: scripts/refit-serving-profiles.sh [BUILD_DIR] [PAIR...]   (PAIR: hardware-runtime, default: those shipped)
 set -euo pipefail
@@ -18,5 +19,5 @@ if [ ${#pairs[@]} -eq 0 ]; then
 fi
 for pair in "${pairs[@]}"; do
   "$build/cli/fleetcast" --datasheet-profiles calibrate serving --silicon "$csv" --hardware "${pair%%-*}" \
-    --runtime "${pair#*-}" --train-rows 24 -o "$out"
+    --runtime "${pair#*-}" --train-rows 24 --no-experts -o "$out"
 done

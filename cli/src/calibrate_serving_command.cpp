@@ -18,7 +18,7 @@ namespace fleetcast::cli {
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
-      "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] "
+      "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] "
       "[--leave-out-model M | --cross-validate]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
@@ -35,6 +35,10 @@ int run_calibrate_serving(const Args& args) {
     }
     if (a == "--refine") {
       options.refine = true;
+      continue;
+    }
+    if (a == "--no-experts") {
+      options.fit_experts = false;
       continue;
     }
     if (a == "--cross-validate") {

@@ -70,7 +70,7 @@ commands:
   calibrate compose TRACE.jsonl [--json] [--max-median-ape X]
         Fit the trace's device from its ops and predict its model_step records with the step-time model.
   calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]
-                    [--bounded] [--robust] [--benchmark-clients] [--refine]
+                    [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts]
                     [--leave-out-model M | --cross-validate]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads, and the routed experts' kernel efficiency per expert weight format, to the
@@ -83,7 +83,9 @@ commands:
         --leave-out-model M holds out every row of model preset M instead; --cross-validate does so for each
         model of the pair in turn (the error on models the fit never saw).
         --iterations 0 fits nothing: the fast replay's error of the profile in use, on the same rows.
-        --benchmark-clients: as validate's.
+        --benchmark-clients: as validate's. --no-experts fits no experts' efficiency (the routed experts at
+        the GEMM rate, as the shipped profiles are fitted: a format's figure set by one model's rows does not
+        carry to another model).
   workload fit TRACE [--format F] [--columns ROLE=NAME,...] [--time-unit s|ms] [--strict]
                [--window START:END] [--rate-scale X] [--loops N] [--empirical] [--name N] [-o WORKLOAD.json] [--json]
         Read a request trace (azure, mooncake, burstgpt, or a generic csv/jsonl with a column mapping; the

@@ -230,6 +230,12 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   }
 }
 
+double StepTimeModel::qk_norm_allreduces_per_pass(const Layers& l) const {
+  const auto& a = model_.attention;
+  if (deployment_.replica.tp == 1 || a.type != specs::AttentionType::gqa || !a.qk_norm_across_heads) return 0.0;
+  return l.all - l.linear;
+}
+
 void StepTimeModel::cost_allreduce(const BatchShape& b, const Layers& l, StepTime& st) const {
   const auto& layout = deployment_.replica;
   if (layout.tp == 1) return;
@@ -239,9 +245,13 @@ void StepTimeModel::cost_allreduce(const BatchShape& b, const Layers& l, StepTim
   // attention DP a MoE layer's output comes back by the EP combine instead, leaving the attention's (and a
   // dense FFN's) inside the rank's tp GPUs.
   const double calls_per_pass = layout.dp > 1 ? l.all + l.dense : 2.0 * l.all;
+  // A QK norm across all heads adds one all-reduce per softmax-attention layer inside the tp GPUs, dp or not:
+  // each token's sums of squares of its q and k slices, two fp32 values (vLLM's MiniMaxText01RMSNormTP).
+  const double norm_calls = qk_norm_allreduces_per_pass(l);
+  const double norm_message = (pre + dec) * 2.0 * sizeof(float);
   OpCost& ar = st.ops[static_cast<int>(Op::tp_allreduce)];
-  const int calls = static_cast<int>(calls_per_pass);
-  ar.bytes = calls * message * 2.0 * (layout.tp - 1) / layout.tp;
+  const int calls = static_cast<int>(calls_per_pass + norm_calls);
+  ar.bytes = (calls_per_pass * message + norm_calls * norm_message) * 2.0 * (layout.tp - 1) / layout.tp;
   ar.time_s = collective_s(ar.bytes, rates_.nvlink_bus_bytes_per_s(), calls);
   ar.prefill_share = share(pre, dec);
 }

@@ -30,6 +30,7 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
               "must divide num_query_heads (" + std::to_string(a.num_query_heads) + ")");
       a.head_dim = r.require_at_least("head_dim", 1);
       a.output_gate = r.optional<bool>("output_gate", false);
+      a.qk_norm_across_heads = r.optional<bool>("qk_norm_across_heads", false);
       break;
     case AttentionType::mla:
       parse_mla_part(r, a);

@@ -15,6 +15,7 @@ json attention_json(const AttentionSpec& a) {
     j["num_kv_heads"] = a.num_kv_heads;
     j["head_dim"] = a.head_dim;
     if (a.output_gate) j["output_gate"] = true;  // written only when set: other files echo unchanged
+    if (a.qk_norm_across_heads) j["qk_norm_across_heads"] = true;
   } else {
     j["q_lora_rank"] = a.q_lora_rank;
     j["kv_lora_rank"] = a.kv_lora_rank;

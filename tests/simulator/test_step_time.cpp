@@ -187,6 +187,27 @@ TEST_CASE("tensor parallelism splits the work and adds all-reduces", "[step_time
   CHECK(tp8.op(Op::tp_allreduce).bytes == Approx(2 * 80 * 4096.0 * 8192 * 2 * 2.0 * 7 / 8));
 }
 
+TEST_CASE("a QK norm across all heads adds one all-reduce per softmax layer under TP, none on one GPU", "[step_time]") {
+  // MiniMax-M2.5: 62 layers, RMSNorm over all 48 x 128 query values (and 8 x 128 key values) of a token.
+  auto across = specs::model_preset("minimax-m2.5");
+  REQUIRE(across.attention.qk_norm_across_heads);
+  auto per_head = across;
+  per_head.attention.qk_norm_across_heads = false;
+  simulator::BatchShape b;
+  b.decode_contexts.assign(64, 2048);
+  const auto tp8 = one_gpu("h200", 8);
+  const auto profile = calibration::datasheet_profile(tp8.hardware, "vllm");
+  const auto with = simulator::StepTimeModel(across, tp8, profile).predict(b).op(Op::tp_allreduce);
+  const auto without = simulator::StepTimeModel(per_head, tp8, profile).predict(b).op(Op::tp_allreduce);
+  // Each of 64 tokens sends its q and k sums of squares (2 fp32) in a ring: 2 x 7/8 of 64 x 8 bytes per layer.
+  CHECK(with.bytes - without.bytes == Approx(62 * 64 * 8.0 * 2.0 * 7 / 8));
+  // 62 more calls, each paying the call latency (the bytes add ~0.1 us in all).
+  CHECK(with.time_s - without.time_s == Approx(62 * profile.collective_latency_s).epsilon(0.01));
+  // One GPU has nothing to reduce.
+  const auto tp1 = one_gpu("h200", 1);
+  CHECK(simulator::StepTimeModel(across, tp1, profile).predict(b).op(Op::tp_allreduce).time_s == 0.0);
+}
+
 TEST_CASE("speculative decoding: a dense layer verifies 1 + n tokens per sequence", "[step_time][speculative]") {
   auto model = dense_layer();
   model.mtp_layers = 1;

@@ -198,6 +198,27 @@ TEST_CASE("model errors name the field, the value and what is valid", "[specs][m
   }
 }
 
+TEST_CASE("qk_norm_across_heads parses, round-trips, is left out of files without it and is gqa's alone",
+          "[specs][model]") {
+  json j = gqa_model_json();
+  CHECK_FALSE(parse_model(j, "m.json").attention.qk_norm_across_heads);
+  CHECK_FALSE(to_json(parse_model(j, "m.json"))["attention"].contains("qk_norm_across_heads"));
+  j["attention"]["qk_norm_across_heads"] = true;
+  const ModelSpec m = parse_model(j, "m.json");
+  CHECK(m.attention.qk_norm_across_heads);
+  CHECK(to_json(m)["attention"]["qk_norm_across_heads"] == true);
+  CHECK(parse_model(to_json(m), "echo.json") == m);
+  SECTION("not a boolean") {
+    j["attention"]["qk_norm_across_heads"] = "yes";
+    CHECK_THROWS_WITH(parse_model(j, "m.json"), Catch::Contains("attention.qk_norm_across_heads"));
+  }
+  SECTION("on MLA, whose norms act on the replicated latents") {
+    json mla = mla_model_json();
+    mla["attention"]["qk_norm_across_heads"] = true;
+    CHECK_THROWS_WITH(parse_model(mla, "m.json"), Catch::Contains("qk_norm_across_heads"));
+  }
+}
+
 TEST_CASE("linear_attention and output_gate parse, round-trip, and are left out of files without them",
           "[specs][model]") {
   json j = gqa_model_json();

@@ -147,6 +147,13 @@ TEST_CASE("MoE rows fit the experts' kernel efficiency per weight format, a dens
   CHECK_THAT(fp8, Catch::Contains("; set by the training rows of minimax-m2.5 ("));
   CHECK_THAT(fp4, !Catch::Contains("minimax") && !Catch::Contains("llama"));
   CHECK_THAT(fp8, !Catch::Contains("gpt-oss-120b (") && !Catch::Contains("llama"));
+  // --no-experts: the same rows fit none, and one set of GEMM parameters cannot give back two experts' rates.
+  options.fit_experts = false;
+  const validation::ServingFit none = validation::fit_serving_profile(results, "h200", "vllm", options);
+  CHECK(none.profile.expert_kernel_efficiency.empty());
+  CHECK(none.profile.sources.count("expert_kernel_efficiency.fp8") == 0);
+  CHECK(none.after_train.ttft_median_ape > moe.after_train.ttft_median_ape);
+  options.fit_experts = true;
   const validation::ServingFit dense = validation::fit_serving_profile(measured_under(truth), "h200", "vllm", options);
   CHECK(dense.profile.expert_kernel_efficiency.empty());
   CHECK(dense.profile.expert_kernel_efficiency_for("fp8") == 1.0);

@@ -209,7 +209,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   // The experts' weight formats of the training rows' MoE models, and per format the rows of each model.
   std::map<std::string, std::map<std::string, int>> formats;
   for (const Row* r : train) {
-    if (r->scenario.model.moe)
+    if (options.fit_experts && r->scenario.model.moe)
       ++formats[std::string(specs::to_string(r->scenario.model.precision.experts))][serving_run_model(r->run)];
   }
   std::vector<std::string> expert_formats;

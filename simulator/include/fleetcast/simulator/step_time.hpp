@@ -110,6 +110,8 @@ class StepTimeModel {
   void cost_linear_attention(const BatchShape& b, const Layers& l, StepTime& st) const;
   void cost_ffn(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
   void cost_allreduce(const BatchShape& b, const Layers& l, StepTime& st) const;
+  // The extra all-reduces per pass of `l` that a QK norm across all heads takes under TP (0 without one).
+  double qk_norm_allreduces_per_pass(const Layers& l) const;
   void cost_alltoall(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
   void cost_embedding(const BatchShape& b, StepTime& st) const;  // and the lookup memory
   void cost_pipeline(const BatchShape& b, StepTime& st) const;

@@ -24,6 +24,10 @@ struct AttentionSpec {
   int num_kv_heads = 0;
   int head_dim = 0;
   bool output_gate = false;  // a sigmoid gate per query head on the output (Qwen3-Next): q_proj twice as wide
+  // An RMSNorm over all query heads together (and over all KV heads together) instead of per head (MiniMax-M2):
+  // a TP rank holds a slice of the heads, so each layer all-reduces every token's sums of squares across the
+  // TP group before it can normalise. A per-head norm (Qwen3) needs no communication and is not this.
+  bool qk_norm_across_heads = false;
   // mla / csa
   int q_lora_rank = 0;   // 0: queries projected directly from the hidden state
   int kv_lora_rank = 0;  // latent width stored per token (mla), KV width (csa)

@@ -47,6 +47,9 @@ struct ServingFitOptions {
   // Where the pair has a fit in use, descend from it alone, not also from the datasheet profile: a refit after a
   // change that leaves the fit's other parameters near right (a parameter added), at half the cost.
   bool refine = false;
+  // Fit the routed experts' kernel efficiency per weight format (false: none, the experts at the GEMM rate, as the
+  // shipped profiles were fitted; a format's figure fitted to one model's rows does not carry to another model).
+  bool fit_experts = true;
 };
 
 struct ServingFitScore {
