@@ -230,6 +230,16 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   }
 }
 
+double StepTimeModel::hidden_allreduces_per_pass(const Layers& l) const {
+  const auto& layout = deployment_.replica;
+  if (layout.tp == 1) return 0.0;
+  // Two per layer (after attention, after the FFN or MoE). With attention DP a MoE layer's output comes back by the
+  // EP combine instead, leaving the attention's (and a dense FFN's) inside the rank's tp GPUs.
+  return layout.dp > 1 ? l.all + l.dense : 2.0 * l.all;
+}
+
+// A QK norm across all heads adds one all-reduce per softmax-attention layer inside the tp GPUs, dp or not: each
+// token's sums of squares of its q and k slices (vLLM's MiniMaxText01RMSNormTP).
 double StepTimeModel::qk_norm_allreduces_per_pass(const Layers& l) const {
   const auto& a = model_.attention;
   if (deployment_.replica.tp == 1 || a.type != specs::AttentionType::gqa || !a.qk_norm_across_heads) return 0.0;
@@ -241,14 +251,10 @@ void StepTimeModel::cost_allreduce(const BatchShape& b, const Layers& l, StepTim
   if (layout.tp == 1) return;
   const double pre = b.prefill_tokens(), dec = b.decode_tokens();
   const double message = (pre + dec) * model_.hidden_size * specs::bytes_per_element(model_.precision.activations);
-  // Two all-reduces per layer (after attention, after the FFN or MoE), ring: 2 (n - 1) / n of the buffer. With
-  // attention DP a MoE layer's output comes back by the EP combine instead, leaving the attention's (and a
-  // dense FFN's) inside the rank's tp GPUs.
-  const double calls_per_pass = layout.dp > 1 ? l.all + l.dense : 2.0 * l.all;
-  // A QK norm across all heads adds one all-reduce per softmax-attention layer inside the tp GPUs, dp or not:
-  // each token's sums of squares of its q and k slices, two fp32 values (vLLM's MiniMaxText01RMSNormTP).
+  // Ring all-reduces: each moves 2 (n - 1) / n of its buffer.
+  const double calls_per_pass = hidden_allreduces_per_pass(l);
   const double norm_calls = qk_norm_allreduces_per_pass(l);
-  const double norm_message = (pre + dec) * 2.0 * sizeof(float);
+  const double norm_message = (pre + dec) * kQkNormBytesPerToken;
   OpCost& ar = st.ops[static_cast<int>(Op::tp_allreduce)];
   const int calls = static_cast<int>(calls_per_pass + norm_calls);
   ar.bytes = (calls_per_pass * message + norm_calls * norm_message) * 2.0 * (layout.tp - 1) / layout.tp;

@@ -288,11 +288,11 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
   // TP all-reduces from a fitted all_reduce at this group size (calls as cost_allreduce counts them).
   const auto& layout = deployment_.replica;
   if (layout.tp > 1 && tokens > 0.0) {
-    const double calls = layout.dp > 1 ? l.all + l.dense : 2.0 * l.all;
     const double message = tokens * h * specs::bytes_per_element(model_.precision.activations);
     const auto one = pred.collective_s("all_reduce", layout.tp, message);
-    const auto norm = pred.collective_s("all_reduce", layout.tp, tokens * 2.0 * sizeof(float));
-    if (one && norm) op(Op::tp_allreduce).time_s = calls * *one + qk_norm_allreduces_per_pass(l) * *norm;
+    const auto norm = pred.collective_s("all_reduce", layout.tp, tokens * kQkNormBytesPerToken);
+    if (one && norm)
+      op(Op::tp_allreduce).time_s = hidden_allreduces_per_pass(l) * *one + qk_norm_allreduces_per_pass(l) * *norm;
   }
 }
 

@@ -110,8 +110,11 @@ class StepTimeModel {
   void cost_linear_attention(const BatchShape& b, const Layers& l, StepTime& st) const;
   void cost_ffn(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
   void cost_allreduce(const BatchShape& b, const Layers& l, StepTime& st) const;
-  // The extra all-reduces per pass of `l` that a QK norm across all heads takes under TP (0 without one).
+  // The TP all-reduces of hidden states per pass of `l` (0 at tp 1), and the extra ones a QK norm across all heads
+  // takes (0 without one), each of kQkNormBytesPerToken per token: the roofline and the fitted predictors count both.
+  double hidden_allreduces_per_pass(const Layers& l) const;
   double qk_norm_allreduces_per_pass(const Layers& l) const;
+  static constexpr double kQkNormBytesPerToken = 2.0 * sizeof(float);  // q's and k's sums of squares, fp32
   void cost_alltoall(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;
   void cost_embedding(const BatchShape& b, StepTime& st) const;  // and the lookup memory
   void cost_pipeline(const BatchShape& b, StepTime& st) const;
