@@ -18,7 +18,7 @@ namespace fleetcast::cli {
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
-      "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] "
+      "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--max-step-ms X] "
       "[--leave-out-model M | --cross-validate]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
@@ -63,6 +63,19 @@ int run_calibrate_serving(const Args& args) {
       if (options.max_train_rows < 6) throw InputError("", "--train-rows", args[i], "must be >= 6");
     } else if (a == "--leave-out-model") {
       options.leave_out_model = args[++i];
+    } else if (a == "--max-step-ms") {
+      const std::string& text = args[++i];
+      double ms = 0.0;
+      try {
+        std::size_t used = 0;
+        ms = std::stod(text, &used);
+        if (used != text.size()) ms = 0.0;
+      } catch (const std::exception&) {
+      }
+      if (!(ms >= 0.01 && ms <= 100.0)) {
+        throw InputError("", "--max-step-ms", text, "expected milliseconds between 0.01 and 100");
+      }
+      options.max_step_overhead_s = ms * 1e-3;
     } else if (a == "--iterations") {
       options.max_iterations = std::stoi(args[++i]);
       if (options.max_iterations < 0) throw InputError("", "--iterations", args[i], "must be >= 0");

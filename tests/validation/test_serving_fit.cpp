@@ -97,6 +97,21 @@ TEST_CASE("the bounded serving fit keeps GEMMs at or below the best measured mat
   CHECK(free.profile.matmul_efficiency.at("fp8") > 1.1 * best_fp8);
 }
 
+TEST_CASE("a cap on the host time per step holds, and without one the fit takes the slow steps as host time", "[fit]") {
+  // Every step 4 ms longer than the model makes it. Left free, the fit charges that to the host, and a host cost
+  // fitted to one model's slow steps is paid by every model on the GPU (docs/ACCURACY.md, "five recipes").
+  calibration::Profile truth = truth_profile(0.8);
+  truth.step_overhead_s = 4e-3;
+  const auto results = measured_under(truth);
+  validation::ServingFitOptions options;
+  options.max_iterations = 8;
+  CHECK(validation::fit_serving_profile(results, "h200", "vllm", options).profile.step_overhead_s > 2.5e-3);
+  options.max_step_overhead_s = 1e-3;
+  const validation::ServingFit capped = validation::fit_serving_profile(results, "h200", "vllm", options);
+  CHECK(capped.profile.step_overhead_s <= 1e-3 + 1e-12);
+  CHECK_THAT(capped.profile.sources.at("step_overhead_s"), Catch::Contains("host time per step at most 1 ms"));
+}
+
 TEST_CASE("the bounded serving fit brings a GEMM factor down from its ceiling", "[fit]") {
   // GEMMs at 60% of the best FP8 matmul measured on an H200. The bounded fit starts at that ceiling, where a
   // forward difference only steps into the clamp (a zero derivative): it must look the other way to move at all.

@@ -39,6 +39,12 @@ std::string file_hash(const std::string& path) {
   return buf;
 }
 
+std::string format_ms(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", seconds * 1e3);
+  return buf;
+}
+
 struct Row {
   traces::MeasuredServingRun run;
   specs::ScenarioSpec scenario;
@@ -83,24 +89,25 @@ const double kPriorSigma = std::log(1.5);
 constexpr int kPriorParams[] = {0, 1, 2, 4};
 
 // The box each parameter is kept in, in log space: the bounded fit's ceilings, efficiencies at most 1, host costs
-// within plausible ranges, and a grouped expert GEMM never faster than a dense one. The descent works inside it: a
-// parameter past its edge would have no effect on the residuals, so a forward difference there is zero and the
-// parameter could never come back. The unbounded GEMM factor has no ceiling of its own (each class is capped at 1).
+// within plausible ranges (the host time per step at most `max_step_s`), and a grouped expert GEMM never faster than
+// a dense one. The descent works inside it: a parameter past its edge would have no effect on the residuals, so a
+// forward difference there is zero and the parameter could never come back. The unbounded GEMM factor has no ceiling of
+// its own (each class is capped at 1).
 struct Box {
   Params lo, hi;
 };
-Box box(bool bounded, Eigen::Index params) {
+Box box(bool bounded, double max_step_s, Eigen::Index params) {
   const double inf = std::numeric_limits<double>::infinity();
   Box b{Params::Constant(params, std::log(0.02)), Params::Zero(params)};  // the experts' efficiencies
   b.lo.head(kCommonParams) << -inf, -inf, -inf, std::log(1e-5), -inf, std::log(1e-7), std::log(1e-5);
   b.hi.head(kCommonParams) << (bounded ? 0.0 : inf), std::log(bounded ? kMaxAttentionEfficiency : 1.0),
-      std::log(bounded ? kMaxMemoryEfficiency : 1.0), std::log(0.1), 0.0, std::log(1e-3), std::log(0.5);
+      std::log(bounded ? kMaxMemoryEfficiency : 1.0), std::log(max_step_s), 0.0, std::log(1e-3), std::log(0.5);
   return b;
 }
 
-calibration::Profile apply(const calibration::Profile& base, const Params& t, bool bounded,
+calibration::Profile apply(const calibration::Profile& base, const Params& t, const ServingFitOptions& options,
                            const std::vector<std::string>& expert_formats) {
-  const Box limits = box(bounded, t.size());
+  const Box limits = box(options.bounded, options.max_step_overhead_s, t.size());
   const Params x = t.cwiseMax(limits.lo).cwiseMin(limits.hi).array().exp();
   calibration::Profile p = base;
   for (auto& [cls, eff] : p.matmul_efficiency) eff = std::min(1.0, eff * x(0));
@@ -225,7 +232,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   const Params theta0 = initial(base, base, true, expert_formats);
   // The data residuals, then (bounded) the prior's: (log x - log x0) / sigma per efficiency.
   const auto objective = [&](const Params& t) {
-    Eigen::VectorXd data = residuals(train, apply(base, t, options.bounded, expert_formats), options.threads);
+    Eigen::VectorXd data = residuals(train, apply(base, t, options, expert_formats), options.threads);
     if (options.robust) data = data.unaryExpr(&huber_residual);
     if (!options.bounded) return data;
     Eigen::VectorXd all(data.size() + static_cast<Eigen::Index>(std::size(kPriorParams)));
@@ -250,7 +257,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     int iterations = 0;
   };
   // Levenberg-Marquardt from `start`.
-  const Box limits = box(options.bounded, params);
+  const Box limits = box(options.bounded, options.max_step_overhead_s, params);
   const auto descend = [&](const Params& start) {
     Params theta = start.cwiseMax(limits.lo).cwiseMin(limits.hi);
     Eigen::VectorXd r = objective(theta);
@@ -304,7 +311,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     }
   }
   fit.iterations = best.iterations;
-  fit.profile = apply(base, best.theta, options.bounded, expert_formats);
+  fit.profile = apply(base, best.theta, options, expert_formats);
   fit.profile.kind = "fitted";
   fit.profile.runtime = runtime;
   fit.after_train = score(residuals(train, fit.profile, options.threads));
@@ -319,6 +326,9 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                          "(sigma: a factor 1.5) around the datasheet profile"
                        : "") +
       (options.robust ? ", Huber loss on the log errors beyond a factor 1.5" : "") +
+      (options.max_step_overhead_s < 0.1
+           ? ", host time per step at most " + format_ms(options.max_step_overhead_s) + " ms"
+           : std::string()) +
       (fit.started_from == "profile in use"
            ? (refine ? ", from the fit in use alone (--refine)"
                      : ", from the fit in use (a lower training cost than from the datasheet profile)")

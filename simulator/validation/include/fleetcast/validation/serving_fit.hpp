@@ -50,6 +50,10 @@ struct ServingFitOptions {
   // Fit the routed experts' kernel efficiency per weight format (false: none, the experts at the GEMM rate, as the
   // shipped profiles were fitted; a format's figure fitted to one model's rows does not carry to another model).
   bool fit_experts = true;
+  // The most host time per step the fit may give (the default, 100 ms, is no limit in practice). Left free, the step
+  // overhead takes up whatever makes one model's steps slower than the model says, and every model on the GPU then
+  // pays it (docs/ACCURACY.md, "Fits on models they never saw, five recipes").
+  double max_step_overhead_s = 0.1;
 };
 
 struct ServingFitScore {
