@@ -89,25 +89,27 @@ const double kPriorSigma = std::log(1.5);
 constexpr int kPriorParams[] = {0, 1, 2, 4};
 
 // The box each parameter is kept in, in log space: the bounded fit's ceilings, efficiencies at most 1, host costs
-// within plausible ranges (the host time per step at most `max_step_s`), and a grouped expert GEMM never faster than
-// a dense one. The descent works inside it: a parameter past its edge would have no effect on the residuals, so a
-// forward difference there is zero and the parameter could never come back. The unbounded GEMM factor has no ceiling of
-// its own (each class is capped at 1).
+// within plausible ranges (the host time per step at most ServingFitOptions::max_step_overhead_s), and a grouped expert
+// GEMM never faster than a dense one. The descent works inside it: a parameter past its edge would have no effect on
+// the residuals, so a forward difference there is zero and the parameter could never come back. The unbounded GEMM
+// factor has no ceiling of its own (each class is capped at 1).
 struct Box {
   Params lo, hi;
 };
-Box box(bool bounded, double max_step_s, Eigen::Index params) {
+Box box(const ServingFitOptions& options, Eigen::Index params) {
+  const bool bounded = options.bounded;
   const double inf = std::numeric_limits<double>::infinity();
   Box b{Params::Constant(params, std::log(0.02)), Params::Zero(params)};  // the experts' efficiencies
   b.lo.head(kCommonParams) << -inf, -inf, -inf, std::log(1e-5), -inf, std::log(1e-7), std::log(1e-5);
   b.hi.head(kCommonParams) << (bounded ? 0.0 : inf), std::log(bounded ? kMaxAttentionEfficiency : 1.0),
-      std::log(bounded ? kMaxMemoryEfficiency : 1.0), std::log(max_step_s), 0.0, std::log(1e-3), std::log(0.5);
+      std::log(bounded ? kMaxMemoryEfficiency : 1.0), std::log(options.max_step_overhead_s), 0.0, std::log(1e-3),
+      std::log(0.5);
   return b;
 }
 
 calibration::Profile apply(const calibration::Profile& base, const Params& t, const ServingFitOptions& options,
                            const std::vector<std::string>& expert_formats) {
-  const Box limits = box(options.bounded, options.max_step_overhead_s, t.size());
+  const Box limits = box(options, t.size());
   const Params x = t.cwiseMax(limits.lo).cwiseMin(limits.hi).array().exp();
   calibration::Profile p = base;
   for (auto& [cls, eff] : p.matmul_efficiency) eff = std::min(1.0, eff * x(0));
@@ -257,7 +259,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     int iterations = 0;
   };
   // Levenberg-Marquardt from `start`.
-  const Box limits = box(options.bounded, options.max_step_overhead_s, params);
+  const Box limits = box(options, params);
   const auto descend = [&](const Params& start) {
     Params theta = start.cwiseMax(limits.lo).cwiseMin(limits.hi);
     Eigen::VectorXd r = objective(theta);
