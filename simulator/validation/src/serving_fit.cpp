@@ -328,7 +328,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                          "(sigma: a factor 1.5) around the datasheet profile"
                        : "") +
       (options.robust ? ", Huber loss on the log errors beyond a factor 1.5" : "") +
-      (options.max_step_overhead_s < 0.1
+      (options.max_step_overhead_s < ServingFitOptions{}.max_step_overhead_s
            ? ", host time per step at most " + format_ms(options.max_step_overhead_s) + " ms"
            : std::string()) +
       (fit.started_from == "profile in use"
