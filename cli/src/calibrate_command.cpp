@@ -17,6 +17,7 @@
 #include "fleetcast/calibration/quality_report.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "number_arg.hpp"
 
 namespace fleetcast::cli {
 namespace {
@@ -63,12 +64,7 @@ Parsed parse(const Args& args, const std::vector<std::string>& valued, const std
 }
 
 double parse_fraction(const std::string& option, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double x = std::stod(text, &used);
-    if (used == text.size() && x > 0.0 && x < 100.0) return x;
-  } catch (const std::exception&) {
-  }
+  if (const auto x = parse_number(text); x && *x > 0.0 && *x < 100.0) return *x;
   throw InputError("", option, text, "expected a fraction > 0 (0.15 = 15%)");
 }
 

@@ -12,6 +12,7 @@
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
+#include "number_arg.hpp"
 
 namespace fleetcast::cli {
 
@@ -65,17 +66,11 @@ int run_calibrate_serving(const Args& args) {
       options.leave_out_model = args[++i];
     } else if (a == "--max-step-ms") {
       const std::string& text = args[++i];
-      double ms = 0.0;
-      try {
-        std::size_t used = 0;
-        ms = std::stod(text, &used);
-        if (used != text.size()) ms = 0.0;
-      } catch (const std::exception&) {
-      }
-      if (!(ms >= 0.01 && ms <= 100.0)) {
+      const auto ms = parse_number(text);
+      if (!ms || !(*ms >= 0.01 && *ms <= 100.0)) {
         throw InputError("", "--max-step-ms", text, "expected milliseconds between 0.01 and 100");
       }
-      options.max_step_overhead_s = ms * 1e-3;
+      options.max_step_overhead_s = *ms * 1e-3;
     } else if (a == "--iterations") {
       options.max_iterations = std::stoi(args[++i]);
       if (options.max_iterations < 0) throw InputError("", "--iterations", args[i], "must be >= 0");

@@ -8,6 +8,7 @@
 #include "fleetcast/simulator/report.hpp"
 #include "fleetcast/simulator/simulation.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "number_arg.hpp"
 #include "scenario_arg.hpp"
 
 namespace fleetcast::cli {
@@ -24,16 +25,11 @@ simulator::TraceWindow parse_trace_window(const std::string& text) {
   };
   const std::size_t colon = text.find(':');
   if (colon == std::string::npos) return fail();
+  const auto start = parse_number(text.substr(0, colon)), end = parse_number(text.substr(colon + 1));
+  if (!start || !end) return fail();
   simulator::TraceWindow w;
-  try {
-    std::size_t used_start = 0, used_end = 0;
-    const std::string start = text.substr(0, colon), end = text.substr(colon + 1);
-    w.start_s = std::stod(start, &used_start);
-    w.end_s = std::stod(end, &used_end);
-    if (used_start != start.size() || used_end != end.size()) return fail();
-  } catch (const std::exception&) {
-    return fail();
-  }
+  w.start_s = *start;
+  w.end_s = *end;
   if (!std::isfinite(w.start_s) || !std::isfinite(w.end_s) || w.start_s < 0.0 || w.start_s >= w.end_s) return fail();
   return w;
 }

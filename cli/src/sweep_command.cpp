@@ -18,6 +18,7 @@
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
 #include "mpi_ranks.hpp"
+#include "number_arg.hpp"
 #include "png_export.hpp"
 #include "scenario_arg.hpp"
 
@@ -54,12 +55,7 @@ std::vector<int> parse_list(const std::string& flag, const std::string& text) {
 }
 
 double parse_share(const std::string& flag, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(v) && v >= 0.0 && v <= 1.0) return v;
-  } catch (const std::exception&) {
-  }
+  if (const auto v = parse_number(text); v && std::isfinite(*v) && *v >= 0.0 && *v <= 1.0) return *v;
   throw InputError("", flag, text, "expected an acceptance rate from 0 to 1");
 }
 

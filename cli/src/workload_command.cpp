@@ -9,6 +9,7 @@
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/traces/workload_fit.hpp"
+#include "number_arg.hpp"
 
 namespace fleetcast::cli {
 namespace {
@@ -19,12 +20,7 @@ constexpr const char* kUsage =
     "[--loops N] [--empirical] [--name NAME] [-o WORKLOAD.json] [--json]";
 
 double number_arg(const std::string& flag, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
+  if (const auto v = parse_number(text)) return *v;
   throw InputError("", flag, text, "expected a number");
 }
 
