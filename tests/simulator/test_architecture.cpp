@@ -80,3 +80,24 @@ TEST_CASE("a linear-attention layer holds a constant state from the first token 
   CHECK(simulator::kv_bytes_for_sequence(q35, 1) == Approx(state + per_token));
   CHECK(simulator::kv_bytes_for_sequence(q35, 100000) == Approx(state + 100000 * per_token));
 }
+
+TEST_CASE("presets for models outside the development set count to their published sizes", "[architecture]") {
+  // Llama-3.1-405B, by hand: q and o 16384 x 128 x 128 each, k and v 16384 x 8 x 128 each; FFN 3 x 16384 x 53248.
+  const auto l405 = simulator::count_parameters(specs::model_preset("llama-3.1-405b"));
+  CHECK(l405.attention_per_layer == 2.0 * 16384 * 128 * 128 + 2.0 * 16384 * 8 * 128);
+  CHECK(l405.dense_ffn_per_layer == 3.0 * 16384 * 53248);
+  CHECK(l405.total() == Approx(405e9).epsilon(0.01));  // "405B"
+  // Qwen3-30B-A3B: 128 experts of 3 x 2048 x 768 per layer; published 30.5B total, 3.3B activated.
+  const auto q30 = simulator::count_parameters(specs::model_preset("qwen3-30b-a3b"));
+  CHECK(q30.routed_expert == 3.0 * 2048 * 768);
+  CHECK(q30.total() == Approx(30.5e9).epsilon(0.01));
+  CHECK(q30.active_per_token() + q30.embedding == Approx(3.3e9).epsilon(0.03));
+  // Qwen3-8B: published 8.2B.
+  CHECK(simulator::count_parameters(specs::model_preset("qwen3-8b")).total() == Approx(8.2e9).epsilon(0.01));
+  // gpt-oss-20b: 32 experts of 3 x 2880 x 2880 per layer; published 20.9B total and 3.6B active, the active figure
+  // without the input embedding (as gpt-oss-120b's 5.1B).
+  const auto oss = simulator::count_parameters(specs::model_preset("gpt-oss-20b"));
+  CHECK(oss.routed_expert == 3.0 * 2880 * 2880);
+  CHECK(oss.total() == Approx(20.9e9).epsilon(0.01));
+  CHECK(oss.active_per_token() == Approx(3.6e9).epsilon(0.02));
+}

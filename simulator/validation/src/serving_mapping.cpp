@@ -10,6 +10,7 @@
 
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "fleetcast/validation/checkpoint_names.hpp"
 
 namespace fleetcast::validation {
 namespace {
@@ -21,22 +22,6 @@ std::string lower(std::string s) {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// "nvidia/Llama-3.1-8B-Instruct-FP8" -> "llama-3.1-8b": the checkpoint's precision and tuning suffixes name the
-// same architecture.
-std::string model_preset_name(const std::string& model_path) {
-  std::string name = lower(model_path.substr(model_path.find_last_of('/') + 1));
-  for (bool stripped = true; stripped;) {
-    stripped = false;
-    for (const char* suffix : {"-instruct", "-fp8", "-nvfp4", "-fp4", "-bf16"}) {
-      if (ends_with(name, suffix)) {
-        name.resize(name.size() - std::string(suffix).size());
-        stripped = true;
-      }
-    }
-  }
-  return name;
 }
 
 std::string hardware_preset_name(const std::string& system) {
@@ -100,8 +85,9 @@ std::variant<Layout, Unmapped> replica_for(const traces::MeasuredLayout& l, bool
 }  // namespace
 
 std::string serving_run_group(const traces::MeasuredServingRun& run) {
-  return model_preset_name(run.model_path) + " | " + hardware_preset_name(run.system) + " | " + run.backend + " | " +
-         run.mode;
+  const CheckpointModel model = model_for_checkpoint(run.model_path);
+  return (model.preset.empty() ? model.name : model.preset) + " | " + hardware_preset_name(run.system) + " | " +
+         run.backend + " | " + run.mode;
 }
 
 long requests_for_clients(int clients) {
@@ -115,10 +101,11 @@ long requests_for_clients(int clients) {
 
 std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingRun& run) {
   using specs::PresetKind;
-  const std::string model_name = model_preset_name(run.model_path);
-  if (!specs::has_preset(PresetKind::model, model_name)) {
-    return Unmapped{"model_path " + run.model_path + ": no model preset " + model_name};
+  const CheckpointModel checkpoint = model_for_checkpoint(run.model_path);
+  if (checkpoint.preset.empty()) {
+    return Unmapped{"model_path " + run.model_path + ": no model preset " + checkpoint.name};
   }
+  const std::string& model_name = checkpoint.preset;
   const std::string hw_name = hardware_preset_name(run.system);
   if (!specs::has_preset(PresetKind::hardware, hw_name)) {
     return Unmapped{"system " + run.system + ": no hardware preset " + hw_name};
@@ -140,6 +127,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   }
   std::string notes;
   auto note = [&](const std::string& n) { notes += (notes.empty() ? "" : "; ") + n; };
+  if (!checkpoint.note.empty()) note(checkpoint.note);
 
   nlohmann::json model = specs::preset_json(PresetKind::model, model_name);
   const bool moe = !model["moe"].is_null();

@@ -23,8 +23,8 @@ struct Unmapped {
   std::string reason;
 };
 
-// Model: the last part of model_path in lower case without "-instruct", "-fp8", "-nvfp4" or "-fp4"
-// (nvidia/Llama-3.1-8B-Instruct-FP8 -> llama-3.1-8b); precisions from gemm_quant_mode (attention and dense
+// Model: the preset model_for_checkpoint (checkpoint_names.hpp) finds for model_path
+// (nvidia/Llama-3.1-8B-Instruct-FP8 -> llama-3.1-8b, noted where another checkpoint's architecture); precisions from gemm_quant_mode (attention and dense
 // weights) and moe_quant_mode (routed experts), else the precision column, else the preset's; a quantized run
 // (FP8 or FP4 weights) keeps its KV cache in FP8.
 // Hardware: the system without "_sxm". Runtime and scheduler: the backend (vllm, sglang, trtllm) with the

@@ -1,0 +1,79 @@
+// Checkpoint names to model presets: the suffixes that do not change the architecture, and the checkpoints that
+// share another's.
+#include "fleetcast/validation/checkpoint_names.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "fleetcast/specs/presets.hpp"
+
+namespace fleetcast::validation {
+namespace {
+
+// Checkpoints published under another name than the preset whose architecture they have. Each entry's source
+// gives the figures that match the preset's (layers, widths, heads, experts, vocabulary).
+struct SameArchitecture {
+  const char* checkpoint;
+  const char* preset;
+  const char* source;
+};
+
+constexpr SameArchitecture kSameArchitecture[] = {
+    // meta-llama/Llama-3.3-70B-Instruct config.json (ai-dynamo/aiconfigurator
+    // src/aiconfigurator/model_configs/meta-llama--Llama-3.3-70B-Instruct_config.json): 80 layers, hidden 8192,
+    // FFN 28672, 64 heads / 8 KV, vocab 128256, max 131072, untied, as Llama-3.1-70B's.
+    {"llama-3.3-70b", "llama-3.1-70b", "Llama-3.3-70B has Llama-3.1-70B's config.json figures"},
+    // Kimi-K2 (zyzshishui/slime scripts/models/kimi-k2.sh): 61 layers, 1 dense, hidden 7168, MLA 64 heads, q_lora
+    // 1536, kv_lora 512, 384 experts top-8 + 1 shared of 2048, vocab 163840: Kimi-K2.5's text model.
+    {"kimi-k2", "kimi-k2.5", "Kimi-K2 is Kimi-K2.5's text model (same layers, MLA and experts)"},
+    // DeepSeek-V3.1 is served as DeepseekV3ForCausalLM with V3's figures; aiconfigurator builds V3 and V3.1
+    // (nvidia/DeepSeek-V3.1-NVFP4) from one model family (ai-dynamo/aiconfigurator src/aiconfigurator/sdk/common.py).
+    {"deepseek-v3.1", "deepseek-v3", "DeepSeek-V3.1 has DeepSeek-V3's architecture"},
+    {"deepseek-v3.1-terminus", "deepseek-v3", "DeepSeek-V3.1-Terminus has DeepSeek-V3's architecture"},
+};
+
+// Suffixes that name a checkpoint's precision, tuning or packaging, not its architecture. Longer ones first where
+// one ends another ("-fp4-v2" before "-fp4").
+constexpr const char* kSuffixes[] = {"-instruct",         "-thinking", "-base",  "-chat",  "-preview",
+                                     "-fp8-dynamic",      "-fp4-v2",   "-nvfp4", "-mxfp4", "-fp4",
+                                     "-static-pertensor", "-fp8",      "-bf16"};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool strip_suffix(std::string& s, const std::string& suffix) {
+  if (s.size() <= suffix.size() || s.compare(s.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+  s.resize(s.size() - suffix.size());
+  return true;
+}
+
+// "-0528", "-2507": a release date (month and day, or year and month), never part of an architecture's name.
+bool strip_date(std::string& s) {
+  constexpr std::size_t kLength = 5;
+  if (s.size() <= kLength || s[s.size() - kLength] != '-') return false;
+  if (!std::all_of(s.end() - 4, s.end(), [](unsigned char c) { return std::isdigit(c); })) return false;
+  s.resize(s.size() - kLength);
+  return true;
+}
+
+}  // namespace
+
+CheckpointModel model_for_checkpoint(const std::string& model_path) {
+  std::string name = lower(model_path.substr(model_path.find_last_of('/') + 1));
+  if (name.starts_with("meta-llama-")) name.erase(0, 5);
+  for (bool stripped = true; stripped;) {
+    stripped = strip_date(name);
+    for (const char* suffix : kSuffixes) stripped = strip_suffix(name, suffix) || stripped;
+  }
+  if (specs::has_preset(specs::PresetKind::model, name)) return {name, name, ""};
+  for (const auto& same : kSameArchitecture) {
+    if (name == same.checkpoint) {
+      return {same.preset, name, std::string("model ") + same.preset + ": " + same.source};
+    }
+  }
+  return {"", name, ""};
+}
+
+}  // namespace fleetcast::validation

@@ -1,0 +1,80 @@
+// Checkpoint names to model presets: suffixes that do not change the architecture, checkpoints of another's
+// architecture (noted), and names with no preset (left unmapped, never guessed).
+#include <catch2/catch.hpp>
+
+#include "fleetcast/specs/load.hpp"
+#include "fleetcast/validation/checkpoint_names.hpp"
+#include "fleetcast/validation/serving_mapping.hpp"
+
+using namespace fleetcast;
+using validation::model_for_checkpoint;
+
+TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name the same architecture",
+          "[validation][checkpoints]") {
+  // The development set's names keep resolving as before.
+  CHECK(model_for_checkpoint("nvidia/Llama-3.1-8B-Instruct-FP8").preset == "llama-3.1-8b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-235B-A22B-FP8").preset == "qwen3-235b-a22b");
+  CHECK(model_for_checkpoint("nvidia/Qwen3-32B-NVFP4").preset == "qwen3-32b");
+  CHECK(model_for_checkpoint("MiniMaxAI/MiniMax-M2.5").preset == "minimax-m2.5");
+  CHECK(model_for_checkpoint("Qwen/Qwen3.5-397B-A17B").preset == "qwen3.5-397b-a17b");
+  // Release dates, packaging revisions and quantisation recipes.
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-0528").preset == "deepseek-r1");
+  CHECK(model_for_checkpoint("nvidia/DeepSeek-R1-0528-FP4-v2").preset == "deepseek-r1");
+  CHECK(model_for_checkpoint("amd/DeepSeek-R1-0528-MXFP4-Preview").preset == "deepseek-r1");
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V3-0324").preset == "deepseek-v3");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8").preset == "qwen3-235b-a22b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-235B-A22B-Thinking-2507").preset == "qwen3-235b-a22b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-32B-FP8-Static-PerTensor").preset == "qwen3-32b");
+  CHECK(model_for_checkpoint("RedHatAI/Qwen3-30B-A3B-FP8-dynamic").preset == "qwen3-30b-a3b");
+  CHECK(model_for_checkpoint("meta-llama/Meta-Llama-3.1-405B").preset == "llama-3.1-405b");
+  CHECK(model_for_checkpoint("openai/gpt-oss-20b").preset == "gpt-oss-20b");
+  for (const char* name : {"deepseek-ai/DeepSeek-R1-0528", "openai/gpt-oss-20b"}) {
+    INFO(name);
+    CHECK(model_for_checkpoint(name).note.empty());
+  }
+}
+
+TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said; an unknown one is not guessed",
+          "[validation][checkpoints]") {
+  const auto l33 = model_for_checkpoint("nvidia/Llama-3.3-70B-Instruct-FP8");
+  CHECK(l33.preset == "llama-3.1-70b");
+  CHECK_THAT(l33.note, Catch::Contains("Llama-3.3-70B") && Catch::Contains("llama-3.1-70b"));
+  CHECK(model_for_checkpoint("moonshotai/Kimi-K2-Instruct-0905").preset == "kimi-k2.5");
+  CHECK(model_for_checkpoint("moonshotai/Kimi-K2-Thinking").preset == "kimi-k2.5");
+  CHECK(model_for_checkpoint("nvidia/DeepSeek-V3.1-NVFP4").preset == "deepseek-v3");
+  // No preset: the name looked up is reported, no preset is picked. DeepSeek-V3.2 adds a sparse indexer to V3's
+  // attention; Qwen3-Coder-480B has no preset; a date-like number inside a name is not stripped.
+  for (const char* path : {"deepseek-ai/DeepSeek-V3.2", "Qwen/Qwen3-Coder-480B-A35B-Instruct", "org/model-1234b"}) {
+    INFO(path);
+    CHECK(model_for_checkpoint(path).preset.empty());
+  }
+  CHECK(model_for_checkpoint("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8").name == "qwen3-coder-480b-a35b");
+}
+
+TEST_CASE("checkpoint names: a row of another checkpoint maps to the preset, notes it and groups with it",
+          "[validation][checkpoints]") {
+  traces::MeasuredServingRun r;
+  r.id = "row";
+  r.model_path = "nvidia/Llama-3.3-70B-Instruct-FP8";
+  r.system = "h200_sxm";
+  r.backend = "trtllm";
+  r.mode = "agg";
+  r.isl = 1024;
+  r.osl = 128;
+  r.concurrency = 8;
+  r.gemm_quant_mode = "fp8";
+  r.agg = {8, 0, 4, 1, 1, 1, 1};
+  r.ttft_ms = 100.0;
+  r.tpot_ms = 10.0;
+  auto m = validation::map_serving_run(r);
+  REQUIRE(std::holds_alternative<validation::MappedRun>(m));
+  const auto& run = std::get<validation::MappedRun>(m);
+  CHECK(specs::parse_scenario(run.scenario, "row").model.name == "llama-3.1-70b");
+  CHECK_THAT(run.notes, Catch::Contains("Llama-3.3-70B has Llama-3.1-70B's config.json figures"));
+  CHECK(run.group == "llama-3.1-70b | h200 | trtllm | agg");
+  r.model_path = "deepseek-ai/DeepSeek-V3.2";
+  auto u = validation::map_serving_run(r);
+  REQUIRE(std::holds_alternative<validation::Unmapped>(u));
+  CHECK(std::get<validation::Unmapped>(u).reason ==
+        "model_path deepseek-ai/DeepSeek-V3.2: no model preset deepseek-v3.2");
+}
