@@ -1,7 +1,10 @@
 // The silicon CSV reader on a hand-made file (every column kind, bad rows, strict mode) and on the real
 // development set of ../shared/validation when it is present.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "fleetcast/specs/error.hpp"
@@ -136,4 +139,72 @@ TEST_CASE("silicon CSV: forgetting the benchmark clients leaves fixed lengths an
     CHECK(run.warmup_requests_per_client == 0);
     CHECK(run.requests_per_client == 0);
   }
+}
+
+TEST_CASE("silicon CSV: InferenceX exports that multiplied an EP run's layout by ep are read back",
+          "[traces][silicon]") {
+  const std::string head =
+      "id,silicon_data_source,backend,model_path,system,mode,isl,osl,batch_size,tp_size,attention_dp_size,"
+      "moe_tp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n";
+  const std::string dump = "db-dump/2026-04-27; config_id=1; silicon_concurrency=8; workflow_run_id=2";
+  const std::string dash = "source_file=2026-04-06.csv; model=M; silicon_concurrency=8; wip=False";
+  std::istringstream in(head +
+                        // The id names tp 4, ep 4; the columns say 16 GPUs (tp x ep), then 16 with attention DP.
+                        "a_tp4_ep4_1," + dash + ",sglang,m,b200_sxm,agg,1024,1024,8,16,1,4,4,1,1\n" + "b_tp4_ep4_2," +
+                        dash + ",trtllm,m,b200_sxm,agg,1024,1024,8,1,16,4,4,1,1\n" +
+                        // No layout in the id: the three export patterns (SGLang / TRT-LLM, attention DP, vLLM).
+                        "c_cfg1," + dump + ",sglang,m,b300_sxm,agg,1024,1024,8,4,1,2,2,1,1\n" + "d_cfg2," + dump +
+                        ",trtllm,m,b200_sxm,agg,1024,1024,8,1,8,4,2,1,1\n" + "e_cfg3," + dump +
+                        ",vllm,m,b200_sxm,agg,1024,1024,8,4,4,1,16,1,1\n" +
+                        // Already consistent: kept (the id's 4 GPUs, and a correct EP export).
+                        "f_tp4_ep4_3," + dash + ",sglang,m,b200_sxm,agg,1024,1024,8,4,1,1,4,1,1\n" + "g_cfg4," + dump +
+                        ",sglang,m,b200_sxm,agg,1024,1024,8,8,1,1,8,1,1\n" +
+                        // Not InferenceX's: whatever its columns say is its layout.
+                        "h_tp4_ep4_4,source_file=x-gap-analysis.csv,sglang,m,b200_sxm,agg,1024,1024,8,16,1,4,4,1,1\n");
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 8);
+  // {batch, workers, tp, pp, attention dp, moe_tp, moe_ep}
+  CHECK(r.runs[0].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 1, 4});
+  CHECK(r.runs[1].agg == traces::MeasuredLayout{8, 0, 1, 0, 4, 1, 4});
+  CHECK(r.runs[2].agg == traces::MeasuredLayout{8, 0, 2, 0, 1, 1, 2});
+  CHECK(r.runs[3].agg == traces::MeasuredLayout{8, 0, 1, 0, 4, 2, 2});
+  CHECK(r.runs[4].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 1, 4});
+  CHECK(r.runs[5].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 1, 4});
+  CHECK(r.runs[6].agg == traces::MeasuredLayout{8, 0, 8, 0, 1, 1, 8});
+  CHECK(r.runs[7].agg == traces::MeasuredLayout{8, 0, 16, 0, 1, 4, 4});
+  CHECK_THAT(r.runs[0].notes, Catch::Contains("4 GPUs, ep 4") && Catch::Contains("tp_size 16"));
+  CHECK_THAT(r.runs[1].notes, Catch::Contains("with attention DP"));
+  for (std::size_t i : {5u, 6u, 7u}) CHECK(r.runs[i].notes.empty());
+}
+
+TEST_CASE("silicon CSV: a measurement exported twice has one layout once the EP exports are read back",
+          "[traces][silicon][shared]") {
+  const std::string file = kShared + "/validation/silicon-dev.csv";
+  if (!std::filesystem::exists(file)) {
+    WARN("skipped: " << file << " is absent (../shared is not checked out)");
+    return;
+  }
+  // The same measurement (model, system, backend, lengths, clients, TTFT and TPOT to 0.1 ms) in two exports must
+  // have run on the same number of GPUs with the same EP degree.
+  const auto r = traces::read_silicon_csv(file);
+  std::map<std::string, const traces::MeasuredServingRun*> seen;
+  int pairs = 0, restored_pairs = 0, ep_differs = 0;
+  for (const auto& run : r.runs) {
+    if (run.mode != "agg" || run.concurrency == 0) continue;
+    char key[512];
+    std::snprintf(key, sizeof key, "%s|%s|%s|%d|%d|%d|%.1f|%.1f", run.model_path.c_str(), run.system.c_str(),
+                  run.backend.c_str(), run.isl, run.osl, run.concurrency, run.ttft_ms, run.tpot_ms);
+    auto [it, first] = seen.emplace(key, &run);
+    if (first) continue;
+    const auto& a = it->second->agg;
+    const auto& b = run.agg;
+    INFO(it->second->id << " and " << run.id);
+    CHECK(a.tp * std::max(a.attention_dp, 1) == b.tp * std::max(b.attention_dp, 1));
+    ep_differs += std::max(a.moe_ep, 1) != std::max(b.moe_ep, 1);
+    ++pairs;
+    restored_pairs += !it->second->notes.empty() || !run.notes.empty();
+  }
+  CHECK(pairs >= 40);
+  CHECK(restored_pairs >= 10);
+  WARN(pairs << " pairs, " << restored_pairs << " restored, " << ep_differs << " with another ep");
 }

@@ -1,5 +1,6 @@
 // The silicon CSV of ai-dynamo/aiconfigurator (systems/silicon_sample.csv): one measured benchmark point per
 // row, the layout in *_size columns, the closed-loop concurrency inside silicon_data_source.
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -28,6 +29,51 @@ bool measured_by_inferencex(const std::string& source) {
 bool measured_by_aiconfigurator(const std::string& source) {
   static const std::regex gap_analysis("^source_file=[^;]*gap-analysis");
   return std::regex_search(source, gap_analysis);
+}
+
+// InferenceX's later exports (its 2026-04-06 dashboard file and its database dump) write an expert-parallel run's
+// layout multiplied by its EP degree: a 4-GPU run at tp 4, ep 4 comes out as tp_size 16, moe_tp_size 4, moe_ep_size 4
+// (SGLang, TensorRT-LLM), as tp_size 1, attention_dp_size 16 with attention data parallelism (TensorRT-LLM), or as
+// tp_size 4, attention_dp_size 4, moe_ep_size 16 (vLLM). The same measurements exported correctly show it (equal
+// TTFT to 0.1 ms: Qwen3.5-397B on B200 under SGLang, 2026-03-25 export and aiconfigurator's gap analysis tp 4,
+// moe_tp 1, moe_ep 4; the dump and the 2026-04-06 file tp 16, moe_tp 4, moe_ep 4), and so do the 2026-04-06 ids,
+// which name the run's "_tp4_ep4". InferenceX's tp is the run's GPU count (one node); its ep divides it.
+// The layout is read back as tp X (or attention DP X where the export wrote tp_size 1), moe_ep Y, moe_tp X / Y:
+// from the id where it names tp and ep, else from the three export patterns, each only where the columns match it
+// exactly; a run whose columns already give X GPUs is left as it is. Returns what was read, for the row's notes.
+std::string restore_expert_parallel_layout(MeasuredServingRun& r) {
+  MeasuredLayout& l = r.agg;
+  if (r.mode != "agg" || l.moe_ep <= 1 || l.tp <= 0) return "";
+  const int tp = l.tp, dp = std::max(l.attention_dp, 1), moe_tp = l.moe_tp, ep = l.moe_ep;
+  int gpus = 0, ep_degree = 0;
+  bool attention_dp = false;
+  static const std::regex id_layout("_tp([0-9]+)_ep([0-9]+)_");
+  std::smatch m;
+  if (std::regex_search(r.id, m, id_layout)) {
+    gpus = std::stoi(m[1].str());
+    ep_degree = std::stoi(m[2].str());
+    attention_dp = tp == 1 && dp > 1;
+  } else if (dp == 1 && moe_tp > 1 && tp == moe_tp * ep) {
+    gpus = moe_tp;
+    ep_degree = ep;
+  } else if (tp == 1 && moe_tp > 1 && dp == moe_tp * ep) {
+    gpus = moe_tp;
+    ep_degree = ep;
+    attention_dp = true;
+  } else if (moe_tp <= 1 && tp > 1 && dp > 1 && ep == tp * dp) {
+    gpus = tp;
+    ep_degree = dp;
+  }
+  if (gpus <= 0 || ep_degree <= 0 || gpus % ep_degree != 0 || tp * dp == gpus) return "";
+  const std::string was = "tp_size " + std::to_string(tp) + ", attention_dp_size " + std::to_string(dp) +
+                          ", moe_tp_size " + std::to_string(moe_tp) + ", moe_ep_size " + std::to_string(ep);
+  l.tp = attention_dp ? 1 : gpus;
+  l.attention_dp = attention_dp ? gpus : 1;
+  l.moe_ep = ep_degree;
+  l.moe_tp = gpus / ep_degree;
+  return "layout " + std::to_string(gpus) + " GPUs, ep " + std::to_string(ep_degree) +
+         (attention_dp ? " with attention DP" : "") + ": the InferenceX export wrote " + was +
+         ", the GPU count times ep";
 }
 
 struct BadCell {
@@ -115,6 +161,7 @@ class SiliconRowReader {
       // (sample_uniform: randint(int(len x r), len + 1)), every request averaged.
       r.length_range_ratio = 0.8;
       r.requests_per_client = 10;
+      r.notes = restore_expert_parallel_layout(r);
     } else if (measured_by_aiconfigurator(source)) {
       // aiconfigurator's evaluation client (aiconfigurator eval, its default runner genai_perf_runner.py):
       // genai-perf at fixed lengths (stddev 0, min_tokens = max_tokens = osl, ignore_eos), --warmup-request-count
