@@ -32,8 +32,8 @@ constexpr SameArchitecture kSameArchitecture[] = {
     {"deepseek-v3.1-terminus", "deepseek-v3", "DeepSeek-V3.1-Terminus has DeepSeek-V3's architecture"},
 };
 
-// Suffixes that name a checkpoint's precision, tuning or packaging, not its architecture. Longer ones first where
-// one ends another ("-fp4-v2" before "-fp4").
+// Suffixes that name a checkpoint's precision, tuning or packaging, not its architecture; stripped repeatedly, in
+// any order ("qwen3-235b-a22b-instruct-2507-fp8" loses "-fp8", then "-2507", then "-instruct").
 constexpr const char* kSuffixes[] = {"-instruct",         "-thinking", "-base",  "-chat",  "-preview",
                                      "-fp8-dynamic",      "-fp4-v2",   "-nvfp4", "-mxfp4", "-fp4",
                                      "-static-pertensor", "-fp8",      "-bf16"};
