@@ -101,3 +101,23 @@ TEST_CASE("presets for models outside the development set count to their publish
   CHECK(oss.total() == Approx(20.9e9).epsilon(0.01));
   CHECK(oss.active_per_token() == Approx(3.6e9).epsilon(0.02));
 }
+
+TEST_CASE("GLM-4.7 and Qwen3-Next-80B-A3B count to their published sizes", "[architecture]") {
+  // GLM-4.7 (GLM-4.5's architecture): attention 5120 x 96 x 128 (q, o) + 5120 x 8 x 128 (k, v) per layer; 3 dense
+  // layers of 3 x 5120 x 12288; 89 MoE layers of 160 + 1 experts of 3 x 5120 x 1536. Published 355B total and 32B
+  // active, the active figure without the embedding and the LM head.
+  const auto glm = simulator::count_parameters(specs::model_preset("glm-4.7"));
+  CHECK(glm.attention_per_layer == 2.0 * 5120 * 96 * 128 + 2.0 * 5120 * 8 * 128);
+  CHECK(glm.moe_layers == 89);
+  CHECK(glm.total() == Approx(355e9).epsilon(0.01));
+  CHECK(glm.active_per_token() - glm.lm_head == Approx(32e9).epsilon(0.03));
+  // Qwen3-Next-80B-A3B: 12 gated full-attention layers and 36 Gated DeltaNet layers, 512 experts of 3 x 2048 x 512
+  // top-10 + 1 shared. Published: 80B total, 79B without the embeddings, "3B" activated (A3B; 3.25B here without the
+  // embeddings).
+  const auto next = simulator::count_parameters(specs::model_preset("qwen3-next-80b-a3b"));
+  CHECK(next.linear_layers == 36);
+  CHECK(next.attention_per_layer == 2048.0 * 16 * 256 * 2 + 2048.0 * 2 * 2 * 256 + 16.0 * 256 * 2048);
+  CHECK(next.routed_expert == 3.0 * 2048 * 512);
+  CHECK(next.total() - next.embedding - next.lm_head == Approx(79e9).epsilon(0.01));
+  CHECK(next.active_per_token() - next.lm_head == Approx(3e9).epsilon(0.1));
+}

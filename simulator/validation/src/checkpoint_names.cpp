@@ -28,6 +28,9 @@ constexpr SameArchitecture kSameArchitecture[] = {
     {"kimi-k2", "kimi-k2.5", "Kimi-K2 is Kimi-K2.5's text model (same layers, MLA and experts)"},
     // DeepSeek-V3.1 is served as DeepseekV3ForCausalLM with V3's figures; aiconfigurator builds V3 and V3.1
     // (nvidia/DeepSeek-V3.1-NVFP4) from one model family (ai-dynamo/aiconfigurator src/aiconfigurator/sdk/common.py).
+    // GLM-4.5 (zyzshishui/slime scripts/models/glm4.5-355B-A32B.sh): 3 dense + 89 MoE layers, hidden 5120, 96 heads
+    // / 8 KV x 128, FFN 12288, 160 experts top-8 of 1536 + 1 shared, vocab 151552: GLM-4.7's config.json figures.
+    {"glm-4.5", "glm-4.7", "GLM-4.5 has GLM-4.7's layers, attention and experts"},
     {"deepseek-v3.1", "deepseek-v3", "DeepSeek-V3.1 has DeepSeek-V3's architecture"},
     {"deepseek-v3.1-terminus", "deepseek-v3", "DeepSeek-V3.1-Terminus has DeepSeek-V3's architecture"},
 };
