@@ -121,3 +121,14 @@ TEST_CASE("GLM-4.7 and Qwen3-Next-80B-A3B count to their published sizes", "[arc
   CHECK(next.total() - next.embedding - next.lm_head == Approx(79e9).epsilon(0.01));
   CHECK(next.active_per_token() - next.lm_head == Approx(3e9).epsilon(0.1));
 }
+
+TEST_CASE("Qwen3.5-35B-A3B counts to its published size", "[architecture]") {
+  // 10 gated full-attention and 30 Gated DeltaNet layers of Qwen3-Next's widths, 256 experts of 3 x 2048 x 512 top-8
+  // + 1 shared. Published 35B total (the vision encoder included, which the preset leaves out) and 3B activated,
+  // without the input embedding as gpt-oss's figures.
+  const auto q = simulator::count_parameters(specs::model_preset("qwen3.5-35b-a3b"));
+  CHECK(q.linear_layers == 30);
+  CHECK(q.routed_expert == 3.0 * 2048 * 512);
+  CHECK(q.total() - q.mtp == Approx(35e9).epsilon(0.03));
+  CHECK(q.active_per_token() == Approx(3e9).epsilon(0.03));
+}

@@ -47,6 +47,7 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("MiniMaxAI/MiniMax-M2").preset == "minimax-m2.5");
   CHECK(model_for_checkpoint("zai-org/GLM-4.7-FP8").note.empty());
   CHECK(model_for_checkpoint("Qwen/Qwen3-Next-80B-A3B-Instruct").preset == "qwen3-next-80b-a3b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3.5-35B-A3B-FP8").preset == "qwen3.5-35b-a3b");
   // No preset: the name looked up is reported, no preset is picked. DeepSeek-V3.2 adds a sparse indexer to V3's
   // attention; Qwen3-Coder-480B has no preset; a date-like number inside a name is not stripped.
   for (const char* path : {"deepseek-ai/DeepSeek-V3.2", "Qwen/Qwen3-Coder-480B-A35B-Instruct", "zai-org/GLM-4.7-Flash",
