@@ -160,9 +160,11 @@ TEST_CASE("silicon CSV: InferenceX exports that multiplied an EP run's layout by
                         "f_tp4_ep4_3," + dash + ",sglang,m,b200_sxm,agg,1024,1024,8,4,1,1,4,1,1\n" + "g_cfg4," + dump +
                         ",sglang,m,b200_sxm,agg,1024,1024,8,8,1,1,8,1,1\n" +
                         // Not InferenceX's: whatever its columns say is its layout.
-                        "h_tp4_ep4_4,source_file=x-gap-analysis.csv,sglang,m,b200_sxm,agg,1024,1024,8,16,1,4,4,1,1\n");
+                        "h_tp4_ep4_4,source_file=x-gap-analysis.csv,sglang,m,b200_sxm,agg,1024,1024,8,16,1,4,4,1,1\n" +
+                        // A dashboard export's row without a layout in its id: the patterns are the dump's only.
+                        "i_cfg5," + dash + ",trtllm,m,b200_sxm,agg,1024,1024,8,4,1,2,2,1,1\n");
   const auto r = traces::parse_silicon_csv(in, "f.csv");
-  REQUIRE(r.runs.size() == 8);
+  REQUIRE(r.runs.size() == 9);
   // {batch, workers, tp, pp, attention dp, moe_tp, moe_ep}
   CHECK(r.runs[0].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 1, 4});
   CHECK(r.runs[1].agg == traces::MeasuredLayout{8, 0, 1, 0, 4, 1, 4});
@@ -172,9 +174,10 @@ TEST_CASE("silicon CSV: InferenceX exports that multiplied an EP run's layout by
   CHECK(r.runs[5].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 1, 4});
   CHECK(r.runs[6].agg == traces::MeasuredLayout{8, 0, 8, 0, 1, 1, 8});
   CHECK(r.runs[7].agg == traces::MeasuredLayout{8, 0, 16, 0, 1, 4, 4});
+  CHECK(r.runs[8].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 2, 2});
   CHECK_THAT(r.runs[0].notes, Catch::Contains("4 GPUs, ep 4") && Catch::Contains("tp_size 16"));
   CHECK_THAT(r.runs[1].notes, Catch::Contains("with attention DP"));
-  for (std::size_t i : {5u, 6u, 7u}) CHECK(r.runs[i].notes.empty());
+  for (std::size_t i : {5u, 6u, 7u, 8u}) CHECK(r.runs[i].notes.empty());
 }
 
 TEST_CASE("silicon CSV: a measurement exported twice has one layout once the EP exports are read back",

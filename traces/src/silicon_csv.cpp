@@ -39,9 +39,10 @@ bool measured_by_aiconfigurator(const std::string& source) {
 // moe_tp 1, moe_ep 4; the dump and the 2026-04-06 file tp 16, moe_tp 4, moe_ep 4), and so do the 2026-04-06 ids,
 // which name the run's "_tp4_ep4". InferenceX's tp is the run's GPU count (one node); its ep divides it.
 // The layout is read back as tp X (or attention DP X where the export wrote tp_size 1), moe_ep Y, moe_tp X / Y:
-// from the id where it names tp and ep, else from the three export patterns, each only where the columns match it
-// exactly; a run whose columns already give X GPUs is left as it is. Returns what was read, for the row's notes.
-std::string restore_expert_parallel_layout(MeasuredServingRun& r) {
+// from the id where it names tp and ep, else, for the database dump (whose ids name only a config number), from the
+// three export patterns, each only where the columns match it exactly; a run whose columns already give X GPUs is
+// left as it is. Returns what was read, for the row's notes.
+std::string restore_expert_parallel_layout(MeasuredServingRun& r, const std::string& source) {
   MeasuredLayout& l = r.agg;
   if (r.mode != "agg" || l.moe_ep <= 1 || l.tp <= 0) return "";
   const int tp = l.tp, dp = std::max(l.attention_dp, 1), moe_tp = l.moe_tp, ep = l.moe_ep;
@@ -49,10 +50,13 @@ std::string restore_expert_parallel_layout(MeasuredServingRun& r) {
   bool attention_dp = false;
   static const std::regex id_layout("_tp([0-9]+)_ep([0-9]+)_");
   std::smatch m;
+  const bool dump = source.starts_with("db-dump/");
   if (std::regex_search(r.id, m, id_layout)) {
     gpus = std::stoi(m[1].str());
     ep_degree = std::stoi(m[2].str());
     attention_dp = tp == 1 && dp > 1;
+  } else if (!dump) {
+    return "";
   } else if (dp == 1 && moe_tp > 1 && tp == moe_tp * ep) {
     gpus = moe_tp;
     ep_degree = ep;
@@ -161,7 +165,7 @@ class SiliconRowReader {
       // (sample_uniform: randint(int(len x r), len + 1)), every request averaged.
       r.length_range_ratio = 0.8;
       r.requests_per_client = 10;
-      r.notes = restore_expert_parallel_layout(r);
+      r.notes = restore_expert_parallel_layout(r, source);
     } else if (measured_by_aiconfigurator(source)) {
       // aiconfigurator's evaluation client (aiconfigurator eval, its default runner genai_perf_runner.py):
       // genai-perf at fixed lengths (stddev 0, min_tokens = max_tokens = osl, ignore_eos), --warmup-request-count
