@@ -26,8 +26,6 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // Kimi-K2 (zyzshishui/slime scripts/models/kimi-k2.sh): 61 layers, 1 dense, hidden 7168, MLA 64 heads, q_lora
     // 1536, kv_lora 512, 384 experts top-8 + 1 shared of 2048, vocab 163840: Kimi-K2.5's text model.
     {"kimi-k2", "kimi-k2.5", "Kimi-K2 is Kimi-K2.5's text model (same layers, MLA and experts)"},
-    // DeepSeek-V3.1 is served as DeepseekV3ForCausalLM with V3's figures; aiconfigurator builds V3 and V3.1
-    // (nvidia/DeepSeek-V3.1-NVFP4) from one model family (ai-dynamo/aiconfigurator src/aiconfigurator/sdk/common.py).
     // GLM-4.5 (zyzshishui/slime scripts/models/glm4.5-355B-A32B.sh): 3 dense + 89 MoE layers, hidden 5120, 96 heads
     // / 8 KV x 128, FFN 12288, 160 experts top-8 of 1536 + 1 shared, vocab 151552: GLM-4.7's config.json figures.
     {"glm-4.5", "glm-4.7", "GLM-4.5 has GLM-4.7's layers, attention and experts"},
@@ -35,6 +33,8 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // MiniMax-M2 (GPTQModel's MiniMaxM2Config defaults: 62 layers, hidden 3072, 256 experts of 1536, vocab 200064).
     {"minimax-m2.1", "minimax-m2.5", "MiniMax-M2.1's config.json is the minimax-m2.5 preset's source"},
     {"minimax-m2", "minimax-m2.5", "MiniMax-M2 has MiniMax-M2.5's layers, attention and experts"},
+    // DeepSeek-V3.1 is served as DeepseekV3ForCausalLM with V3's figures; aiconfigurator builds V3 and V3.1
+    // (nvidia/DeepSeek-V3.1-NVFP4) from one model family (ai-dynamo/aiconfigurator src/aiconfigurator/sdk/common.py).
     {"deepseek-v3.1", "deepseek-v3", "DeepSeek-V3.1 has DeepSeek-V3's architecture"},
     {"deepseek-v3.1-terminus", "deepseek-v3", "DeepSeek-V3.1-Terminus has DeepSeek-V3's architecture"},
 };
