@@ -6,9 +6,13 @@
 #include <cctype>
 
 #include "fleetcast/specs/presets.hpp"
+#include "text.hpp"
 
 namespace fleetcast::validation {
 namespace {
+
+using detail::lower;
+using detail::strip_suffix;
 
 // Checkpoints published under another name than the preset whose architecture they have. Each entry's source
 // gives the figures that match the preset's (layers, widths, heads, experts, vocabulary).
@@ -44,17 +48,6 @@ constexpr SameArchitecture kSameArchitecture[] = {
 constexpr const char* kSuffixes[] = {"-instruct",         "-thinking", "-base",  "-chat",  "-preview",
                                      "-fp8-dynamic",      "-fp4-v2",   "-nvfp4", "-mxfp4", "-fp4",
                                      "-static-pertensor", "-fp8",      "-bf16"};
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool strip_suffix(std::string& s, const std::string& suffix) {
-  if (s.size() <= suffix.size() || s.compare(s.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
-  s.resize(s.size() - suffix.size());
-  return true;
-}
 
 // "-0528", "-2507": a release date (month and day, or year and month), never part of an architecture's name.
 bool strip_date(std::string& s) {

@@ -11,25 +11,22 @@
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "fleetcast/validation/checkpoint_names.hpp"
+#include "text.hpp"
 
 namespace fleetcast::validation {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using detail::lower;
 
 std::string hardware_preset_name(const std::string& system) {
   std::string name = lower(system);
-  for (const char* suffix : {"_sxm", "_pcie", "_nvl"}) {
-    if (ends_with(name, suffix)) name.resize(name.size() - std::string(suffix).size());
-  }
+  for (const char* suffix : {"_sxm", "_pcie", "_nvl"}) detail::strip_suffix(name, suffix);
   return name;
+}
+
+// "model | system | backend | mode", the model being its preset (or the checkpoint's name when it has none).
+std::string group_key(const std::string& model, const traces::MeasuredServingRun& run) {
+  return model + " | " + hardware_preset_name(run.system) + " | " + run.backend + " | " + run.mode;
 }
 
 // A quant-mode cell as a precision name; "" when blank (the caller falls back).
@@ -86,8 +83,7 @@ std::variant<Layout, Unmapped> replica_for(const traces::MeasuredLayout& l, bool
 
 std::string serving_run_group(const traces::MeasuredServingRun& run) {
   const CheckpointModel model = model_for_checkpoint(run.model_path);
-  return (model.preset.empty() ? model.name : model.preset) + " | " + hardware_preset_name(run.system) + " | " +
-         run.backend + " | " + run.mode;
+  return group_key(model.preset.empty() ? model.name : model.preset, run);
 }
 
 long requests_for_clients(int clients) {
@@ -283,7 +279,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
          std::to_string(run.requests_per_client) + " measured requests per client");
   }
   if (!run.notes.empty()) note(run.notes);
-  return MappedRun{std::move(scenario), serving_run_group(run), notes};
+  return MappedRun{std::move(scenario), group_key(model_name, run), notes};
 }
 
 }  // namespace fleetcast::validation
