@@ -45,6 +45,8 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("zai-org/GLM-4.5-FP8").preset == "glm-4.7");
   CHECK(model_for_checkpoint("MiniMaxAI/MiniMax-M2.1").preset == "minimax-m2.5");
   CHECK(model_for_checkpoint("MiniMaxAI/MiniMax-M2").preset == "minimax-m2.5");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-VL-235B-A22B-Thinking").preset == "qwen3-235b-a22b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-VL-30B-A3B-Instruct-FP8").preset == "qwen3-30b-a3b");
   CHECK(model_for_checkpoint("zai-org/GLM-4.7-FP8").note.empty());
   CHECK(model_for_checkpoint("Qwen/Qwen3-Next-80B-A3B-Instruct").preset == "qwen3-next-80b-a3b");
   CHECK(model_for_checkpoint("Qwen/Qwen3.5-35B-A3B-FP8").preset == "qwen3.5-35b-a3b");

@@ -37,6 +37,13 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // MiniMax-M2 (GPTQModel's MiniMaxM2Config defaults: 62 layers, hidden 3072, 256 experts of 1536, vocab 200064).
     {"minimax-m2.1", "minimax-m2.5", "MiniMax-M2.1's config.json is the minimax-m2.5 preset's source"},
     {"minimax-m2", "minimax-m2.5", "MiniMax-M2 has MiniMax-M2.5's layers, attention and experts"},
+    // Qwen3-VL's language models (their text_config): Qwen3-VL-235B-A22B (ai-dynamo/aiconfigurator
+    // src/aiconfigurator/model_configs/Qwen--Qwen3-VL-235B-A22B-Thinking_config.json: 94 layers, hidden 4096, 64 heads
+    // / 4 KV x 128, 128 experts top-8 of 1536, vocab 151936) and Qwen3-VL-30B-A3B (THUDM/slime
+    // scripts/models/qwen3-vl-30b-a3b.sh: 48 layers, hidden 2048, 32 heads / 4 KV x 128, 128 experts top-8 of 768).
+    // The vision encoder is not modelled: text-only traffic does not run it.
+    {"qwen3-vl-235b-a22b", "qwen3-235b-a22b", "Qwen3-VL-235B-A22B's language model is Qwen3-235B-A22B's"},
+    {"qwen3-vl-30b-a3b", "qwen3-30b-a3b", "Qwen3-VL-30B-A3B's language model is Qwen3-30B-A3B's"},
     // DeepSeek-V3.1 is served as DeepseekV3ForCausalLM with V3's figures; aiconfigurator builds V3 and V3.1
     // (nvidia/DeepSeek-V3.1-NVFP4) from one model family (ai-dynamo/aiconfigurator src/aiconfigurator/sdk/common.py).
     {"deepseek-v3.1", "deepseek-v3", "DeepSeek-V3.1 has DeepSeek-V3's architecture"},
