@@ -3,7 +3,6 @@
 #include "fleetcast/validation/serving_mapping.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <numeric>

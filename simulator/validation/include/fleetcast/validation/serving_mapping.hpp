@@ -24,9 +24,9 @@ struct Unmapped {
 };
 
 // Model: the preset model_for_checkpoint (checkpoint_names.hpp) finds for model_path
-// (nvidia/Llama-3.1-8B-Instruct-FP8 -> llama-3.1-8b, noted where another checkpoint's architecture); precisions from gemm_quant_mode (attention and dense
-// weights) and moe_quant_mode (routed experts), else the precision column, else the preset's; a quantized run
-// (FP8 or FP4 weights) keeps its KV cache in FP8.
+// (nvidia/Llama-3.1-8B-Instruct-FP8 -> llama-3.1-8b; noted where it is another checkpoint's architecture).
+// Precisions from gemm_quant_mode (attention and dense weights) and moe_quant_mode (routed experts), else the
+// precision column, else the preset's; a quantized run (FP8 or FP4 weights) keeps its KV cache in FP8.
 // Hardware: the system without "_sxm". Runtime and scheduler: the backend (vllm, sglang, trtllm) with the
 // engine's default token budget on that GPU. Layout: workers of tp x pp x attention_dp GPUs, experts over
 // moe_ep with moe_tp = tp x dp / moe_ep (a row whose moe_tp disagrees is unmapped); one worker, or for a CSV
