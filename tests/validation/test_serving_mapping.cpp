@@ -120,6 +120,26 @@ TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server d
   CHECK(b200.deployment.scheduler.chunk_tokens == 16384);
 }
 
+TEST_CASE("mapping: a blank attention_dp_size under experts on more GPUs than tp reads as attention DP",
+          "[validation]") {
+  // vLLM's Qwen3-235B FP8 at tp 1 with moe_tp 4 (235 GB of weights: not one H200): 4 GPUs, attention DP 4, the
+  // experts' tensor parallelism over all four.
+  const auto m = mapped(agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {16, 0, 1, 1, 0, 4, 1}));
+  const auto s = specs::parse_scenario(m.scenario, "row");
+  CHECK(s.deployment.replica == specs::ReplicaLayout{1, 1, 1, 4});
+  CHECK(s.deployment.total_gpus() == 4);
+  CHECK(s.deployment.num_replicas() == 1);
+  CHECK(m.notes.find("attention_dp_size blank: 4 from moe_tp_size 4 x moe_ep_size 1 / tp_size 1") != std::string::npos);
+  // tp 2 under moe_tp 2 x ep 2: DP 2.
+  const auto t = specs::parse_scenario(
+      mapped(agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {16, 0, 2, 1, 0, 2, 2})).scenario, "row");
+  CHECK(t.deployment.replica == specs::ReplicaLayout{2, 1, 2, 2});
+  // Consistent columns are read as they are, without the note.
+  const auto u = mapped(agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {16, 0, 2, 1, 0, 2, 1}));
+  CHECK(specs::parse_scenario(u.scenario, "row").deployment.replica == specs::ReplicaLayout{2, 1, 1, 1});
+  CHECK(u.notes.find("attention_dp_size blank") == std::string::npos);
+}
+
 TEST_CASE("mapping: a missing concurrency comes from batch x attention DP, and says so", "[validation]") {
   auto r = agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {32, 0, 4, 1, 2, 1, 8});
   r.concurrency = 0;
@@ -140,6 +160,9 @@ TEST_CASE("mapping: rows that would need a guess are not mapped, with the reason
   // Experts over 2 GPUs while attention has 1: the row's layout is inconsistent.
   CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {8, 0, 1, 1, 1, 2, 1})),
              Catch::Contains("moe_tp_size 2 x moe_ep_size 1 != tp_size 1"));
+  // attention_dp_size blank and moe_tp not a multiple of tp: no whole number of attention-DP ranks reads it.
+  CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {8, 0, 2, 1, 0, 3, 1})),
+             Catch::Contains("moe_tp_size 3 x moe_ep_size 1 != tp_size 2"));
   // For a dense model the MoE columns say nothing: not a reason to refuse.
   mapped(agg_run("Qwen/Qwen3-32B", "h100_sxm", "vllm", {8, 0, 2, 1, 1, 4, 2}));
 }

@@ -62,12 +62,25 @@ int or_one(int v) { return v > 0 ? v : 1; }
 struct Layout {
   nlohmann::json replica;
   int gpus = 0;
+  std::string note;  // how the layout was read, where the columns needed reading
 };
 
 std::variant<Layout, Unmapped> replica_for(const traces::MeasuredLayout& l, bool moe, const std::string& what) {
   if (l.tp <= 0) return Unmapped{what + "tp_size is blank"};
-  const int tp = l.tp, pp = or_one(l.pp), dp = or_one(l.attention_dp);
+  const int tp = l.tp, pp = or_one(l.pp);
+  int dp = or_one(l.attention_dp);
   int ep = or_one(l.moe_ep);
+  std::string note;
+  if (moe && l.attention_dp <= 0 && l.moe_tp > 0 && l.moe_tp * ep > tp && l.moe_tp * ep % tp == 0) {
+    // attention_dp_size blank, the experts on more GPUs than the attention's tp: the worker is moe_tp x moe_ep GPUs
+    // with the attention data-parallel over them, as vLLM runs --data-parallel-size with the MoE layers' tensor
+    // parallelism spanning dp x tp. aiconfigurator's gap analysis writes vLLM's Qwen3-235B-A22B FP8 runs so:
+    // tp_size 1, moe_tp_size 2 or 4, ids "_tp1_", where 235 GB of FP8 weights cannot fit one H200 (141 GB), and the
+    // TPOT follows moe_tp (tp 1 and tp 2 at moe_tp 2: 55-58 and 51-55 ms; tp 1, 2 and 4 at moe_tp 4: 34-45 ms).
+    dp = l.moe_tp * ep / tp;
+    note = what + "attention_dp_size blank: " + std::to_string(dp) + " from moe_tp_size " + std::to_string(l.moe_tp) +
+           " x moe_ep_size " + std::to_string(ep) + " / tp_size " + std::to_string(tp);
+  }
   if (!moe) {
     ep = 1;  // a dense model has no experts to spread
   } else if (l.moe_tp > 0 && l.moe_tp * ep != tp * dp) {
@@ -75,7 +88,7 @@ std::variant<Layout, Unmapped> replica_for(const traces::MeasuredLayout& l, bool
                     " != tp_size " + std::to_string(tp) + " x attention_dp_size " + std::to_string(dp) +
                     ": the experts would not span the attention GPUs"};
   }
-  return Layout{{{"tp", tp}, {"pp", pp}, {"ep", ep}, {"dp", dp}}, tp * pp * dp};
+  return Layout{{{"tp", tp}, {"pp", pp}, {"ep", ep}, {"dp", dp}}, tp * pp * dp, note};
 }
 
 }  // namespace
@@ -155,6 +168,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     auto layout = replica_for(run.agg, moe, "");
     if (auto* u = std::get_if<Unmapped>(&layout)) return *u;
     const Layout& l = std::get<Layout>(layout);
+    if (!l.note.empty()) note(l.note);
     if (run.agg.batch_size <= 0) return Unmapped{"batch_size is blank"};
     // A CSV row's batch_size is the batch of one worker (aiconfigurator's per-replica batch): where the row's
     // concurrency is a whole multiple of batch_size x attention_dp_size, the benchmark drove that many
@@ -194,6 +208,9 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     if (auto* u = std::get_if<Unmapped>(&decode)) return *u;
     const Layout& p = std::get<Layout>(prefill);
     const Layout& d = std::get<Layout>(decode);
+    for (const Layout* pool : {&p, &d}) {
+      if (!pool->note.empty()) note(pool->note);
+    }
     traces::MeasuredLayout pre = run.prefill, dec = run.decode;
     const bool blanks = pre.num_workers <= 0 || dec.num_workers <= 0 || pre.batch_size <= 0 || dec.batch_size <= 0;
     if (blanks && run.concurrency == 1 && run.request_rate_per_s <= 0.0) {
