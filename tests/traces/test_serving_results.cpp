@@ -99,6 +99,39 @@ TEST_CASE("silicon CSV: rows InferenceX measured carry its client's length sprea
   CHECK(r.runs[3].requests_per_client == 0);
 }
 
+TEST_CASE("silicon CSV: TensorRT-LLM rows of the gap analyses carry the generator's step settings",
+          "[traces][silicon]") {
+  const std::string header =
+      "id,silicon_data_source,backend,model_path,system,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,"
+      "silicon_tpot_ms\n";
+  const std::string gap = "source_file=/x/aic-auto-gap-analysis/data/h100_sxm/trtllm/1.0.0rc3/Qwen_Qwen3-32B.csv";
+  std::istringstream in(
+      header +  //
+      "small," + gap + "; silicon_concurrency=16,trtllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,16,1,1,1\n" + "large," +
+      gap + "; silicon_concurrency=600,trtllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,600,1,1,1\n" + "vllm," + gap +
+      "; silicon_concurrency=16,vllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,16,1,1,1\n" +
+      "ix,db-dump/2026-04-27; config_id=1; silicon_concurrency=16; workflow_run_id=2,trtllm,"
+      "Qwen/Qwen3-32B,h100_sxm,agg,1024,128,16,1,1,1\n");
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 4);
+  // max_batch_size raised to 512 below 512: ceil32(512 + 1024 + 1500) = 3040; from 512 up to 2 x batch:
+  // ceil32(1200 + 1024 + 1500) = 3744. Whole prompts in both.
+  CHECK(r.runs[0].server_whole_prompts);
+  CHECK(r.runs[0].server_max_num_tokens == 3040);
+  CHECK(r.runs[1].server_max_num_tokens == 3744);
+  CHECK(r.runs[0].notes.find("max_num_tokens 3040") != std::string::npos);
+  // Other engines of the same analyses, and TensorRT-LLM rows from elsewhere, keep the engine's defaults.
+  for (std::size_t i : {2u, 3u}) {
+    INFO(r.runs[i].id);
+    CHECK_FALSE(r.runs[i].server_whole_prompts);
+    CHECK(r.runs[i].server_max_num_tokens == 0);
+  }
+  // The server's settings are not the client's: forgetting the benchmark clients keeps them.
+  auto forgotten = r;
+  traces::forget_benchmark_clients(forgotten);
+  CHECK(forgotten.runs[0].server_max_num_tokens == 3040);
+}
+
 TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silicon][shared]") {
   const std::string file = kShared + "/validation/silicon-dev.csv";
   if (!std::filesystem::exists(file)) {

@@ -110,6 +110,17 @@ TEST_CASE("mapping: the layout is one worker of tp x pp x dp GPUs with the row's
   CHECK(small.deployment.scheduler.policy == specs::SchedulerPolicy::trtllm);
 }
 
+TEST_CASE("mapping: a row's server settings replace the engine's default step budget", "[validation]") {
+  auto r = agg_run("Qwen/Qwen3-32B", "h100_sxm", "trtllm", {16, 0, 1, 1, 1, 1, 1});
+  const auto by_default = specs::parse_scenario(mapped(r).scenario, "row");
+  CHECK(by_default.deployment.scheduler.max_num_batched_tokens == 8192);
+  r.server_whole_prompts = true;
+  r.server_max_num_tokens = 3040;
+  const auto s = specs::parse_scenario(mapped(r).scenario, "row");
+  CHECK(s.deployment.scheduler.max_num_batched_tokens == 3040);
+  CHECK_FALSE(s.deployment.scheduler.chunked_prefill);
+}
+
 TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server does", "[validation]") {
   const auto h200 = specs::parse_scenario(
       mapped(agg_run("Qwen/Qwen3-32B", "h200_sxm", "sglang", {8, 0, 2, 1, 1, 1, 1})).scenario, "row");

@@ -172,6 +172,17 @@ class SiliconRowReader {
       // 2 x C, then --request-count 10 x C measured: a steady state past the first wave.
       r.warmup_requests_per_client = 2;
       r.requests_per_client = 10;
+      if (r.backend == "trtllm" && r.mode == "agg") {
+        // The gap analyses deploy what aiconfigurator's generator writes (generator/rule_plugin/trtllm.rule and
+        // its extra_engine_args templates, TensorRT-LLM 1.0 to 1.3): enable_chunked_prefill false, so a prompt is
+        // prefilled whole, and max_num_tokens = ceil32(max_batch_size + isl + 1500), room for one prompt beside
+        // the running decodes, where the rules have first raised max_batch_size to 512 (to 2 x batch from 512 up).
+        const int engine_batch = r.agg.batch_size < 512 ? 512 : 2 * r.agg.batch_size;
+        r.server_whole_prompts = true;
+        r.server_max_num_tokens = (engine_batch + r.isl + 1500 + 31) / 32 * 32;
+        r.notes = "TensorRT-LLM as aiconfigurator's generator starts it: prompts whole, max_num_tokens " +
+                  std::to_string(r.server_max_num_tokens);
+      }
     }
     if (bad) return *bad;
     return r;

@@ -46,7 +46,8 @@ std::string precision_of(const std::string& quant_mode) {
 //   SGLang (sglang/srt/server_args.py): max_prefill_tokens 16384; chunked_prefill_size 8192 below 160 GB of
 //     HBM (H100, H200), 16384 above (B200, B300, GB200, GB300).
 //   TensorRT-LLM (trtllm-serve): max_num_tokens 8192.
-nlohmann::json scheduler_for(const std::string& backend, int batch_size, double hbm_gb) {
+nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_size, double hbm_gb) {
+  const std::string& backend = run.backend;
   nlohmann::json s = {{"policy", backend}, {"max_num_seqs", batch_size}};
   if (backend == "sglang") {
     s["max_num_batched_tokens"] = 16384;
@@ -54,6 +55,8 @@ nlohmann::json scheduler_for(const std::string& backend, int batch_size, double 
   } else {
     s["max_num_batched_tokens"] = 8192;
   }
+  if (run.server_max_num_tokens > 0) s["max_num_batched_tokens"] = run.server_max_num_tokens;
+  if (run.server_whole_prompts) s["chunked_prefill"] = false;
   return s;
 }
 
@@ -196,7 +199,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     deployment["nodes"] = workers * l.gpus / per_node;
     deployment["gpus_per_node"] = per_node;
     deployment["replica"] = l.replica;
-    deployment["scheduler"] = scheduler_for(run.backend, run.agg.batch_size, hw.hbm_gb);
+    deployment["scheduler"] = scheduler_for(run, run.agg.batch_size, hw.hbm_gb);
     if (clients <= 0 && run.request_rate_per_s <= 0.0) {
       clients = run.agg.batch_size * or_one(run.agg.attention_dp);
       note("concurrency from batch_size x attention_dp_size");
@@ -237,11 +240,11 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     deployment["disaggregation"] = {{"prefill",
                                      {{"nodes", prefill_gpus / per_node},
                                       {"replica", p.replica},
-                                      {"scheduler", scheduler_for(run.backend, pre.batch_size, hw.hbm_gb)}}},
+                                      {"scheduler", scheduler_for(run, pre.batch_size, hw.hbm_gb)}}},
                                     {"decode",
                                      {{"nodes", decode_gpus / per_node},
                                       {"replica", d.replica},
-                                      {"scheduler", scheduler_for(run.backend, dec.batch_size, hw.hbm_gb)}}}};
+                                      {"scheduler", scheduler_for(run, dec.batch_size, hw.hbm_gb)}}}};
     if (clients <= 0 && run.request_rate_per_s <= 0.0) {
       clients = dec.batch_size * or_one(dec.attention_dp) * dec.num_workers;
       note("concurrency from decode batch_size x attention_dp_size x num_workers");

@@ -53,6 +53,11 @@ struct MeasuredServingRun {
   // then requests per client it averaged over. 0 and 0: not given.
   int warmup_requests_per_client = 0;
   int requests_per_client = 0;
+  // Where the provenance names the tool that launched the server, the step settings it gave the engine: the step
+  // token budget (TensorRT-LLM's max_num_tokens, SGLang's max_prefill_tokens) and whether a prompt is prefilled
+  // whole (TensorRT-LLM without enable_chunked_prefill). 0 and false: the engine's defaults.
+  int server_max_num_tokens = 0;
+  bool server_whole_prompts = false;
   double spec_accept_length = 0.0;  // speculative decoding's mean accepted tokens per step; 0: none
   std::string notes;                // what the reader assumed that the file did not say
   MeasuredLayout agg;               // mode agg
