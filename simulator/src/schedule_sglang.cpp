@@ -1,8 +1,9 @@
 // SGLang's step, as its scheduler forms it (SGLang v0.4.6: python/sglang/srt/managers/scheduler.py
 // get_next_batch_to_run, get_new_batch_prefill and update_running_batch; schedule_policy.py PrefillAdder;
 // schedule_batch.py retract_decode; global_config.py for the token ratios), without the radix prefix cache
-// (prefix reuse is modelled apart) and without --enable-mixed-chunk (off by default):
-// - a step is either a prefill (extend) batch or a decode batch, never both. A prefill batch is formed
+// (prefix reuse is modelled apart):
+// - a step is either a prefill (extend) batch or a decode batch, never both (with mixed_chunk, SGLang's
+//   --enable-mixed-chunk, a prefill batch also decodes every running request one token). A prefill batch is formed
 //   whenever a chunked prompt is unfinished or a waiting request can be admitted: new requests go first
 //   and the running requests' decodes wait for that step.
 // - the prefill batch continues the one chunked request, then admits waiting requests first come first
@@ -55,6 +56,16 @@ bool Batcher::sglang_prefill(double now) {
   }
   int rem_input = spec_.max_num_batched_tokens;
   int rem_chunk = spec_.chunked_prefill ? spec_.chunk_limit() : INT_MAX;
+  // --enable-mixed-chunk: the running requests decode inside the prefill step, and their tokens come off both
+  // budgets first (PrefillAdder's mixed_with_decode_tokens).
+  std::vector<Request*> decodes;
+  if (spec_.mixed_chunk) {
+    for (Request* r : running_)
+      if (r->prefill_done()) decodes.push_back(r);
+    const int verify_tokens = static_cast<int>(decodes.size()) * (1 + draft_tokens_);
+    rem_input -= verify_tokens;
+    if (rem_chunk != INT_MAX) rem_chunk -= verify_tokens;
+  }
 
   if (Request* r = sglang_chunked_) {
     const int tokens = std::min(r->prompt_target - r->kv_tokens, rem_chunk);
@@ -86,7 +97,11 @@ bool Batcher::sglang_prefill(double now) {
     rem_chunk -= tokens;
     if (cut) sglang_chunked_ = r;
   }
-  return !items_.empty();
+  if (items_.empty()) return false;
+  // mix_with_running: each running request decodes one token (1 + drafts) in this step.
+  for (Request* r : decodes)
+    if (reserve(r, r->kv_tokens + 1 + draft_tokens_)) items_.push_back({r, 1 + draft_tokens_, true});
+  return true;
 }
 
 void Batcher::sglang_decode() {

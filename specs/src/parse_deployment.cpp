@@ -42,7 +42,9 @@ ReplicaLayout parse_replica(JsonReader r, const DeploymentSpec& d) {
 void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
   s.policy = r.optional_enum("policy", s.policy, detail::kSchedulerPolicyNames);
   s.chunk_tokens = r.optional_at_least("chunk_tokens", s.chunk_tokens, 0);
-  r.check(s.chunk_tokens <= s.max_num_batched_tokens, "chunk_tokens",
+  // SGLang's chunked_prefill_size and max_prefill_tokens are independent limits (a first prompt may exceed the
+  // latter); the other engines have one step budget that a chunk cannot exceed.
+  r.check(s.chunk_tokens <= s.max_num_batched_tokens || s.policy == SchedulerPolicy::sglang, "chunk_tokens",
           "must be <= max_num_batched_tokens (" + std::to_string(s.max_num_batched_tokens) +
               "); 0: max_num_batched_tokens");
   r.check(s.chunk_tokens == 0 || s.chunked_prefill, "chunk_tokens",
@@ -61,6 +63,9 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
             "must be >= kv_block_tokens (" + std::to_string(s.kv_block_tokens) +
                 ") with policy trtllm: its context chunks are whole KV blocks");
   }
+  s.mixed_chunk = r.optional<bool>("mixed_chunk", s.mixed_chunk);
+  r.check(!s.mixed_chunk || s.policy == SchedulerPolicy::sglang, "mixed_chunk",
+          "applies only to policy sglang (vLLM and TensorRT-LLM always batch decodes with prefills)");
   s.decode_overhead_factor = r.optional<double>("decode_overhead_factor", s.decode_overhead_factor);
   r.check(s.decode_overhead_factor <= 1.0, "decode_overhead_factor",
           "must be in [0, 1] (or < 0: the policy's default)");

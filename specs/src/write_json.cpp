@@ -186,6 +186,7 @@ json scheduler_json(const SchedulerSpec& s) {
           {"preemption", to_string(s.preemption)},
           {"swap_space_gib", s.swap_space_gib},
           {"decode_overhead_factor", s.decode_overhead_factor},
+          {"mixed_chunk", s.mixed_chunk},
           // Only trtllm reads it (any other policy rejects it).
           {"capacity_policy", s.policy == SchedulerPolicy::trtllm ? json(to_string(s.capacity)) : json(nullptr)}};
 }

@@ -67,6 +67,34 @@ TEST_CASE("sglang: a waiting request makes the next step a prefill, and no step 
   for (const Request& r : more) CHECK(r.generated == 12);
 }
 
+TEST_CASE("sglang --enable-mixed-chunk: the running decodes ride in the prefill step and come off its budget",
+          "[batcher][sglang]") {
+  for (const bool mixed : {false, true}) {
+    INFO("mixed_chunk " << mixed);
+    auto s = sched(kSglang, 64, 100);
+    s.mixed_chunk = mixed;
+    Batcher b(s, kv(1e9));
+    Request a = req(50, 10), c = req(30, 10), d = req(70, 10);
+    b.add(&a);
+    CHECK(b.schedule(0.0).prefill_tokens() == 50);
+    b.complete(1.0);
+    b.add(&c);
+    b.add(&d);
+    const auto& second = b.schedule(1.0);
+    if (mixed) {
+      // a's decode takes 1 of the 100 tokens: c (30) fits, d (70) does not fit the 69 left and waits.
+      CHECK(second.num_decode() == 1);
+      CHECK(second.prefill_tokens() == 30);
+    } else {
+      // A prefill step without decodes: 30 + 70 = 100 fit, and a waits.
+      CHECK(second.num_decode() == 0);
+      CHECK(second.prefill_tokens() == 100);
+    }
+    b.complete(2.0);
+    CHECK(a.generated == (mixed ? 2 : 1));
+  }
+}
+
 TEST_CASE("sglang: a prompt longer than the chunk is cut there and its chunk ends the batch", "[batcher][sglang]") {
   auto s = sched(kSglang, 8, 256);
   s.chunk_tokens = 64;

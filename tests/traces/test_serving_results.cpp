@@ -132,6 +132,26 @@ TEST_CASE("silicon CSV: TensorRT-LLM rows of the gap analyses carry the generato
   CHECK(forgotten.runs[0].server_max_num_tokens == 3040);
 }
 
+TEST_CASE("silicon CSV: SGLang rows of the gap analyses run mixed chunks where the generator passes the flag",
+          "[traces][silicon]") {
+  const std::string header =
+      "id,silicon_data_source,backend,backend_version,model_path,system,mode,isl,osl,batch_size,tp_size,"
+      "silicon_ttft_ms,silicon_tpot_ms\n";
+  const std::string gap = "source_file=/x/aic-auto-gap-analysis/data/h200_sxm/sglang/v/m.csv; silicon_concurrency=8";
+  std::istringstream in(
+      header + "new," + gap + ",sglang,0.5.6.post2,m,h200_sxm,agg,1000,100,8,1,1,1\n" + "old," + gap +
+      ",sglang,0.5.1.post1,m,h200_sxm,agg,1000,100,8,1,1,1\n" +
+      "ix,db-dump/2026-04-27; config_id=1; silicon_concurrency=8; workflow_run_id=2,sglang,0.5.6.post2,"
+      "m,h200_sxm,agg,1000,100,8,1,1,1\n");
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 3);
+  CHECK(r.runs[0].server_mixed_chunk);
+  CHECK(r.runs[0].server_max_num_tokens == 0);  // the engine's default budget
+  CHECK(r.runs[0].notes.find("--enable-mixed-chunk") != std::string::npos);
+  CHECK_FALSE(r.runs[1].server_mixed_chunk);  // that version's template never passes it
+  CHECK_FALSE(r.runs[2].server_mixed_chunk);  // InferenceX's launch scripts, not the generator
+}
+
 TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silicon][shared]") {
   const std::string file = kShared + "/validation/silicon-dev.csv";
   if (!std::filesystem::exists(file)) {

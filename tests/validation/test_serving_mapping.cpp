@@ -119,6 +119,10 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   const auto s = specs::parse_scenario(mapped(r).scenario, "row");
   CHECK(s.deployment.scheduler.max_num_batched_tokens == 3040);
   CHECK_FALSE(s.deployment.scheduler.chunked_prefill);
+  auto g = agg_run("Qwen/Qwen3-32B", "h200_sxm", "sglang", {16, 0, 1, 1, 1, 1, 1});
+  CHECK_FALSE(specs::parse_scenario(mapped(g).scenario, "row").deployment.scheduler.mixed_chunk);
+  g.server_mixed_chunk = true;
+  CHECK(specs::parse_scenario(mapped(g).scenario, "row").deployment.scheduler.mixed_chunk);
 }
 
 TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server does", "[validation]") {

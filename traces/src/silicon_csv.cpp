@@ -172,6 +172,17 @@ class SiliconRowReader {
       // 2 x C, then --request-count 10 x C measured: a steady state past the first wave.
       r.warmup_requests_per_client = 2;
       r.requests_per_client = 10;
+      if (r.backend == "sglang" && r.mode == "agg" &&
+          (r.backend_version == "0.5.4.post3" || r.backend_version == "0.5.6.post2")) {
+        // The generator's SGLang rule sets enable_mixed_chunk for agg workers, and its argument templates for
+        // these two versions pass it as --enable-mixed-chunk (generator/config/backend_templates/sglang/
+        // cli_args.0.5.4.post3.j2, cli_args.0.5.6.post2.j2); 0.5.1.post1's and the generic template spell the key
+        // enable-mix-chunk, which the rule never sets, so other versions run without it. The rule's
+        // max_prefill_tokens = isl + 1500 is not taken: at that budget Llama-3.1-8B on H200 could not have served
+        // its measured 448 clients of 1,000 tokens (3.6 prompts per step needed, at most 2 fit).
+        r.server_mixed_chunk = true;
+        r.notes = "SGLang as aiconfigurator's generator starts it: --enable-mixed-chunk";
+      }
       if (r.backend == "trtllm" && r.mode == "agg") {
         // The gap analyses deploy what aiconfigurator's generator writes (generator/rule_plugin/trtllm.rule and
         // its extra_engine_args templates, TensorRT-LLM 1.0 to 1.3): enable_chunked_prefill false, so a prompt is

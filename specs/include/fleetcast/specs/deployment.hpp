@@ -51,6 +51,7 @@ struct SchedulerSpec {
   double swap_space_gib = 4.0;  // host memory per GPU for swapped-out KV (vLLM's --swap-space)
   CapacityPolicy capacity = CapacityPolicy::guaranteed_no_evict;  // trtllm only
   double decode_overhead_factor = -1.0;  // step overhead share of a decode-only step; < 0: the policy's
+  bool mixed_chunk = false;  // sglang only (--enable-mixed-chunk): the running decodes ride in each prefill step
   bool operator==(const SchedulerSpec&) const = default;
 
   int chunk_limit() const { return chunk_tokens > 0 ? chunk_tokens : max_num_batched_tokens; }

@@ -58,6 +58,7 @@ struct MeasuredServingRun {
   // whole (TensorRT-LLM without enable_chunked_prefill). 0 and false: the engine's defaults.
   int server_max_num_tokens = 0;
   bool server_whole_prompts = false;
+  bool server_mixed_chunk = false;  // SGLang's --enable-mixed-chunk
   double spec_accept_length = 0.0;  // speculative decoding's mean accepted tokens per step; 0: none
   std::string notes;                // what the reader assumed that the file did not say
   MeasuredLayout agg;               // mode agg
