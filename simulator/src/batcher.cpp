@@ -33,6 +33,10 @@ bool Batcher::add(Request* r) {
     r->failed = true;
     return false;
   }
+  if (spec_.policy == specs::SchedulerPolicy::sglang && spec_.recv_interval > 1) {
+    sglang_inbox_.push_back(r);  // the scheduler takes it in at its next receive (schedule_sglang.cpp)
+    return true;
+  }
   enqueue(r, false);
   return true;
 }

@@ -36,11 +36,27 @@ int clipped_new_tokens(const Request* r) { return std::min(r->output_tokens - r-
 
 }  // namespace
 
+// --scheduler-recv-interval N (SGLang's SchedulerRecvSkipper): before forming a batch the scheduler adds the last
+// batch's weight to a counter, 1 for a decode batch and 1000 for any other (prefill, mixed), and takes in the
+// requests sent since it last did once the counter reaches N. So after a prefill it receives at once, while
+// decoding every N steps; an idle engine (no last batch) spins its loop and receives at once too.
+void Batcher::sglang_receive() {
+  const bool idle = running_.empty() && waiting_.empty() && swapped_.empty();
+  sglang_recv_counter_ += (sglang_last_decode_ && !idle) ? 1 : spec_.recv_interval;
+  if (sglang_recv_counter_ < spec_.recv_interval) return;
+  sglang_recv_counter_ = 0;
+  for (Request* r : sglang_inbox_) enqueue(r, false);
+  sglang_inbox_.clear();
+}
+
 void Batcher::schedule_sglang(double now) {
   items_.clear();
+  if (spec_.recv_interval > 1) sglang_receive();
   if (running_.empty()) new_token_ratio_ = kSglangInitNewTokenRatio;
+  sglang_last_decode_ = false;
   if (sglang_prefill(now)) return;
   sglang_decode();
+  sglang_last_decode_ = !items_.empty();
 }
 
 bool Batcher::sglang_prefill(double now) {

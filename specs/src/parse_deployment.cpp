@@ -66,6 +66,9 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
   s.mixed_chunk = r.optional<bool>("mixed_chunk", s.mixed_chunk);
   r.check(!s.mixed_chunk || s.policy == SchedulerPolicy::sglang, "mixed_chunk",
           "applies only to policy sglang (vLLM and TensorRT-LLM always batch decodes with prefills)");
+  s.recv_interval = r.optional_at_least("recv_interval", s.recv_interval, 1);
+  r.check(s.recv_interval == 1 || s.policy == SchedulerPolicy::sglang, "recv_interval",
+          "applies only to policy sglang (its --scheduler-recv-interval)");
   s.decode_overhead_factor = r.optional<double>("decode_overhead_factor", s.decode_overhead_factor);
   r.check(s.decode_overhead_factor <= 1.0, "decode_overhead_factor",
           "must be in [0, 1] (or < 0: the policy's default)");

@@ -187,6 +187,7 @@ json scheduler_json(const SchedulerSpec& s) {
           {"swap_space_gib", s.swap_space_gib},
           {"decode_overhead_factor", s.decode_overhead_factor},
           {"mixed_chunk", s.mixed_chunk},
+          {"recv_interval", s.recv_interval},
           // Only trtllm reads it (any other policy rejects it).
           {"capacity_policy", s.policy == SchedulerPolicy::trtllm ? json(to_string(s.capacity)) : json(nullptr)}};
 }

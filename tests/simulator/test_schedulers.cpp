@@ -95,6 +95,43 @@ TEST_CASE("sglang --enable-mixed-chunk: the running decodes ride in the prefill 
   }
 }
 
+TEST_CASE("sglang --scheduler-recv-interval: requests are taken in every N decode steps, at once after a prefill",
+          "[batcher][sglang]") {
+  auto s = sched(kSglang, 64, 100);
+  s.recv_interval = 3;
+  Batcher b(s, kv(1e9));
+  Request a = req(10, 20), c = req(10, 20), d = req(10, 20);
+  b.add(&a);  // an idle engine receives at once
+  CHECK(b.schedule(0.0).prefill_tokens() == 10);
+  b.complete(1.0);
+  b.add(&c);  // the last step was a prefill: received at once
+  CHECK(b.schedule(1.0).prefill_tokens() == 10);
+  b.complete(2.0);
+  CHECK(b.schedule(2.0).num_decode() == 2);  // a decode step: from here each counts 1
+  b.complete(3.0);
+  b.add(&d);
+  CHECK(b.waiting() == 1);
+  // The batches at t = 3 and 4 see a count of 1 and 2 and decode without d; at t = 5 it reaches 3: d is prefilled.
+  CHECK(b.schedule(3.0).num_decode() == 2);
+  b.complete(4.0);
+  CHECK(b.schedule(4.0).num_decode() == 2);
+  b.complete(5.0);
+  CHECK(b.schedule(5.0).prefill_tokens() == 10);
+  b.complete(6.0);
+  CHECK(d.first_token_s == 6.0);
+  // Without the interval d would have been prefilled in the step that started when it arrived.
+  auto every_step = sched(kSglang, 64, 100);
+  Batcher e(every_step, kv(1e9));
+  Request a2 = req(10, 20), d2 = req(10, 20);
+  e.add(&a2);
+  e.schedule(0.0);
+  e.complete(1.0);
+  e.schedule(1.0);
+  e.complete(2.0);
+  e.add(&d2);
+  CHECK(e.schedule(2.0).prefill_tokens() == 10);
+}
+
 TEST_CASE("sglang: a prompt longer than the chunk is cut there and its chunk ends the batch", "[batcher][sglang]") {
   auto s = sched(kSglang, 8, 256);
   s.chunk_tokens = 64;

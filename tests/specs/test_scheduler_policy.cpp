@@ -1,5 +1,5 @@
 // deployment.scheduler: the policy, chunk size, preemption mode, swap space, TensorRT-LLM capacity policy, SGLang's
-// mixed chunk and decode overhead share: defaults, round trips and bad input.
+// mixed chunk and receive interval, and decode overhead share: defaults, round trips and bad input.
 
 #include "fleetcast/specs/load.hpp"
 #include "test_support.hpp"
@@ -41,6 +41,7 @@ TEST_CASE("every scheduler policy field round-trips", "[specs][scheduler][roundt
       {{"policy", "vllm"}, {"preemption", "swap"}, {"swap_space_gib", 0}},
       // SGLang's chunked_prefill_size may exceed its max_prefill_tokens: two independent limits there.
       {{"policy", "sglang"}, {"mixed_chunk", true}, {"max_num_batched_tokens", 2524}, {"chunk_tokens", 8192}},
+      {{"policy", "sglang"}, {"recv_interval", 30}},
   };
   for (const json& v : variants) {
     const DeploymentSpec d = parse_deployment(with_scheduler(v), "d.json");
@@ -80,6 +81,10 @@ TEST_CASE("bad scheduler policy input names the field", "[specs][scheduler]") {
                     "scheduler.decode_overhead_factor", "1.5", "[0, 1]");
   CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "trtllm"}, {"mixed_chunk", true}}), "d.json"),
                     "scheduler.mixed_chunk", "true", "only to policy sglang");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"recv_interval", 10}}), "d.json"), "scheduler.recv_interval",
+                    "10", "only to policy sglang");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "sglang"}, {"recv_interval", 0}}), "d.json"),
+                    "scheduler.recv_interval", "0", ">= 1");
   CHECK_INPUT_ERROR(
       parse_deployment(with_scheduler({{"policy", "trtllm"}, {"max_num_batched_tokens", 2048}, {"chunk_tokens", 4096}}),
                        "d.json"),

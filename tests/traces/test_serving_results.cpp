@@ -150,6 +150,9 @@ TEST_CASE("silicon CSV: SGLang rows of the gap analyses run mixed chunks where t
   CHECK(r.runs[0].notes.find("--enable-mixed-chunk") != std::string::npos);
   CHECK_FALSE(r.runs[1].server_mixed_chunk);  // that version's template never passes it
   CHECK_FALSE(r.runs[2].server_mixed_chunk);  // InferenceX's launch scripts, not the generator
+  // InferenceX's SGLang scripts poll for requests every 30 decode steps above 4 clients (10 at up to 4).
+  CHECK(r.runs[2].server_recv_interval == 30);
+  CHECK(r.runs[0].server_recv_interval == 0);
 }
 
 TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silicon][shared]") {

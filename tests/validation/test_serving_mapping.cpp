@@ -122,7 +122,10 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   auto g = agg_run("Qwen/Qwen3-32B", "h200_sxm", "sglang", {16, 0, 1, 1, 1, 1, 1});
   CHECK_FALSE(specs::parse_scenario(mapped(g).scenario, "row").deployment.scheduler.mixed_chunk);
   g.server_mixed_chunk = true;
-  CHECK(specs::parse_scenario(mapped(g).scenario, "row").deployment.scheduler.mixed_chunk);
+  g.server_recv_interval = 30;
+  const auto sg = specs::parse_scenario(mapped(g).scenario, "row");
+  CHECK(sg.deployment.scheduler.mixed_chunk);
+  CHECK(sg.deployment.scheduler.recv_interval == 30);
 }
 
 TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server does", "[validation]") {

@@ -166,6 +166,13 @@ class SiliconRowReader {
       r.length_range_ratio = 0.8;
       r.requests_per_client = 10;
       r.notes = restore_expert_parallel_layout(r, source);
+      if (r.backend == "sglang" && r.mode == "agg") {
+        // Its SGLang launch scripts poll for new requests every 30 decode steps above 4 clients and every 10 at
+        // up to 4 (benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_b200.sh: --scheduler-recv-interval). With
+        // clients in lockstep the engine idles between waves and receives at once, so this shows only when
+        // the clients drift apart (--benchmark-clients).
+        r.server_recv_interval = r.concurrency > 4 ? 30 : 10;
+      }
     } else if (measured_by_aiconfigurator(source)) {
       // aiconfigurator's evaluation client (aiconfigurator eval, its default runner genai_perf_runner.py):
       // genai-perf at fixed lengths (stddev 0, min_tokens = max_tokens = osl, ignore_eos), --warmup-request-count

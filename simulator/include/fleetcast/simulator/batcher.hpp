@@ -73,7 +73,9 @@ public:
   // vllm/v1/core/sched/scheduler.py, WAITING_FOR_REMOTE_KVS); it decodes from the next step.
   enum class Prefilled { admitted, no_room, never_fits };
   Prefilled add_prefilled(Request* r);
-  bool has_work() const { return !waiting_.empty() || !running_.empty() || !swapped_.empty(); }
+  bool has_work() const {
+    return !waiting_.empty() || !running_.empty() || !swapped_.empty() || !sglang_inbox_.empty();
+  }
   const BatchShape& schedule(double now);
   StepOutcome complete(double now);
 
@@ -82,7 +84,7 @@ public:
   double step_swap_bytes() const { return step_swap_bytes_; }
   double swap_used_bytes() const { return swap_used_bytes_; }  // host memory holding swapped-out KV, per GPU
 
-  std::size_t waiting() const { return waiting_.size() + swapped_.size(); }
+  std::size_t waiting() const { return waiting_.size() + swapped_.size() + sglang_inbox_.size(); }
   std::size_t running() const { return running_.size(); }
   double kv_used_bytes() const { return kv_used_bytes_; }
   // KV the waiting requests' prompts will take once admitted: what a replica has committed to beyond what it
@@ -156,6 +158,12 @@ private:
   static constexpr double kSglangInitNewTokenRatio = 0.7;
   Request* sglang_chunked_ = nullptr;
   double new_token_ratio_ = kSglangInitNewTokenRatio;
+  // SGLang with recv_interval > 1: requests sent but not yet received by the scheduler, the decode steps counted
+  // since it last received, and whether the last step was decode only.
+  std::deque<Request*> sglang_inbox_;
+  int sglang_recv_counter_ = 0;
+  bool sglang_last_decode_ = false;
+  void sglang_receive();
 };
 
 }  // namespace fleetcast::simulator

@@ -52,6 +52,7 @@ struct SchedulerSpec {
   CapacityPolicy capacity = CapacityPolicy::guaranteed_no_evict;  // trtllm only
   double decode_overhead_factor = -1.0;  // step overhead share of a decode-only step; < 0: the policy's
   bool mixed_chunk = false;  // sglang only (--enable-mixed-chunk): the running decodes ride in each prefill step
+  int recv_interval = 1;     // sglang only (--scheduler-recv-interval): decode steps between taking in requests
   bool operator==(const SchedulerSpec&) const = default;
 
   int chunk_limit() const { return chunk_tokens > 0 ? chunk_tokens : max_num_batched_tokens; }

@@ -59,6 +59,7 @@ struct MeasuredServingRun {
   int server_max_num_tokens = 0;
   bool server_whole_prompts = false;
   bool server_mixed_chunk = false;  // SGLang's --enable-mixed-chunk
+  int server_recv_interval = 0;     // SGLang's --scheduler-recv-interval; 0: its default (1)
   double spec_accept_length = 0.0;  // speculative decoding's mean accepted tokens per step; 0: none
   std::string notes;                // what the reader assumed that the file did not say
   MeasuredLayout agg;               // mode agg
