@@ -172,6 +172,9 @@ class SiliconRowReader {
         // clients in lockstep the engine idles between waves and receives at once, so this shows only when
         // the clients drift apart (--benchmark-clients).
         r.server_recv_interval = r.concurrency > 4 ? 30 : 10;
+        r.notes += std::string(r.notes.empty() ? "" : "; ") +
+                   "SGLang as InferenceX's scripts start it: " + "--scheduler-recv-interval " +
+                   std::to_string(r.server_recv_interval);
       }
     } else if (measured_by_aiconfigurator(source)) {
       // aiconfigurator's evaluation client (aiconfigurator eval, its default runner genai_perf_runner.py):
