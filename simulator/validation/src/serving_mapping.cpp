@@ -46,6 +46,8 @@ std::string precision_of(const std::string& quant_mode) {
 //   SGLang (sglang/srt/server_args.py): max_prefill_tokens 16384; chunked_prefill_size 8192 below 160 GB of
 //     HBM (H100, H200), 16384 above (B200, B300, GB200, GB300).
 //   TensorRT-LLM (trtllm-serve): max_num_tokens 8192.
+// A row whose provenance says how its launcher started the engine (MeasuredServingRun::server_*, set by the
+// reader) takes those settings instead.
 nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_size, double hbm_gb) {
   const std::string& backend = run.backend;
   nlohmann::json s = {{"policy", backend}, {"max_num_seqs", batch_size}};
