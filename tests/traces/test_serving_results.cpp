@@ -15,6 +15,15 @@ using namespace fleetcast;
 namespace {
 const std::string kValidationFixtures = FLEETCAST_TEST_FIXTURES "/../../validation/fixtures";
 const std::string kShared = FLEETCAST_SHARED_DIR;
+
+// A silicon CSV from its header and rows, one per line.
+template <std::size_t N>
+std::string csv_text(const std::string& header, const std::string (&rows)[N]) {
+  std::string text = header + "\n";
+  for (const std::string& row : rows) text += row + "\n";
+  return text;
+}
+
 }  // namespace
 
 TEST_CASE("silicon CSV: layouts, concurrency and measured means are read as written", "[traces][silicon]") {
@@ -103,15 +112,15 @@ TEST_CASE("silicon CSV: TensorRT-LLM rows of the gap analyses carry the generato
           "[traces][silicon]") {
   const std::string header =
       "id,silicon_data_source,backend,model_path,system,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,"
-      "silicon_tpot_ms\n";
+      "silicon_tpot_ms";
   const std::string gap = "source_file=/x/aic-auto-gap-analysis/data/h100_sxm/trtllm/1.0.0rc3/Qwen_Qwen3-32B.csv";
-  std::istringstream in(
-      header +  //
-      "small," + gap + "; silicon_concurrency=16,trtllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,16,1,1,1\n" + "large," +
-      gap + "; silicon_concurrency=600,trtllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,600,1,1,1\n" + "vllm," + gap +
-      "; silicon_concurrency=16,vllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,16,1,1,1\n" +
-      "ix,db-dump/2026-04-27; config_id=1; silicon_concurrency=16; workflow_run_id=2,trtllm,"
-      "Qwen/Qwen3-32B,h100_sxm,agg,1024,128,16,1,1,1\n");
+  const std::string rows[] = {
+      "small," + gap + "; silicon_concurrency=16,trtllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,16,1,1,1",
+      "large," + gap + "; silicon_concurrency=600,trtllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,600,1,1,1",
+      "vllm," + gap + "; silicon_concurrency=16,vllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,16,1,1,1",
+      "ix,db-dump/2026-04-27; config_id=1; silicon_concurrency=16; workflow_run_id=2,trtllm,Qwen/Qwen3-32B,h100_sxm,"
+      "agg,1024,128,16,1,1,1"};
+  std::istringstream in(csv_text(header, rows));
   const auto r = traces::parse_silicon_csv(in, "f.csv");
   REQUIRE(r.runs.size() == 4);
   // max_batch_size raised to 512 below 512: ceil32(512 + 1024 + 1500) = 3040; from 512 up to 2 x batch:
@@ -136,13 +145,14 @@ TEST_CASE("silicon CSV: SGLang rows of the gap analyses run mixed chunks where t
           "[traces][silicon]") {
   const std::string header =
       "id,silicon_data_source,backend,backend_version,model_path,system,mode,isl,osl,batch_size,tp_size,"
-      "silicon_ttft_ms,silicon_tpot_ms\n";
+      "silicon_ttft_ms,silicon_tpot_ms";
   const std::string gap = "source_file=/x/aic-auto-gap-analysis/data/h200_sxm/sglang/v/m.csv; silicon_concurrency=8";
-  std::istringstream in(
-      header + "new," + gap + ",sglang,0.5.6.post2,m,h200_sxm,agg,1000,100,8,1,1,1\n" + "old," + gap +
-      ",sglang,0.5.1.post1,m,h200_sxm,agg,1000,100,8,1,1,1\n" +
-      "ix,db-dump/2026-04-27; config_id=1; silicon_concurrency=8; workflow_run_id=2,sglang,0.5.6.post2,"
-      "m,h200_sxm,agg,1000,100,8,1,1,1\n");
+  const std::string rows[] = {
+      "new," + gap + ",sglang,0.5.6.post2,m,h200_sxm,agg,1000,100,8,1,1,1",
+      "old," + gap + ",sglang,0.5.1.post1,m,h200_sxm,agg,1000,100,8,1,1,1",
+      "ix,db-dump/2026-04-27; config_id=1; silicon_concurrency=8; workflow_run_id=2,sglang,0.5.6.post2,m,h200_sxm,agg,"
+      "1000,100,8,1,1,1"};
+  std::istringstream in(csv_text(header, rows));
   const auto r = traces::parse_silicon_csv(in, "f.csv");
   REQUIRE(r.runs.size() == 3);
   CHECK(r.runs[0].server_mixed_chunk);

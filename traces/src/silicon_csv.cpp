@@ -80,6 +80,46 @@ std::string restore_expert_parallel_layout(MeasuredServingRun& r, const std::str
          ", the GPU count times ep";
 }
 
+// The engine settings InferenceX's launch scripts give its SGLang servers.
+void set_inferencex_launch_settings(MeasuredServingRun& r) {
+  if (r.backend == "sglang" && r.mode == "agg") {
+    // Its SGLang launch scripts poll for new requests every 30 decode steps above 4 clients and every 10 at
+    // up to 4 (benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_b200.sh: --scheduler-recv-interval). With
+    // clients in lockstep the engine idles between waves and receives at once, so this shows only when
+    // the clients drift apart (--benchmark-clients).
+    r.server_recv_interval = r.concurrency > 4 ? 30 : 10;
+    r.notes += std::string(r.notes.empty() ? "" : "; ") +
+               "SGLang as InferenceX's scripts start it: --scheduler-recv-interval " +
+               std::to_string(r.server_recv_interval);
+  }
+}
+
+// The engine settings aiconfigurator's generator writes for the servers its gap analyses measure.
+void set_generator_launch_settings(MeasuredServingRun& r) {
+  if (r.backend == "sglang" && r.mode == "agg" &&
+      (r.backend_version == "0.5.4.post3" || r.backend_version == "0.5.6.post2")) {
+    // The generator's SGLang rule sets enable_mixed_chunk for agg workers, and its argument templates for
+    // these two versions pass it as --enable-mixed-chunk (generator/config/backend_templates/sglang/
+    // cli_args.0.5.4.post3.j2, cli_args.0.5.6.post2.j2); 0.5.1.post1's and the generic template spell the key
+    // enable-mix-chunk, which the rule never sets, so other versions run without it. The rule's
+    // max_prefill_tokens = isl + 1500 is not taken: at that budget Llama-3.1-8B on H200 could not have served
+    // its measured 448 clients of 1,000 tokens (3.6 prompts per step needed, at most 2 fit).
+    r.server_mixed_chunk = true;
+    r.notes = "SGLang as aiconfigurator's generator starts it: --enable-mixed-chunk";
+  }
+  if (r.backend == "trtllm" && r.mode == "agg") {
+    // The gap analyses deploy what aiconfigurator's generator writes (generator/rule_plugin/trtllm.rule and
+    // its extra_engine_args templates, TensorRT-LLM 1.0 to 1.3): enable_chunked_prefill false, so a prompt is
+    // prefilled whole, and max_num_tokens = ceil32(max_batch_size + isl + 1500), room for one prompt beside
+    // the running decodes, where the rules have first raised max_batch_size to 512 (to 2 x batch from 512 up).
+    const int engine_batch = r.agg.batch_size < 512 ? 512 : 2 * r.agg.batch_size;
+    r.server_whole_prompts = true;
+    r.server_max_num_tokens = (engine_batch + r.isl + 1500 + 31) / 32 * 32;
+    r.notes = "TensorRT-LLM as aiconfigurator's generator starts it: prompts whole, max_num_tokens " +
+              std::to_string(r.server_max_num_tokens);
+  }
+}
+
 struct BadCell {
   std::string column, value, reason;
 };
@@ -166,44 +206,14 @@ class SiliconRowReader {
       r.length_range_ratio = 0.8;
       r.requests_per_client = 10;
       r.notes = restore_expert_parallel_layout(r, source);
-      if (r.backend == "sglang" && r.mode == "agg") {
-        // Its SGLang launch scripts poll for new requests every 30 decode steps above 4 clients and every 10 at
-        // up to 4 (benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_b200.sh: --scheduler-recv-interval). With
-        // clients in lockstep the engine idles between waves and receives at once, so this shows only when
-        // the clients drift apart (--benchmark-clients).
-        r.server_recv_interval = r.concurrency > 4 ? 30 : 10;
-        r.notes += std::string(r.notes.empty() ? "" : "; ") +
-                   "SGLang as InferenceX's scripts start it: " + "--scheduler-recv-interval " +
-                   std::to_string(r.server_recv_interval);
-      }
+      set_inferencex_launch_settings(r);
     } else if (measured_by_aiconfigurator(source)) {
       // aiconfigurator's evaluation client (aiconfigurator eval, its default runner genai_perf_runner.py):
       // genai-perf at fixed lengths (stddev 0, min_tokens = max_tokens = osl, ignore_eos), --warmup-request-count
       // 2 x C, then --request-count 10 x C measured: a steady state past the first wave.
       r.warmup_requests_per_client = 2;
       r.requests_per_client = 10;
-      if (r.backend == "sglang" && r.mode == "agg" &&
-          (r.backend_version == "0.5.4.post3" || r.backend_version == "0.5.6.post2")) {
-        // The generator's SGLang rule sets enable_mixed_chunk for agg workers, and its argument templates for
-        // these two versions pass it as --enable-mixed-chunk (generator/config/backend_templates/sglang/
-        // cli_args.0.5.4.post3.j2, cli_args.0.5.6.post2.j2); 0.5.1.post1's and the generic template spell the key
-        // enable-mix-chunk, which the rule never sets, so other versions run without it. The rule's
-        // max_prefill_tokens = isl + 1500 is not taken: at that budget Llama-3.1-8B on H200 could not have served
-        // its measured 448 clients of 1,000 tokens (3.6 prompts per step needed, at most 2 fit).
-        r.server_mixed_chunk = true;
-        r.notes = "SGLang as aiconfigurator's generator starts it: --enable-mixed-chunk";
-      }
-      if (r.backend == "trtllm" && r.mode == "agg") {
-        // The gap analyses deploy what aiconfigurator's generator writes (generator/rule_plugin/trtllm.rule and
-        // its extra_engine_args templates, TensorRT-LLM 1.0 to 1.3): enable_chunked_prefill false, so a prompt is
-        // prefilled whole, and max_num_tokens = ceil32(max_batch_size + isl + 1500), room for one prompt beside
-        // the running decodes, where the rules have first raised max_batch_size to 512 (to 2 x batch from 512 up).
-        const int engine_batch = r.agg.batch_size < 512 ? 512 : 2 * r.agg.batch_size;
-        r.server_whole_prompts = true;
-        r.server_max_num_tokens = (engine_batch + r.isl + 1500 + 31) / 32 * 32;
-        r.notes = "TensorRT-LLM as aiconfigurator's generator starts it: prompts whole, max_num_tokens " +
-                  std::to_string(r.server_max_num_tokens);
-      }
+      set_generator_launch_settings(r);
     }
     if (bad) return *bad;
     return r;
