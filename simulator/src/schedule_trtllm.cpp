@@ -10,6 +10,11 @@
 //   chunks first come first served (started contexts, then new ones) in the tokens max_num_batched_tokens
 //   (max_num_tokens) leaves, up to max_num_seqs (max_batch_size) requests. A context chunk that does not end
 //   the prompt is a whole number of KV blocks (the chunk unit is tokens_per_block) and at most chunk_tokens.
+// - batch waiting (PyExecutor._waiting_requests, TensorRT-LLM 1.1+: batch_wait_timeout_iters and
+//   batch_wait_max_tokens_ratio): in a step that has both contexts and generation requests, the contexts are
+//   held back until they have waited batch_wait_iters steps or the step's tokens (each context's whole prompt,
+//   each generation request's one token) reach the ratio x max_num_tokens; a step without generation requests
+//   never waits. Held-back contexts keep their place and their blocks.
 // The CUDA-graph decode (a decode-only step's smaller host overhead) is in the step time
 // (SchedulerSpec::decode_overhead_share).
 
@@ -77,6 +82,24 @@ void Batcher::schedule_trtllm(double now) {
     budget -= tokens;
     committed += completion;
   }
+  trtllm_batch_wait();
+}
+
+void Batcher::trtllm_batch_wait() {
+  if (spec_.batch_wait_iters == 0 && spec_.batch_wait_tokens_ratio == 0.0) return;
+  const auto is_decode = [](const Item& it) { return it.decode; };
+  const bool any_decode = std::any_of(items_.begin(), items_.end(), is_decode);
+  if (!any_decode || std::all_of(items_.begin(), items_.end(), is_decode)) return;
+  double tokens = 0.0;
+  for (const Item& it : items_) tokens += it.decode ? it.tokens : it.req->prompt_target;
+  const bool go = trtllm_batch_wait_count_ >= spec_.batch_wait_iters ||
+                  tokens >= spec_.batch_wait_tokens_ratio * spec_.max_num_batched_tokens;
+  if (go) {
+    trtllm_batch_wait_count_ = 0;
+    return;
+  }
+  ++trtllm_batch_wait_count_;
+  items_.erase(std::remove_if(items_.begin(), items_.end(), [](const Item& it) { return !it.decode; }), items_.end());
 }
 
 }  // namespace fleetcast::simulator

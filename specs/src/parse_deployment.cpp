@@ -69,6 +69,14 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
   s.recv_interval = r.optional_at_least("recv_interval", s.recv_interval, 1);
   r.check(s.recv_interval == 1 || s.policy == SchedulerPolicy::sglang, "recv_interval",
           "applies only to policy sglang (its --scheduler-recv-interval)");
+  s.batch_wait_iters = r.optional_at_least("batch_wait_iters", s.batch_wait_iters, 0);
+  r.check(s.batch_wait_iters == 0 || s.policy == SchedulerPolicy::trtllm, "batch_wait_iters",
+          "applies only to policy trtllm (its batch_wait_timeout_iters)");
+  s.batch_wait_tokens_ratio = r.optional<double>("batch_wait_tokens_ratio", s.batch_wait_tokens_ratio);
+  r.check(s.batch_wait_tokens_ratio >= 0.0 && s.batch_wait_tokens_ratio <= 1.0, "batch_wait_tokens_ratio",
+          "must be in [0, 1]");
+  r.check(s.batch_wait_tokens_ratio == 0.0 || s.policy == SchedulerPolicy::trtllm, "batch_wait_tokens_ratio",
+          "applies only to policy trtllm (its batch_wait_max_tokens_ratio)");
   s.decode_overhead_factor = r.optional<double>("decode_overhead_factor", s.decode_overhead_factor);
   r.check(s.decode_overhead_factor <= 1.0, "decode_overhead_factor",
           "must be in [0, 1] (or < 0: the policy's default)");

@@ -188,6 +188,8 @@ json scheduler_json(const SchedulerSpec& s) {
           {"decode_overhead_factor", s.decode_overhead_factor},
           {"mixed_chunk", s.mixed_chunk},
           {"recv_interval", s.recv_interval},
+          {"batch_wait_iters", s.batch_wait_iters},
+          {"batch_wait_tokens_ratio", s.batch_wait_tokens_ratio},
           // Only trtllm reads it (any other policy rejects it).
           {"capacity_policy", s.policy == SchedulerPolicy::trtllm ? json(to_string(s.capacity)) : json(nullptr)}};
 }

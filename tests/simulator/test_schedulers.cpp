@@ -253,6 +253,45 @@ TEST_CASE("trtllm: decodes first, then context chunks of whole KV blocks", "[bat
   CHECK(c.first_token_s == 4.0);
 }
 
+TEST_CASE("trtllm batch waiting: beside running decodes a context waits up to N steps or until the step is full",
+          "[batcher][trtllm]") {
+  auto s = sched(kTrtllm, 8, 100);
+  s.chunked_prefill = false;
+  s.batch_wait_iters = 3;
+  s.batch_wait_tokens_ratio = 0.5;  // 50 of the step's 100 tokens
+  Batcher b(s, kv(1e9));
+  Request a = req(10, 20), c = req(20, 20), d = req(60, 5);
+  b.add(&a);
+  CHECK(b.schedule(0.0).prefill_tokens() == 10);  // no decode runs: an idle engine never waits
+  b.complete(1.0);
+  b.add(&c);
+  // 1 decode + 20 prompt tokens < 50: c is held back in the steps at t = 1, 2 and 3, and goes at t = 4.
+  for (double t = 1.0; t < 4.0; t += 1.0) {
+    const auto& batch = b.schedule(t);
+    CHECK(batch.num_decode() == 1);
+    CHECK(batch.prefill_tokens() == 0);
+    b.complete(t + 1.0);
+  }
+  CHECK(b.schedule(4.0).prefill_tokens() == 20);
+  b.complete(5.0);
+  CHECK(c.first_token_s == 5.0);
+  // Two decodes + a 60-token prompt reach the 50 tokens: d goes in the step it arrives for.
+  b.add(&d);
+  CHECK(b.schedule(5.0).prefill_tokens() == 60);
+  b.complete(6.0);
+  CHECK(d.first_token_s == 6.0);
+  // Without batch waiting c would have been prefilled in the step after it arrived.
+  auto no_wait = sched(kTrtllm, 8, 100);
+  no_wait.chunked_prefill = false;
+  Batcher e(no_wait, kv(1e9));
+  Request a2 = req(10, 20), c2 = req(20, 20);
+  e.add(&a2);
+  e.schedule(0.0);
+  e.complete(1.0);
+  e.add(&c2);
+  CHECK(e.schedule(1.0).prefill_tokens() == 20);
+}
+
 TEST_CASE("preemption by swap keeps the victim's KV and moves it out and back; a full swap space recomputes",
           "[batcher][swap]") {
   // 100 tokens of KV, two requests of 40 in + 20 out prefilled together in step 0. Both decode in steps 1-10;

@@ -42,6 +42,7 @@ TEST_CASE("every scheduler policy field round-trips", "[specs][scheduler][roundt
       // SGLang's chunked_prefill_size may exceed its max_prefill_tokens: two independent limits there.
       {{"policy", "sglang"}, {"mixed_chunk", true}, {"max_num_batched_tokens", 2524}, {"chunk_tokens", 8192}},
       {{"policy", "sglang"}, {"recv_interval", 30}},
+      {{"policy", "trtllm"}, {"chunked_prefill", false}, {"batch_wait_iters", 20}, {"batch_wait_tokens_ratio", 0.9}},
   };
   for (const json& v : variants) {
     const DeploymentSpec d = parse_deployment(with_scheduler(v), "d.json");
@@ -85,6 +86,16 @@ TEST_CASE("bad scheduler policy input names the field", "[specs][scheduler]") {
                     "10", "only to policy sglang");
   CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "sglang"}, {"recv_interval", 0}}), "d.json"),
                     "scheduler.recv_interval", "0", ">= 1");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"batch_wait_iters", 20}}), "d.json"),
+                    "scheduler.batch_wait_iters", "20", "only to policy trtllm");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "trtllm"}, {"batch_wait_iters", -1}}), "d.json"),
+                    "scheduler.batch_wait_iters", "-1", ">= 0");
+  CHECK_INPUT_ERROR(
+      parse_deployment(with_scheduler({{"policy", "trtllm"}, {"batch_wait_tokens_ratio", 1.5}}), "d.json"),
+      "scheduler.batch_wait_tokens_ratio", "1.5", "[0, 1]");
+  CHECK_INPUT_ERROR(
+      parse_deployment(with_scheduler({{"policy", "sglang"}, {"batch_wait_tokens_ratio", 0.5}}), "d.json"),
+      "scheduler.batch_wait_tokens_ratio", "0.5", "only to policy trtllm");
   CHECK_INPUT_ERROR(
       parse_deployment(with_scheduler({{"policy", "trtllm"}, {"max_num_batched_tokens", 2048}, {"chunk_tokens", 4096}}),
                        "d.json"),

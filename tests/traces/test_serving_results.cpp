@@ -166,6 +166,41 @@ TEST_CASE("silicon CSV: SGLang rows of the gap analyses run mixed chunks where t
   CHECK(r.runs[0].server_recv_interval == 0);
 }
 
+TEST_CASE("silicon CSV: InferenceX's Llama-3.1-70B TensorRT-LLM rows run as its scripts start the server",
+          "[traces][silicon]") {
+  const std::string header =
+      "id,silicon_data_source,backend,model_path,system,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,"
+      "silicon_tpot_ms";
+  const std::string ix = "source_file=2026-04-06.csv; model=Llama-3.1-70B; silicon_concurrency=8; wip=False";
+  const std::string rows[] = {"tp4," + ix + ",trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,1024,8,4,1,1",
+                              "tp8," + ix + ",trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,1024,8,8,1,1",
+                              "long," + ix + ",trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,8192,1024,8,4,1,1",
+                              "vllm," + ix + ",vllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,1024,8,4,1,1",
+                              "oss," + ix + ",trtllm,openai/gpt-oss-120b,h200_sxm,agg,1024,1024,8,4,1,1"};
+  std::istringstream in(csv_text(header, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 5);
+  // trtllm-serve --max_num_tokens 16384 without chunked prefill on every row of the model; the batch waiting of
+  // its 1k/1k configuration only below TP 8.
+  for (std::size_t i : {0u, 1u, 2u}) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_whole_prompts);
+    CHECK(r.runs[i].server_max_num_tokens == 16384);
+  }
+  CHECK(r.runs[0].server_batch_wait_iters == 20);
+  CHECK(r.runs[0].server_batch_wait_tokens_ratio == 0.9);
+  CHECK(r.runs[0].notes.find("batch_wait_timeout_iters 20") != std::string::npos);
+  CHECK(r.runs[1].server_batch_wait_iters == 0);
+  CHECK(r.runs[2].server_batch_wait_iters == 0);
+  // Another engine, or another model's script: the engine's defaults.
+  for (std::size_t i : {3u, 4u}) {
+    INFO(r.runs[i].id);
+    CHECK_FALSE(r.runs[i].server_whole_prompts);
+    CHECK(r.runs[i].server_max_num_tokens == 0);
+    CHECK(r.runs[i].server_batch_wait_iters == 0);
+  }
+}
+
 TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silicon][shared]") {
   const std::string file = kShared + "/validation/silicon-dev.csv";
   if (!std::filesystem::exists(file)) {

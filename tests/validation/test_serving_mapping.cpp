@@ -126,6 +126,13 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   const auto sg = specs::parse_scenario(mapped(g).scenario, "row");
   CHECK(sg.deployment.scheduler.mixed_chunk);
   CHECK(sg.deployment.scheduler.recv_interval == 30);
+  auto t = agg_run("meta-llama/Llama-3.1-70B", "h200_sxm", "trtllm", {16, 0, 4, 1, 1, 1, 1});
+  CHECK(specs::parse_scenario(mapped(t).scenario, "row").deployment.scheduler.batch_wait_iters == 0);
+  t.server_batch_wait_iters = 20;
+  t.server_batch_wait_tokens_ratio = 0.9;
+  const auto bw = specs::parse_scenario(mapped(t).scenario, "row").deployment.scheduler;
+  CHECK(bw.batch_wait_iters == 20);
+  CHECK(bw.batch_wait_tokens_ratio == 0.9);
 }
 
 TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server does", "[validation]") {

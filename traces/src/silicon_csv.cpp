@@ -1,6 +1,7 @@
 // The silicon CSV of ai-dynamo/aiconfigurator (systems/silicon_sample.csv): one measured benchmark point per
 // row, the layout in *_size columns, the closed-loop concurrency inside silicon_data_source.
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -81,7 +82,29 @@ std::string restore_expert_parallel_layout(MeasuredServingRun& r, const std::str
 }
 
 // The engine settings InferenceX's launch scripts give its SGLang servers.
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
 void set_inferencex_launch_settings(MeasuredServingRun& r) {
+  const auto add_note = [&r](const std::string& note) { r.notes += (r.notes.empty() ? "" : "; ") + note; };
+  if (r.backend == "trtllm" && r.mode == "agg" && lower(r.model_path).find("llama-3.1-70b") != std::string::npos) {
+    // Its Llama-3.1-70B TensorRT-LLM scripts (benchmarks/70b_{fp8,fp4}_{b200,h200}_trt*.sh) start trtllm-serve
+    // with --max_num_tokens 16384 (one H200 variant passes MAX_MODEL_LEN) and no enable_chunked_prefill, so a
+    // prompt is prefilled whole; at 1,024 x 1,024 below TP 8 its extra options add batch_wait_timeout_iters 20
+    // and batch_wait_max_tokens_ratio 0.9 ("will improve the performance", the script says).
+    r.server_whole_prompts = true;
+    r.server_max_num_tokens = 16384;
+    std::string note =
+        "TensorRT-LLM as InferenceX's Llama-3.1-70B scripts start it: prompts whole, max_num_tokens 16384";
+    if (r.isl == 1024 && r.osl == 1024 && r.agg.tp < 8) {
+      r.server_batch_wait_iters = 20;
+      r.server_batch_wait_tokens_ratio = 0.9;
+      note += ", batch_wait_timeout_iters 20, batch_wait_max_tokens_ratio 0.9";
+    }
+    add_note(note);
+  }
   if (r.backend == "sglang" && r.mode == "agg") {
     // Its SGLang launch scripts poll for new requests every 30 decode steps above 4 clients and every 10 at
     // up to 4 (benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_b200.sh: --scheduler-recv-interval). With

@@ -61,6 +61,8 @@ nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_si
   if (run.server_whole_prompts) s["chunked_prefill"] = false;
   if (run.server_mixed_chunk) s["mixed_chunk"] = true;
   if (run.server_recv_interval > 1) s["recv_interval"] = run.server_recv_interval;
+  if (run.server_batch_wait_iters > 0) s["batch_wait_iters"] = run.server_batch_wait_iters;
+  if (run.server_batch_wait_tokens_ratio > 0.0) s["batch_wait_tokens_ratio"] = run.server_batch_wait_tokens_ratio;
   return s;
 }
 

@@ -164,6 +164,10 @@ private:
   int sglang_recv_counter_ = 0;
   bool sglang_last_decode_ = false;
   void sglang_receive();
+
+  // TensorRT-LLM with batch waiting: the steps its new contexts have waited so far (schedule_trtllm.cpp).
+  int trtllm_batch_wait_count_ = 0;
+  void trtllm_batch_wait();
 };
 
 }  // namespace fleetcast::simulator

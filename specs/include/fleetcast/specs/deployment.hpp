@@ -53,6 +53,10 @@ struct SchedulerSpec {
   double decode_overhead_factor = -1.0;  // step overhead share of a decode-only step; < 0: the policy's
   bool mixed_chunk = false;  // sglang only (--enable-mixed-chunk): the running decodes ride in each prefill step
   int recv_interval = 1;     // sglang only (--scheduler-recv-interval): decode steps between taking in requests
+  // trtllm only (batch_wait_timeout_iters, batch_wait_max_tokens_ratio): while decodes run, new contexts wait up to
+  // this many steps for the step's tokens to reach the ratio x max_num_batched_tokens. 0 and 0: never wait.
+  int batch_wait_iters = 0;
+  double batch_wait_tokens_ratio = 0.0;
   bool operator==(const SchedulerSpec&) const = default;
 
   int chunk_limit() const { return chunk_tokens > 0 ? chunk_tokens : max_num_batched_tokens; }
