@@ -81,12 +81,12 @@ std::string restore_expert_parallel_layout(MeasuredServingRun& r, const std::str
          ", the GPU count times ep";
 }
 
-// The engine settings InferenceX's launch scripts give its SGLang servers.
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
+// The engine settings InferenceX's launch scripts give its TensorRT-LLM and SGLang servers.
 void set_inferencex_launch_settings(MeasuredServingRun& r) {
   const auto add_note = [&r](const std::string& note) { r.notes += (r.notes.empty() ? "" : "; ") + note; };
   if (r.backend == "trtllm" && r.mode == "agg" && lower(r.model_path).find("llama-3.1-70b") != std::string::npos) {
