@@ -111,9 +111,8 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
     // clients in lockstep the engine idles between waves and receives at once, so this shows only when
     // the clients drift apart (--benchmark-clients).
     r.server_recv_interval = r.concurrency > 4 ? 30 : 10;
-    r.notes += std::string(r.notes.empty() ? "" : "; ") +
-               "SGLang as InferenceX's scripts start it: --scheduler-recv-interval " +
-               std::to_string(r.server_recv_interval);
+    add_note("SGLang as InferenceX's scripts start it: --scheduler-recv-interval " +
+             std::to_string(r.server_recv_interval));
   }
 }
 
