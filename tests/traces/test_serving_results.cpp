@@ -160,10 +160,35 @@ TEST_CASE("silicon CSV: SGLang rows of the gap analyses run mixed chunks where t
   CHECK(r.runs[0].notes.find("--enable-mixed-chunk") != std::string::npos);
   CHECK_FALSE(r.runs[1].server_mixed_chunk);  // that version's template never passes it
   CHECK_FALSE(r.runs[2].server_mixed_chunk);  // InferenceX's launch scripts, not the generator
-  // InferenceX's SGLang scripts poll for requests every 30 decode steps above 4 clients (10 at up to 4).
-  CHECK(r.runs[2].server_recv_interval == 30);
-  CHECK(r.runs[2].notes.find("--scheduler-recv-interval 30") != std::string::npos);
   CHECK(r.runs[0].server_recv_interval == 0);
+}
+
+TEST_CASE("silicon CSV: InferenceX's Qwen3.5 SGLang rows poll for requests as each GPU's and precision's script says",
+          "[traces][silicon]") {
+  const std::string header =
+      "id,silicon_data_source,backend,model_path,system,precision,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,"
+      "silicon_tpot_ms";
+  const auto row = [](const std::string& id, const std::string& system, const std::string& precision, int clients,
+                      const std::string& model = "Qwen/Qwen3.5-397B-A17B") {
+    const std::string c = std::to_string(clients);
+    return id + ",db-dump/2026-04-27; config_id=1; silicon_concurrency=" + c + "; workflow_run_id=2,sglang," + model +
+           "," + system + "," + precision + ",agg,1024,1024," + c + ",4,1,1";
+  };
+  const std::string rows[] = {row("b200fp8", "b200_sxm", "fp8", 8),   row("b200fp8c4", "b200_sxm", "fp8", 4),
+                              row("b200bf16", "b200_sxm", "bf16", 8), row("b300fp4", "b300_sxm", "fp4", 16),
+                              row("b300fp8", "b300_sxm", "fp8", 64),  row("h200fp8", "h200_sxm", "fp8", 8),
+                              row("other", "b200_sxm", "fp8", 8, "m")};
+  std::istringstream in(csv_text(header, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 7);
+  // B200 FP8 and FP4: 30 above 4 clients, else 10; B200 BF16, B300 FP4 and BF16: 30 from 16 clients, else 10;
+  // B300 FP8: always 10; H200 FP8: SGLang's default; another model's script: not read, the default.
+  const int expected[] = {30, 10, 10, 30, 10, 0, 0};
+  for (std::size_t i = 0; i < 7; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_recv_interval == expected[i]);
+    CHECK((r.runs[i].notes.find("--scheduler-recv-interval") != std::string::npos) == (expected[i] > 0));
+  }
 }
 
 TEST_CASE("silicon CSV: InferenceX's Llama-3.1-70B TensorRT-LLM rows run as its scripts start the server",

@@ -105,14 +105,25 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
     }
     add_note(note);
   }
-  if (r.backend == "sglang" && r.mode == "agg") {
-    // Its SGLang launch scripts poll for new requests every 30 decode steps above 4 clients and every 10 at
-    // up to 4 (benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_b200.sh: --scheduler-recv-interval). With
-    // clients in lockstep the engine idles between waves and receives at once, so this shows only when
-    // the clients drift apart (--benchmark-clients).
-    r.server_recv_interval = r.concurrency > 4 ? 30 : 10;
-    add_note("SGLang as InferenceX's scripts start it: --scheduler-recv-interval " +
-             std::to_string(r.server_recv_interval));
+  if (r.backend == "sglang" && r.mode == "agg" && lower(r.model_path).find("qwen3.5") != std::string::npos) {
+    // Its Qwen3.5 SGLang scripts (benchmarks/single_node/fixed_seq_len/qwen3.5_{bf16,fp4,fp8}_{b200,b300,h200}.sh)
+    // poll for new requests every --scheduler-recv-interval decode steps: 30 above 4 clients (else 10) in the B200
+    // FP8 and FP4 ones, 30 from 16 clients (else 10) in the B200 BF16 and the B300 FP4 and BF16 ones, always 10 in
+    // the B300 FP8 one; the H200 FP8 one leaves SGLang's default (every step). With clients in lockstep the engine
+    // idles between waves and receives at once, so this shows only when the clients drift apart
+    // (--benchmark-clients).
+    const bool b200 = r.system.rfind("b200", 0) == 0, b300 = r.system.rfind("b300", 0) == 0;
+    if (b200 && (r.precision == "fp8" || r.precision == "fp4")) {
+      r.server_recv_interval = r.concurrency > 4 ? 30 : 10;
+    } else if ((b200 && r.precision == "bf16") || (b300 && (r.precision == "fp4" || r.precision == "bf16"))) {
+      r.server_recv_interval = r.concurrency >= 16 ? 30 : 10;
+    } else if (b300 && r.precision == "fp8") {
+      r.server_recv_interval = 10;
+    }
+    if (r.server_recv_interval > 1) {
+      add_note("SGLang as InferenceX's scripts start it: --scheduler-recv-interval " +
+               std::to_string(r.server_recv_interval));
+    }
   }
 }
 
