@@ -81,6 +81,7 @@ std::string restore_expert_parallel_layout(MeasuredServingRun& r, const std::str
          ", the GPU count times ep";
 }
 
+// As validation's text.hpp lower(); traces sits below validation and cannot include it.
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
@@ -89,7 +90,9 @@ std::string lower(std::string s) {
 // The engine settings InferenceX's launch scripts give its TensorRT-LLM and SGLang servers.
 void set_inferencex_launch_settings(MeasuredServingRun& r) {
   const auto add_note = [&r](const std::string& note) { r.notes += (r.notes.empty() ? "" : "; ") + note; };
-  if (r.backend == "trtllm" && r.mode == "agg" && lower(r.model_path).find("llama-3.1-70b") != std::string::npos) {
+  // The scripts are per model; names are matched without case (exports differ in how they write them).
+  const std::string model = lower(r.model_path);
+  if (r.backend == "trtllm" && r.mode == "agg" && model.find("llama-3.1-70b") != std::string::npos) {
     // Its Llama-3.1-70B TensorRT-LLM scripts (benchmarks/70b_{fp8,fp4}_{b200,h200}_trt*.sh) start trtllm-serve
     // with --max_num_tokens 16384 (one H200 variant passes MAX_MODEL_LEN) and no enable_chunked_prefill, so a
     // prompt is prefilled whole; at 1,024 x 1,024 below TP 8 its extra options add batch_wait_timeout_iters 20
@@ -105,7 +108,7 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
     }
     add_note(note);
   }
-  if (r.backend == "sglang" && r.mode == "agg" && lower(r.model_path).find("qwen3.5") != std::string::npos) {
+  if (r.backend == "sglang" && r.mode == "agg" && model.find("qwen3.5") != std::string::npos) {
     // Its Qwen3.5 SGLang scripts (benchmarks/single_node/fixed_seq_len/qwen3.5_{bf16,fp4,fp8}_{b200,b300,h200}.sh)
     // poll for new requests every --scheduler-recv-interval decode steps: 30 above 4 clients (else 10) in the B200
     // FP8 and FP4 ones, 30 from 16 clients (else 10) in the B200 BF16 and the B300 FP4 and BF16 ones, always 10 in
