@@ -160,4 +160,12 @@ Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runt
   return select_profile(all, hardware, runtime);
 }
 
+Profile datasheet_profile_for(const specs::HardwareSpec& hardware, const std::string& runtime) {
+  std::vector<Profile> datasheet;
+  for (const Profile& p : shipped_profiles()) {
+    if (p.kind == "datasheet") datasheet.push_back(p);
+  }
+  return select_profile(datasheet, hardware, runtime);
+}
+
 }  // namespace fleetcast::calibration

@@ -9,7 +9,10 @@
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
+#include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/presets.hpp"
 #include "fleetcast/traces/bench_results.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
@@ -77,8 +80,68 @@ void print_unmapped(const validation::ValidationResult& r) {
   }
 }
 
+// The profile each predicted row's (hardware, runtime) used, with its figures outside what the kernels reach
+// (calibration/kernel_caveats.hpp): a fit that reproduces its rows with a GEMM faster than any measured one is part
+// of what the error table means.
+struct ProfileInUse {
+  std::string hardware, runtime, kind;
+  std::vector<calibration::KernelCaveat> caveats;
+};
+
+std::vector<ProfileInUse> profiles_in_use(const validation::ValidationResult& r) {
+  std::map<std::pair<std::string, std::string>, bool> pairs;
+  for (const auto& p : r.rows) {
+    if (!p.predicted) continue;
+    // "model | system | backend | mode": system is the hardware preset's name.
+    const std::size_t a = p.group.find(" | "), b = p.group.find(" | ", a + 3);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    pairs[{p.group.substr(a + 3, b - a - 3), p.run.backend}] = true;
+  }
+  std::vector<ProfileInUse> out;
+  for (const auto& [pair, unused] : pairs) {
+    (void)unused;
+    const specs::HardwareSpec hw = specs::hardware_preset(pair.first);
+    const calibration::Profile profile = calibration::profile_for(hw, pair.second);
+    out.push_back({pair.first, pair.second, profile.kind,
+                   calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, pair.second))});
+  }
+  return out;
+}
+
+std::string caveat_list(const std::vector<calibration::KernelCaveat>& caveats) {
+  std::string text;
+  for (const auto& c : caveats) text += (text.empty() ? "" : "; ") + calibration::describe(c);
+  return text;
+}
+
+void print_profiles(const std::vector<ProfileInUse>& profiles) {
+  bool any = false;
+  for (const auto& p : profiles) any = any || !p.caveats.empty();
+  if (!any) return;
+  std::printf(
+      "\nprofiles in use with figures outside the kernel-level ones (above: faster than any kernel measured; "
+      "below: under half of it):\n");
+  for (const auto& p : profiles) {
+    if (!p.caveats.empty())
+      std::printf("  %s %s (%s): %s\n", p.hardware.c_str(), p.runtime.c_str(), p.kind.c_str(),
+                  caveat_list(p.caveats).c_str());
+  }
+}
+
+nlohmann::json profiles_json(const std::vector<ProfileInUse>& profiles) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : profiles) {
+    nlohmann::json caveats = nlohmann::json::array();
+    for (const auto& c : p.caveats) {
+      caveats.push_back({{"field", c.field}, {"value", c.value}, {"kernel_level", c.kernel}, {"above", c.above}});
+    }
+    out.push_back({{"hardware", p.hardware}, {"runtime", p.runtime}, {"kind", p.kind}, {"kernel_caveats", caveats}});
+  }
+  return out;
+}
+
 // The group table as Markdown, for docs/ACCURACY.md.
-std::string markdown_groups(const validation::ValidationResult& r) {
+std::string markdown_groups(const validation::ValidationResult& r, const std::vector<ProfileInUse>& profiles) {
   std::string out =
       "| model | system | backend | mode | rows | predicted | TTFT median | TTFT p90 | TPOT median | TPOT p90 |\n"
       "|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
@@ -98,7 +161,19 @@ std::string markdown_groups(const validation::ValidationResult& r) {
   char buf[128];
   std::snprintf(buf, sizeof buf, "\nCoverage: %d of %ld rows predicted (%.1f%%).\n", r.overall.predicted, r.rows_read,
                 100.0 * r.coverage());
-  return out + buf;
+  out += buf;
+  std::string flagged;
+  for (const auto& p : profiles) {
+    if (!p.caveats.empty())
+      flagged += "- " + p.hardware + " " + p.runtime + " (" + p.kind + "): " + caveat_list(p.caveats) + "\n";
+  }
+  if (!flagged.empty()) {
+    out +=
+        "\nProfiles in use with figures outside the kernel-level ones (above: faster than any kernel measured, "
+        "standing in for time the step model counts and the engine does not spend; below: under half of it):\n\n" +
+        flagged;
+  }
+  return out;
 }
 
 // Every record of every file, read before anything runs, so a bad file fails the command up front.
@@ -230,10 +305,16 @@ int run_validate(const Args& args) {
   }
   const validation::ValidationResult result = validation::validate_runs(results, options);
   if (!summary_only) print_rows(result);
+  const std::vector<ProfileInUse> profiles = profiles_in_use(result);
   print_groups(result);
   print_unmapped(result);
-  if (!markdown.empty()) write_file_atomically(markdown, markdown_groups(result));
-  if (!json_out.empty()) write_file_atomically(json_out, validation::to_json(result).dump(1) + "\n");
+  print_profiles(profiles);
+  if (!markdown.empty()) write_file_atomically(markdown, markdown_groups(result, profiles));
+  if (!json_out.empty()) {
+    nlohmann::json j = validation::to_json(result);
+    j["profiles"] = profiles_json(profiles);
+    write_file_atomically(json_out, j.dump(1) + "\n");
+  }
   return 0;
 }
 

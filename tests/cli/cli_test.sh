@@ -189,6 +189,16 @@ silicon=$fixtures/../../validation/fixtures/silicon-small.csv
 "$bin" validate --json "$work/v3.json" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q -- "--silicon FILE or --bench" "$work/err"; } && ok || bad "validate without --silicon: $(cat "$work/err")"
 
+# A profile in use whose figures leave the kernel-level ones is named under the table and in the JSON: an H100 vLLM
+# profile with BF16 GEMMs at 99% of peak (the best measured matmul is 80%) and HBM streaming at 40% (under half of 90%).
+mkdir -p "$work/profiles"
+"$bin" calibrate datasheet h100 | sed -e 's/"kind": "datasheet"/"kind": "measured"/' -e 's/"runtime": ""/"runtime": "vllm"/' \
+  -e 's/"bf16": 0.8,/"bf16": 0.99,/' -e 's/"memory_efficiency": 0.9,/"memory_efficiency": 0.4,/' >"$work/profiles/h100-vllm.json"
+FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" validate --bench "$fixtures/../../traces/fixtures/vllm-bench-result.json" \
+  --model meta-llama/Llama-3.1-8B-Instruct --hardware h100 --tp 1 -j 2 --summary-only --json "$work/k.json" >"$work/out" 2>"$work/err"
+{ [ $? -eq 0 ] && grep -q "h100 vllm (measured): matmul_efficiency.bf16 0.99 above the best kernel-level 0.80; memory_efficiency 0.40 below half of the kernel-level 0.90" "$work/out" &&
+  grep -q '"field": "memory_efficiency"' "$work/k.json"; } && ok || bad "validate did not name the profile's figures outside the kernels': $(cat "$work/out" "$work/err")"
+
 # validate --bench: vLLM and SGLang benchmark-client result files, the deployment from flags and metadata.
 bench=$fixtures/../../traces/fixtures
 "$bin" validate --bench "$bench/vllm-bench-result.json" --bench "$bench/sglang-bench-serving.jsonl" \

@@ -92,9 +92,16 @@ TEST_CASE("the bounded serving fit keeps GEMMs at or below the best measured mat
   CHECK(bounded.profile.matmul_efficiency.at("fp8") <= best_fp8 + 1e-12);
   CHECK(bounded.profile.attention_compute_efficiency <= 0.80 + 1e-12);
   CHECK(bounded.profile.memory_efficiency <= 0.95 + 1e-12);
+  for (const auto& c : bounded.caveats) CHECK_FALSE(c.above);  // the bounded fit keeps to the kernels' ceilings
   options.bounded = false;
   const validation::ServingFit free = validation::fit_serving_profile(results, "h200", "vllm", options);
   CHECK(free.profile.matmul_efficiency.at("fp8") > 1.1 * best_fp8);
+  // ...and the free fit says where it left them, in its caveats and in the source a reader of the profile sees.
+  bool flagged = false;
+  for (const auto& c : free.caveats) flagged = flagged || (c.field == "matmul_efficiency.fp8" && c.above);
+  CHECK(flagged);
+  CHECK_THAT(free.profile.sources.at("matmul_efficiency.fp8"),
+             Catch::Contains("above the best kernel-level 0.73") && Catch::Contains("faster than any kernel measured"));
 }
 
 TEST_CASE("a cap on the host time per step holds, and without one the fit takes the slow steps as host time", "[fit]") {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
@@ -80,9 +81,10 @@ Params initial(const calibration::Profile& p, const calibration::Profile& base, 
   return t;
 }
 
-// The bounded fit's ceilings (serving_fit.hpp): attention and HBM streaming efficiencies, and the NVLink one.
-constexpr double kMaxAttentionEfficiency = 0.80;
-constexpr double kMaxMemoryEfficiency = 0.95;
+// The bounded fit's ceilings (serving_fit.hpp) on attention and HBM streaming are kernel_caveats.hpp's, so that a
+// bounded fit is never flagged as above the kernels.
+using calibration::kMaxAttentionEfficiency;
+using calibration::kMaxMemoryEfficiency;
 // The bounded fit's prior: each efficiency log-normal around the datasheet figure, one standard deviation a
 // factor of 1.5.
 const double kPriorSigma = std::log(1.5);
@@ -124,15 +126,6 @@ calibration::Profile apply(const calibration::Profile& base, const Params& t, co
     p.expert_kernel_efficiency[expert_formats[k]] = x(kCommonParams + static_cast<Eigen::Index>(k));
   }
   return p;
-}
-
-// The datasheet profile shipped for `hw` (calibration/profiles/<hw>.json), or the one computed from its spec.
-calibration::Profile datasheet_for(const specs::HardwareSpec& hw, const std::string& runtime) {
-  std::vector<calibration::Profile> datasheet;
-  for (const calibration::Profile& p : calibration::shipped_profiles()) {
-    if (p.kind == "datasheet") datasheet.push_back(p);
-  }
-  return calibration::select_profile(datasheet, hw, runtime);
 }
 
 // log(predicted / measured) TTFT and TPOT per row, the rows spread over `threads` threads (the replay keeps
@@ -185,7 +178,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                                const std::string& runtime, const ServingFitOptions& options) {
   const specs::HardwareSpec hw = specs::hardware_preset(hardware);
   const calibration::Profile in_use = calibration::profile_for(hw, runtime);
-  const calibration::Profile base = datasheet_for(hw, runtime);
+  const calibration::Profile base = calibration::datasheet_profile_for(hw, runtime);
   ServingFit fit;
   std::vector<Row> rows;
   for (const auto& run : results.runs) {
@@ -353,6 +346,17 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   }
   for (const auto& [cls, eff] : fit.profile.matmul_efficiency) {
     fit.profile.sources["matmul_efficiency." + cls] = source + "; one factor on every compute class";
+  }
+  // A figure outside what the kernels reach says so where a reader of the profile looks (kernel_caveats.hpp).
+  fit.caveats = calibration::kernel_caveats(fit.profile, base);
+  for (const calibration::KernelCaveat& c : fit.caveats) {
+    fit.profile.sources[c.field] +=
+        c.above ? "; " + calibration::describe(c) +
+                      " (faster than any kernel measured: it stands in for time the step model counts and the engine "
+                      "does not spend)"
+                : "; " + calibration::describe(c) +
+                      " (slower than the kernels measure by 2x or more: it stands in for a slowdown the step model "
+                      "does not describe)";
   }
   return fit;
 }

@@ -43,4 +43,8 @@ bool datasheet_profiles_only();
 // shipped datasheet profiles only (for figures that must not move when a fit is refreshed). Read once per process.
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime);
 
+// The datasheet profile shipped for `hardware` (calibration/profiles/<hardware>.json), or the one computed from its
+// spec where none ships: the kernel-level figures a fit is held against (kernel_caveats.hpp, calibrate serving).
+Profile datasheet_profile_for(const specs::HardwareSpec& hardware, const std::string& runtime);
+
 }  // namespace fleetcast::calibration

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/profile.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 
@@ -71,6 +72,8 @@ struct ServingFit {
   // the descent from it ended at the lower training cost.
   std::string started_from = "datasheet";
   std::vector<std::string> skipped;  // rows of the pair not usable by the replay, with the reason
+  // The fitted figures outside what the kernels reach (calibration/kernel_caveats.hpp), also noted in the sources.
+  std::vector<calibration::KernelCaveat> caveats;
 };
 
 // Fits the profile of `hardware` under `runtime` from the agg rows of `results` that map to that pair, starting
