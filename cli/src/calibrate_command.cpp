@@ -12,6 +12,7 @@
 #include "fleetcast/calibration/compose.hpp"
 #include "fleetcast/calibration/fit.hpp"
 #include "fleetcast/calibration/held_out.hpp"
+#include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/kernel_import.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/calibration/quality_report.hpp"
@@ -195,7 +196,15 @@ int run_calibrate(const Args& args) {
     const Parsed p = parse(args, {"--runtime"}, {});
     if (p.positional.size() != 1) throw InputError("", "calibrate show", "", kUsage);
     const std::string runtime = p.options.count("--runtime") ? p.options.at("--runtime") : "vllm";
-    std::printf("%s\n", calibration::to_json(profile_arg(p.positional[0], runtime)).dump(2).c_str());
+    const calibration::Profile profile = profile_arg(p.positional[0], runtime);
+    std::printf("%s\n", calibration::to_json(profile).dump(2).c_str());
+    // On stderr, so that the JSON on stdout still parses: the figures a reader should not carry far from the rows
+    // they were fitted to (calibration/kernel_caveats.hpp). A profile of hardware with no preset has none to compare.
+    if (specs::has_preset(specs::PresetKind::hardware, profile.hardware)) {
+      const specs::HardwareSpec hw = specs::hardware_preset(profile.hardware);
+      for (const auto& c : calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, runtime)))
+        std::fprintf(stderr, "note: %s\n", calibration::describe(c).c_str());
+    }
     return 0;
   }
   if (verb == "datasheet") {
