@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "atomic_file.hpp"
@@ -89,17 +90,16 @@ struct ProfileInUse {
 };
 
 std::vector<ProfileInUse> profiles_in_use(const validation::ValidationResult& r) {
-  std::map<std::pair<std::string, std::string>, bool> pairs;
+  std::set<std::pair<std::string, std::string>> pairs;
   for (const auto& p : r.rows) {
     if (!p.predicted) continue;
     // "model | system | backend | mode": system is the hardware preset's name.
     const std::size_t a = p.group.find(" | "), b = p.group.find(" | ", a + 3);
     if (a == std::string::npos || b == std::string::npos) continue;
-    pairs[{p.group.substr(a + 3, b - a - 3), p.run.backend}] = true;
+    pairs.insert({p.group.substr(a + 3, b - a - 3), p.run.backend});
   }
   std::vector<ProfileInUse> out;
-  for (const auto& [pair, unused] : pairs) {
-    (void)unused;
+  for (const auto& pair : pairs) {
     const specs::HardwareSpec hw = specs::hardware_preset(pair.first);
     const calibration::Profile profile = calibration::profile_for(hw, pair.second);
     out.push_back({pair.first, pair.second, profile.kind,
