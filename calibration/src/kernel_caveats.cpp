@@ -53,4 +53,12 @@ std::string describe(const KernelCaveat& c) {
   return buf;
 }
 
+nlohmann::json to_json(const std::vector<KernelCaveat>& caveats) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : caveats) {
+    out.push_back({{"field", c.field}, {"value", c.value}, {"kernel_level", c.kernel}, {"above", c.above}});
+  }
+  return out;
+}
+
 }  // namespace fleetcast::calibration

@@ -131,11 +131,10 @@ void print_profiles(const std::vector<ProfileInUse>& profiles) {
 nlohmann::json profiles_json(const std::vector<ProfileInUse>& profiles) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& p : profiles) {
-    nlohmann::json caveats = nlohmann::json::array();
-    for (const auto& c : p.caveats) {
-      caveats.push_back({{"field", c.field}, {"value", c.value}, {"kernel_level", c.kernel}, {"above", c.above}});
-    }
-    out.push_back({{"hardware", p.hardware}, {"runtime", p.runtime}, {"kind", p.kind}, {"kernel_caveats", caveats}});
+    out.push_back({{"hardware", p.hardware},
+                   {"runtime", p.runtime},
+                   {"kind", p.kind},
+                   {"kernel_caveats", calibration::to_json(p.caveats)}});
   }
   return out;
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/cost_model/cost.hpp"
 #include "fleetcast/cost_model/fleet_cost.hpp"
 #include "fleetcast/cost_model/sensitivity.hpp"
@@ -294,7 +296,11 @@ nlohmann::json build_report(const ReportInputs& in) {
         {"by_class", derived_by_class(s.workload, *in.plan)},
         {"parameters", {{"total", params.total()}, {"active_per_token", params.active_per_token()}}},
         {"memory", memory_json(*in.memory)},
-        {"profile", calibration::to_json(*in.profile)}}},
+        {"profile", calibration::to_json(*in.profile)},
+        // Its figures outside the kernel-level ones (kernel_caveats.hpp): a fit's stand-ins, which a workload far
+        // from the rows it was fitted to may not share.
+        {"profile_kernel_caveats", calibration::to_json(calibration::kernel_caveats(
+                                       *in.profile, calibration::datasheet_profile_for(d.hardware, d.runtime)))}}},
       {"measurement",
        {{"window_start_s", rec.window_start_s()},
         {"window_end_s", rec.window_end_s()},

@@ -204,6 +204,13 @@ FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" validate --bench "$fixtures/../../
 { [ $? -eq 0 ] && grep -q "note: memory_efficiency 0.40 below half of the kernel-level 0.90" "$work/err" &&
   ! grep -q "note:" "$work/out"; } && ok || bad "calibrate show did not note the profile's figures: $(cat "$work/err")"
 
+# A forecast made with that profile says so under its summary and in the report; with the datasheet ones, nothing.
+FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" simulate "$fixtures/good.json" -o "$work/kr.json" >"$work/out" 2>"$work/err"
+{ [ $? -eq 0 ] && grep -q "profile (measured) outside the kernel-level figures: matmul_efficiency.bf16 0.99 > 0.80, memory_efficiency 0.40 < half of 0.90" "$work/out" &&
+  grep -q '"profile_kernel_caveats": \[$' "$work/kr.json" &&
+  ! "$bin" --datasheet-profiles simulate "$fixtures/good.json" | grep -q "kernel-level"; } && ok ||
+  bad "simulate did not name the profile's figures outside the kernels': $(cat "$work/out" "$work/err")"
+
 # validate --bench: vLLM and SGLang benchmark-client result files, the deployment from flags and metadata.
 bench=$fixtures/../../traces/fixtures
 "$bin" validate --bench "$bench/vllm-bench-result.json" --bench "$bench/sglang-bench-serving.jsonl" \

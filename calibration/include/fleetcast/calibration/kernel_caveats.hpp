@@ -8,6 +8,7 @@
 // reading the profile should know. These are flags for a reader, not limits: `calibrate serving --bounded` is the
 // fit that keeps to them.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,8 @@ std::vector<KernelCaveat> kernel_caveats(const Profile& profile, const Profile& 
 
 // "matmul_efficiency.bf16 1.00 above the best kernel-level 0.80" / "nvlink_efficiency 0.09 below half of 0.82".
 std::string describe(const KernelCaveat& c);
+
+// [{"field", "value", "kernel_level", "above"}, ...]: the form reports and `validate --json` carry them in.
+nlohmann::json to_json(const std::vector<KernelCaveat>& caveats);
 
 }  // namespace fleetcast::calibration
