@@ -161,10 +161,14 @@ Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runt
 }
 
 Profile datasheet_profile_for(const specs::HardwareSpec& hardware, const std::string& runtime) {
-  std::vector<Profile> datasheet;
-  for (const Profile& p : shipped_profiles()) {
-    if (p.kind == "datasheet") datasheet.push_back(p);
-  }
+  // Parsed once per process, as profile_for's candidates are: every report and every validate pair asks.
+  static const std::vector<Profile> datasheet = [] {
+    std::vector<Profile> v;
+    for (Profile& p : shipped_profiles()) {
+      if (p.kind == "datasheet") v.push_back(std::move(p));
+    }
+    return v;
+  }();
   return select_profile(datasheet, hardware, runtime);
 }
 
