@@ -61,4 +61,20 @@ nlohmann::json to_json(const std::vector<KernelCaveat>& caveats) {
   return out;
 }
 
+std::string short_list(const nlohmann::json& caveats) {
+  std::string text;
+  if (!caveats.is_array()) return text;
+  for (const auto& k : caveats) {
+    if (!k.is_object() || !k.contains("field") || !k["field"].is_string() || !k.contains("value") ||
+        !k["value"].is_number() || !k.contains("kernel_level") || !k["kernel_level"].is_number() ||
+        !k.contains("above") || !k["above"].is_boolean())
+      continue;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, k["above"].get<bool>() ? "%s %.2f > %.2f" : "%s %.2f < half of %.2f",
+                  k["field"].get<std::string>().c_str(), k["value"].get<double>(), k["kernel_level"].get<double>());
+    text += (text.empty() ? "" : ", ") + std::string(buf);
+  }
+  return text;
+}
+
 }  // namespace fleetcast::calibration

@@ -269,6 +269,17 @@ void MainWindow::show_plan(const PlanOutcome& plan) {
                                    : QString("%1 at $%2 per M tokens")
                                          .arg(plan.rows.front().description.toHtmlEscaped())
                                          .arg(plan.rows.front().usd_per_m_tokens, 0, 'f', 4)));
+  // Where the ranking leans on a fit's stand-ins: the profiles with figures outside the kernel-level ones.
+  QStringList noted;
+  for (const PlanProfile& p : plan.profiles) {
+    if (!p.caveats.isEmpty())
+      noted << QString("%1 %2 (%3): %4").arg(p.hardware, p.runtime, p.kind, p.caveats).toHtmlEscaped();
+  }
+  if (!noted.isEmpty())
+    plan_summary_->setText(plan_summary_->text() +
+                           "<br>Profiles outside the kernel-level figures (&gt;: faster than "
+                           "any kernel measured; &lt;: under half of it): " +
+                           noted.join("; "));
   const ParetoData pareto = plan_pareto_data(plan);
   QVector<XYSeries> series;
   for (const auto& s : pareto.series) series.push_back({s.name, s.points, s.tooltips, XYSeries::Style::points, {}});

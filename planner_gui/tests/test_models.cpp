@@ -205,6 +205,36 @@ class ModelsTest : public QObject {
     QCOMPARE(split.busy_usd_per_hour + split.idle_usd_per_hour, c.cost.usd_per_hour);
   }
 
+  void a_profile_outside_the_kernel_level_figures_marks_its_row() {
+    QFile f(kReportH100);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QJsonObject j = QJsonDocument::fromJson(f.readAll()).object();
+    QTemporaryDir dir;
+    const auto write = [&](const QString& name) {
+      QFile out(dir.path() + "/" + name);
+      if (!out.open(QIODevice::WriteOnly)) qFatal("cannot write");
+      out.write(QJsonDocument(j).toJson());
+      return out.fileName();
+    };
+    QJsonObject derived = j["derived"].toObject();
+    derived["profile_kernel_caveats"] = QJsonArray{};
+    j["derived"] = derived;
+    const Configuration clean = load_report(write("clean.json"));
+    QVERIFY(clean.profile_caveats.isEmpty());
+    derived["profile_kernel_caveats"] = QJsonArray{
+        QJsonObject{{"field", "memory_efficiency"}, {"value", 0.4}, {"kernel_level", 0.9}, {"above", false}}};
+    j["derived"] = derived;
+    const Configuration noted = load_report(write("noted.json"));
+    QCOMPARE(noted.profile_caveats, QString("memory_efficiency 0.40 < half of 0.90"));
+    QVERIFY(noted.details.contains("profile outside the kernel-level figures: memory_efficiency 0.40"));
+
+    ComparisonTableModel model;
+    model.append({clean, noted});
+    QCOMPARE(model.index(0, ComparisonTableModel::label).data().toString(), clean.label);
+    QCOMPARE(model.index(1, ComparisonTableModel::label).data().toString(), noted.label + " †");
+    QVERIFY(model.index(1, ComparisonTableModel::label).data(Qt::ToolTipRole).toString().contains("0.40 < half"));
+  }
+
   void pareto_frontier_of_the_sweep() {
     QVector<Configuration> all = load_sweep_results(kSweep);
     all << load_report(kReportH100) << load_report(kReportH200);

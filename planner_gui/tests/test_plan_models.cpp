@@ -200,6 +200,57 @@ class PlanModelsTest : public QObject {
     QCOMPARE(d.frontier.points.front().x(), plan.rows.front().usd_per_m_tokens);
   }
 
+  void profiles_outside_the_kernel_level_figures_reach_their_rows() {
+    // The fixture predates `profiles`: none read, no row noted.
+    const PlanOutcome old = load_plan_output(kPlan);
+    QVERIFY(old.profiles.isEmpty());
+    for (const PlanRow& r : old.rows) QVERIFY(r.profile_caveats.isEmpty());
+
+    QJsonObject j = plan_json();
+    const QJsonObject gemm{{"field", "matmul_efficiency.bf16"}, {"value", 1.0}, {"kernel_level", 0.8}, {"above", true}};
+    j["profiles"] = QJsonArray{
+        QJsonObject{
+            {"hardware", "h100"}, {"runtime", "vllm"}, {"kind", "fitted"}, {"kernel_caveats", QJsonArray{gemm}}},
+        QJsonObject{
+            {"hardware", "h200"}, {"runtime", "vllm"}, {"kind", "datasheet"}, {"kernel_caveats", QJsonArray{}}}};
+    QTemporaryDir dir;
+    QFile f(dir.path() + "/with-profiles.json");
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(j).toJson());
+    f.close();
+    const PlanOutcome plan = load_plan_output(f.fileName());
+    QCOMPARE(plan.profiles.size(), 2);
+    QCOMPARE(plan.profiles[0].kind, QString("fitted"));
+    QCOMPARE(plan.profiles[0].caveats, QString("matmul_efficiency.bf16 1.00 > 0.80"));
+    QVERIFY(plan.profiles[1].caveats.isEmpty());
+    PlanTableModel model;
+    model.set_rows(plan.rows);
+    int noted = 0;
+    for (int row = 0; row < model.rowCount(); ++row) {
+      const PlanRow& r = plan.rows[row];
+      const bool h100 = r.hardware == "h100";
+      QCOMPARE(r.profile_caveats, h100 ? plan.profiles[0].caveats : QString());
+      const QString tip = model.index(row, Col::configuration).data(Qt::ToolTipRole).toString();
+      QCOMPARE(tip.contains("outside the kernel-level figures: matmul_efficiency.bf16 1.00 > 0.80"), h100);
+      noted += h100;
+    }
+    QVERIFY2(noted >= 1, "the toy plan has feasible H100 configurations");
+
+    // A `profiles` entry without its caveats is an error naming the field, not a silent blank.
+    j["profiles"] = QJsonArray{QJsonObject{{"hardware", "h100"}, {"runtime", "vllm"}, {"kind", "fitted"}}};
+    QFile g(dir.path() + "/bad-profiles.json");
+    QVERIFY(g.open(QIODevice::WriteOnly));
+    g.write(QJsonDocument(j).toJson());
+    g.close();
+    QString message;
+    try {
+      load_plan_output(g.fileName());
+    } catch (const LoadError& e) {
+      message = e.what();
+    }
+    QVERIFY2(message.contains("bad-profiles.json: field 'profiles[].kernel_caveats'"), qPrintable(message));
+  }
+
   void load_any_recognises_a_plan_and_bad_plans_say_why() {
     const LoadedFile loaded = load_any(kPlan);
     QVERIFY(loaded.plan.has_value());

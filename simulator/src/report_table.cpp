@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/simulator/report.hpp"
 
 namespace fleetcast::simulator {
@@ -94,17 +95,10 @@ std::string format_summary(const nlohmann::json& r) {
   out += line("$/M input / output / blended", fmt("$%.3f / $%.3f / $%.3f", num(c["usd_per_m_input"]),
                                                   num(c["usd_per_m_output"]), num(c["usd_per_m_tokens_blended"])));
   // The profile's figures outside the kernel-level ones: the forecast leans on a fit's stand-ins there.
-  const nlohmann::json caveats = d.value("profile_kernel_caveats", nlohmann::json::array());
-  if (!caveats.empty()) {
-    std::string text;
-    for (const auto& k : caveats) {
-      text += (text.empty() ? "" : ", ") + k["field"].get<std::string>() +
-              fmt(k["above"].get<bool>() ? " %.2f > %.2f" : " %.2f < half of %.2f", num(k["value"]),
-                  num(k["kernel_level"]));
-    }
-    out +=
-        "  profile (" + d["profile"]["kind"].get<std::string>() + ") outside the kernel-level figures: " + text + "\n";
-  }
+  const std::string caveats = calibration::short_list(d.value("profile_kernel_caveats", nlohmann::json::array()));
+  if (!caveats.empty())
+    out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") outside the kernel-level figures: " + caveats +
+           "\n";
   return out;
 }
 

@@ -58,3 +58,15 @@ TEST_CASE("figures faster than any kernel or under half of the kernels' are flag
   p.attention_compute_efficiency = 0.81;  // just above the 0.80 ceiling
   CHECK(find(calibration::kernel_caveats(p, d), "attention_compute_efficiency"));
 }
+
+TEST_CASE("the short list of caveats reads back their JSON form, and skips entries it cannot read", "[caveats]") {
+  const std::vector<calibration::KernelCaveat> caveats = {{"matmul_efficiency.bf16", 0.99, 0.80, true},
+                                                          {"memory_efficiency", 0.4, 0.90, false}};
+  nlohmann::json j = calibration::to_json(caveats);
+  CHECK(calibration::short_list(j) == "matmul_efficiency.bf16 0.99 > 0.80, memory_efficiency 0.40 < half of 0.90");
+  j.push_back({{"field", "nvlink_efficiency"}, {"value", "high"}, {"kernel_level", 0.8}, {"above", true}});
+  j.push_back(nullptr);
+  CHECK(calibration::short_list(j) == "matmul_efficiency.bf16 0.99 > 0.80, memory_efficiency 0.40 < half of 0.90");
+  CHECK(calibration::short_list(nlohmann::json::array()).empty());
+  CHECK(calibration::short_list(nullptr).empty());
+}

@@ -211,6 +211,26 @@ FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" simulate "$fixtures/good.json" -o 
   ! "$bin" --datasheet-profiles simulate "$fixtures/good.json" | grep -q "kernel-level"; } && ok ||
   bad "simulate did not name the profile's figures outside the kernels': $(cat "$work/out" "$work/err")"
 
+# A plan and a sweep that lean on it say so too: the plan under its tables and per hardware in its JSON, the sweep
+# once per GPU and runtime under its table and in every line.
+cat >"$work/kplan.json" <<'PLAN'
+{"name": "k", "model": "llama-3.1-8b", "hardware": ["h100"], "max_gpus": 1,
+ "workload": {"arrival": {"kind": "poisson", "rate_per_s": 1.0},
+              "input_tokens": {"kind": "fixed", "value": 200}, "output_tokens": {"kind": "fixed", "value": 20},
+              "slo": {"ttft_ms": 10000}},
+ "search": {"gpu_counts": [1], "tp": [1], "max_num_seqs": [8], "max_num_batched_tokens": [2048]},
+ "simulation": {"num_requests": 40}}
+PLAN
+FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" plan "$work/kplan.json" -o "$work/kp.json" >"$work/out" 2>"$work/err"
+{ [ $? -eq 0 ] && grep -q "^  h100 vllm (measured): matmul_efficiency.bf16 0.99 > 0.80, memory_efficiency 0.40 < half of 0.90$" "$work/out" &&
+  python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['profiles']; sys.exit(not (len(p)==1 and p[0]['kind']=='measured' and [c['field'] for c in p[0]['kernel_caveats']]==['matmul_efficiency.bf16','memory_efficiency']))" "$work/kp.json" &&
+  ! "$bin" --datasheet-profiles plan "$work/kplan.json" 2>/dev/null | grep -q "kernel-level"; } && ok ||
+  bad "plan did not name the profile's figures outside the kernels': $(cat "$work/out" "$work/err")"
+FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" sweep grid "$fixtures/good.json" kc --set seed=1,2 --out "$work/ks" >"$work/out" 2>"$work/err"
+{ [ $? -eq 0 ] && [ "$(grep -c "^h100 vllm profile outside the kernel-level figures: matmul_efficiency.bf16 0.99 > 0.80, memory_efficiency 0.40 < half of 0.90$" "$work/out")" = 1 ] &&
+  [ "$(grep -c '"field":"memory_efficiency"' "$work/ks/kc/results.jsonl")" = 2 ]; } && ok ||
+  bad "sweep did not name the profile's figures outside the kernels': $(cat "$work/out" "$work/err")"
+
 # validate --bench: vLLM and SGLang benchmark-client result files, the deployment from flags and metadata.
 bench=$fixtures/../../traces/fixtures
 "$bin" validate --bench "$bench/vllm-bench-result.json" --bench "$bench/sglang-bench-serving.jsonl" \

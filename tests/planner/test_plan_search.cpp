@@ -114,6 +114,40 @@ TEST_CASE("the plan's JSON is the same bytes whatever the number of workers", "[
   // Every candidate is either feasible or rejected with a reason.
   CHECK(out["feasible"].size() + out["rejected"].size() == out["summary"]["candidates"].get<std::size_t>());
   for (const auto& r : out["rejected"]) CHECK(r["rejection"]["reason"].is_string());
+  // One profile per hardware of the plan, in its order, each the one its candidates were simulated with.
+  REQUIRE(out["profiles"].size() == p.hardware.size());
+  for (std::size_t i = 0; i < p.hardware.size(); ++i) {
+    CHECK(out["profiles"][i]["hardware"] == p.hardware[i]);
+    CHECK(out["profiles"][i]["runtime"] == p.runtime);
+    CHECK(out["profiles"][i]["kernel_caveats"].is_array());
+  }
+}
+
+TEST_CASE("the plan's text names the profiles with figures outside the kernel-level ones, and only those",
+          "[planner][plan]") {
+  nlohmann::json out = {{"summary",
+                         {{"candidates", 0},
+                          {"invalid_combinations", 0},
+                          {"pruned", 0},
+                          {"simulated", 0},
+                          {"feasible", 0},
+                          {"pruned_by_reason", nlohmann::json::object()},
+                          {"rejected_after_simulation_by_reason", nlohmann::json::object()}}},
+                        {"feasible", nlohmann::json::array()},
+                        {"rejected", nlohmann::json::array()}};
+  const nlohmann::json clean = {
+      {"hardware", "h200"}, {"runtime", "vllm"}, {"kind", "datasheet"}, {"kernel_caveats", nlohmann::json::array()}};
+  out["profiles"] = {clean};
+  CHECK(planner::plan_text(out, 5).find("kernel-level") == std::string::npos);
+  out["profiles"].push_back(
+      {{"hardware", "h100"},
+       {"runtime", "vllm"},
+       {"kind", "fitted"},
+       {"kernel_caveats",
+        {{{"field", "matmul_efficiency.bf16"}, {"value", 1.0}, {"kernel_level", 0.8}, {"above", true}}}}});
+  const std::string text = planner::plan_text(out, 5);
+  CHECK(text.find("\n  h100 vllm (fitted): matmul_efficiency.bf16 1.00 > 0.80\n") != std::string::npos);
+  CHECK(text.find("h200 vllm") == std::string::npos);
 }
 
 TEST_CASE("a plan over a recorded trace offers the trace's rate and agrees with exhaustive simulation",

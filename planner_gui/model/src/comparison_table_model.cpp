@@ -64,7 +64,9 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
   const bool best = col != label && best_[index.row()][col];
   switch (role) {
     case Qt::DisplayRole:
-      if (col == label) return c.error.isEmpty() ? c.label : c.label + " (failed)";
+      // A dagger where the figures lean on a profile outside the kernel-level ones; the tooltip says which.
+      if (col == label)
+        return (c.error.isEmpty() ? c.label : c.label + " (failed)") + (c.profile_caveats.isEmpty() ? "" : " †");
       return format(value(c, col), col);
     case Qt::ToolTipRole:
       return c.error.isEmpty() ? c.details : c.error;
@@ -85,7 +87,10 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
 QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation == Qt::Vertical) return role == Qt::DisplayRole ? QVariant(section + 1) : QVariant();
   if (role == Qt::ToolTipRole) {
-    if (section == label) return QStringLiteral("configuration");
+    if (section == label)
+      return QStringLiteral(
+          "configuration; † its profile has figures outside the kernel-level ones (its tooltip "
+          "names them)");
     return higher_is_better(section) ? QStringLiteral("higher is better; best marked")
                                      : QStringLiteral("lower is better; best marked");
   }

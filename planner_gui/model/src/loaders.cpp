@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 
@@ -101,6 +102,13 @@ QString parameters_text(const json& parameters) {
   return parts.join(' ');
 }
 
+// A simulated configuration's profile figures outside the kernel-level ones, and the tooltip line that says so.
+QString caveats_from(const json& caveats) { return QString::fromStdString(calibration::short_list(caveats)); }
+
+QString caveats_line(const QString& caveats) {
+  return caveats.isEmpty() ? QString() : "\nprofile outside the kernel-level figures: " + caveats;
+}
+
 }  // namespace
 
 Configuration load_report(const QString& path) {
@@ -125,7 +133,9 @@ Configuration load_report(const QString& path) {
     c.timeline = {column(t, "t_s"), column(t, "waiting"), column(t, "running"), column(t, "kv_used_share")};
   }
   const std::string scenario_name = j.contains("scenario") ? j.at("scenario").value("name", "") : "";
-  c.details = QString::fromStdString(scenario_name) + "\n" + layout_text(c.record);
+  if (j.contains("derived") && j.at("derived").is_object())
+    c.profile_caveats = caveats_from(j.at("derived").value("profile_kernel_caveats", json()));
+  c.details = QString::fromStdString(scenario_name) + "\n" + layout_text(c.record) + caveats_line(c.profile_caveats);
   return c;
 }
 
@@ -156,7 +166,8 @@ QVector<Configuration> load_sweep_results(const QString& path) {
       if (!j.contains("benchmark_record")) throw LoadError(where.toStdString() + ": no benchmark_record and no error");
       c.record = record_from(j.at("benchmark_record"), where + ": benchmark_record");
       c.cost = cost_from(j.value("cost", json()));
-      c.details = parameters + "\n" + layout_text(c.record);
+      c.profile_caveats = caveats_from(j.value("profile_kernel_caveats", json()));
+      c.details = parameters + "\n" + layout_text(c.record) + caveats_line(c.profile_caveats);
     }
     out.push_back(std::move(c));
   }

@@ -3,6 +3,7 @@
 #include <QMap>
 #include <nlohmann/json.hpp>
 
+#include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/gui/loaders.hpp"
 #include "fleetcast/gui/plan_outcome.hpp"
 
@@ -69,6 +70,18 @@ PlanOutcome load_plan_output(const QString& path) {
   out.feasible = whole(s, "feasible", path, "summary.feasible");
   out.invalid_combinations = whole(s, "invalid_combinations", path, "summary.invalid_combinations");
 
+  // Older outputs have no `profiles`; where present it must be read whole.
+  QMap<QString, QString> caveats_of;  // hardware -> its profile's caveats
+  if (j.contains("profiles")) {
+    for (const json& p : field(j, "profiles", path, "profiles", json::value_t::array)) {
+      const json& caveats = field(p, "kernel_caveats", path, "profiles[].kernel_caveats", json::value_t::array);
+      const PlanProfile profile{text(p, "hardware"), text(p, "runtime"), text(p, "kind"),
+                                QString::fromStdString(calibration::short_list(caveats))};
+      caveats_of.insert(profile.hardware, profile.caveats);
+      out.profiles.push_back(profile);
+    }
+  }
+
   for (const json& e : field(j, "feasible", path, "feasible", json::value_t::array)) {
     PlanRow r;
     r.rank = whole(e, "rank", path, "feasible[].rank");
@@ -78,6 +91,7 @@ PlanOutcome load_plan_output(const QString& path) {
     r.hardware = text(e, "hardware");
     r.usd_per_hour = number(e, "usd_per_hour");
     r.pareto = e.value("pareto", false);
+    r.profile_caveats = caveats_of.value(r.hardware);
     const json figures = e.value("figures", json::object());
     r.usd_per_m_tokens = number(figures, "usd_per_m_blended");
     r.output_tokens_per_s_per_gpu = number(figures, "output_tokens_per_s_per_gpu");

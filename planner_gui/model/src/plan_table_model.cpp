@@ -76,12 +76,14 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const {
       if (col == pareto) return r.pareto ? QStringLiteral("★") : QString();
       return format(v, col);
     case Qt::ToolTipRole:
-      return QString("config %1: %2\n%3 output tokens/s per GPU, %4 tokens/s per user%5")
+      return QString("config %1: %2\n%3 output tokens/s per GPU, %4 tokens/s per user%5%6")
           .arg(r.config)
           .arg(r.description)
           .arg(r.output_tokens_per_s_per_gpu, 0, 'f', 1)
           .arg(r.tokens_per_s_per_user, 0, 'f', 1)
-          .arg(r.pareto ? "\non the Pareto frontier ($/M tokens vs tokens/s per user)" : "");
+          .arg(r.pareto ? "\non the Pareto frontier ($/M tokens vs tokens/s per user)" : "")
+          .arg(r.profile_caveats.isEmpty() ? QString()
+                                           : "\nits profile outside the kernel-level figures: " + r.profile_caveats);
     case Qt::TextAlignmentRole:
       return col == configuration ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                   : QVariant(col == pareto ? Qt::AlignCenter : Qt::AlignRight | Qt::AlignVCenter);

@@ -6,6 +6,10 @@
 #include <cstdio>
 #include <map>
 
+#include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/specs/presets.hpp"
+
 namespace fleetcast::planner {
 namespace {
 
@@ -36,6 +40,22 @@ double worst(const nlohmann::json& figures, const char* key) {
     if (std::isfinite(v) && !(v <= w)) w = v;
   }
   return w;
+}
+
+// The profile behind each hardware's figures (the plan's runtime), with its figures outside the kernel-level ones
+// (calibration/kernel_caveats.hpp): a ranking that leans on a fit's GEMMs at peak is worth knowing before buying.
+nlohmann::json profiles_json(const specs::PlanSpec& plan) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::string& name : plan.hardware) {
+    const specs::HardwareSpec hw = specs::hardware_preset(name);
+    const calibration::Profile profile = calibration::profile_for(hw, plan.runtime);
+    out.push_back({{"hardware", name},
+                   {"runtime", plan.runtime},
+                   {"kind", profile.kind},
+                   {"kernel_caveats", calibration::to_json(calibration::kernel_caveats(
+                                          profile, calibration::datasheet_profile_for(hw, plan.runtime)))}});
+  }
+  return out;
 }
 
 }  // namespace
@@ -70,7 +90,8 @@ nlohmann::json plan_json(const specs::PlanSpec& plan, const PlanResult& result) 
           {"best", feasible.empty() ? nlohmann::json(nullptr) : feasible[0]},
           {"feasible", feasible},
           {"pareto", result.frontier},
-          {"rejected", rejected}};
+          {"rejected", rejected},
+          {"profiles", profiles_json(plan)}};
 }
 
 std::string plan_text(const nlohmann::json& out, int rows) {
@@ -124,6 +145,20 @@ std::string plan_text(const nlohmann::json& out, int rows) {
   }
   if (static_cast<int>(out["rejected"].size()) > rows)
     text += "  ... " + std::to_string(out["rejected"].size() - rows) + " more in the JSON output\n";
+
+  // Last, as the report's summary does: where the figures above lean on a fit's stand-ins.
+  std::string noted;
+  for (const nlohmann::json& p : out.value("profiles", nlohmann::json::array())) {
+    const std::string caveats = calibration::short_list(p["kernel_caveats"]);
+    if (!caveats.empty())
+      noted += "  " + p["hardware"].get<std::string>() + " " + p["runtime"].get<std::string>() + " (" +
+               p["kind"].get<std::string>() + "): " + caveats + "\n";
+  }
+  if (!noted.empty())
+    text +=
+        "\nprofiles with figures outside the kernel-level ones (>: faster than any kernel measured; <: under half "
+        "of it):\n" +
+        noted;
   return text;
 }
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/planner/grid.hpp"
 #include "fleetcast/simulator/simulation.hpp"
@@ -43,6 +44,12 @@ specs::DeploymentSpec pool_or_whole(const specs::DeploymentSpec& d, specs::Pool 
   return d.disaggregation ? specs::pool_deployment(d, pool) : d;
 }
 
+// The point's profile figures outside the kernel-level ones, as a report carries them (kernel_caveats.hpp).
+nlohmann::json caveats_json(const specs::DeploymentSpec& d, const calibration::Profile& profile) {
+  return calibration::to_json(
+      calibration::kernel_caveats(profile, calibration::datasheet_profile_for(d.hardware, d.runtime)));
+}
+
 }  // namespace
 
 nlohmann::json grid_point(const nlohmann::json& scenario_json, const nlohmann::json& parameters,
@@ -55,7 +62,8 @@ nlohmann::json grid_point(const nlohmann::json& scenario_json, const nlohmann::j
   const nlohmann::json report = simulator::simulate(s, options);
   return {{"benchmark_record", report.at("benchmark_record")},
           {"cost", report.at("cost")},
-          {"input_tokens_per_s_per_gpu", report.at("metrics").at("throughput").at("input_tokens_per_s_per_gpu")}};
+          {"input_tokens_per_s_per_gpu", report.at("metrics").at("throughput").at("input_tokens_per_s_per_gpu")},
+          {"profile_kernel_caveats", report.at("derived").at("profile_kernel_caveats")}};
 }
 
 specs::ScenarioSpec with_mtp(const specs::ScenarioSpec& s, int next_n, double acceptance, const std::string& file) {
@@ -71,7 +79,8 @@ specs::ScenarioSpec with_mtp(const specs::ScenarioSpec& s, int next_n, double ac
 
 nlohmann::json decode_point_line(const specs::ScenarioSpec& s, int requests_per_rank, int context_tokens) {
   const specs::DeploymentSpec d = pool_or_whole(s.deployment, specs::Pool::decode);
-  const simulator::StepTimeModel model(s.model, d, calibration::profile_for(d.hardware, d.runtime));
+  const calibration::Profile profile = calibration::profile_for(d.hardware, d.runtime);
+  const simulator::StepTimeModel model(s.model, d, profile);
   const simulator::DecodePoint p = simulator::decode_point(model, d, requests_per_rank, context_tokens);
   traces::BenchmarkRecord b = steady_record(s, d);
   b.input_lengths = "steady-state decode at " + std::to_string(context_tokens) + " tokens of context";
@@ -90,12 +99,14 @@ nlohmann::json decode_point_line(const specs::ScenarioSpec& s, int requests_per_
             {"step_s", p.step_s},
             {"acceptance_length", p.acceptance_length},
             {"tokens_per_s_per_user", p.tokens_per_s_per_user},
-            {"output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu}}}};
+            {"output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu}}},
+          {"profile_kernel_caveats", caveats_json(d, profile)}};
 }
 
 nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_rank, int prompt_tokens) {
   const specs::DeploymentSpec d = pool_or_whole(s.deployment, specs::Pool::prefill);
-  const simulator::StepTimeModel model(s.model, d, calibration::profile_for(d.hardware, d.runtime));
+  const calibration::Profile profile = calibration::profile_for(d.hardware, d.runtime);
+  const simulator::StepTimeModel model(s.model, d, profile);
   const simulator::PrefillPoint p = simulator::prefill_point(model, d, tokens_per_rank, prompt_tokens);
   traces::BenchmarkRecord b = steady_record(s, d);
   b.input_lengths = "fixed " + std::to_string(prompt_tokens) + "-token prompts, " + std::to_string(tokens_per_rank) +
@@ -116,7 +127,8 @@ nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_r
             {"steps", p.steps},
             {"mean_step_s", p.mean_step_s},
             {"mean_prompt_s", p.mean_prompt_s},
-            {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}}}};
+            {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}}},
+          {"profile_kernel_caveats", caveats_json(d, profile)}};
 }
 
 }  // namespace fleetcast::planner

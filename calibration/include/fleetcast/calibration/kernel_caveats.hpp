@@ -41,4 +41,8 @@ std::string describe(const KernelCaveat& c);
 // [{"field", "value", "kernel_level", "above"}, ...]: the form reports and `validate --json` carry them in.
 nlohmann::json to_json(const std::vector<KernelCaveat>& caveats);
 
+// The caveats in that JSON form as one short line for a summary: "matmul_efficiency.bf16 1.00 > 0.78,
+// nvlink_efficiency 0.27 < half of 0.82" ("" for none). Entries missing a field are skipped, not guessed.
+std::string short_list(const nlohmann::json& caveats);
+
 }  // namespace fleetcast::calibration

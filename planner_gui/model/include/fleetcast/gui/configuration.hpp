@@ -42,8 +42,11 @@ struct Configuration {
   QString group;        // the chart series it belongs to: a report's file, a sweep's tag, "measured"
   QString source_file;  // the file it was loaded from
   Origin origin = Origin::report;
-  QString details;                 // several lines for tooltips: scenario name, layout, parameters
-  QString error;                   // a failed sweep point's message (its figures are NaN)
+  QString details;  // several lines for tooltips: scenario name, layout, parameters
+  QString error;    // a failed sweep point's message (its figures are NaN)
+  // The figures of the profile behind a simulated configuration that lie outside the kernel-level ones
+  // (calibration/kernel_caveats.hpp), one short line; empty for none, and for measured runs.
+  QString profile_caveats;
   traces::BenchmarkRecord record;  // the benchmark record (measured: the fields the measurement gives)
   CostFigures cost;
   LatencyQuantiles ttft, tpot, e2e;  // reports only

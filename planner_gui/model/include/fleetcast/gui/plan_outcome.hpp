@@ -23,7 +23,14 @@ struct PlanRow {
   double tpot_p95_ms = NAN;
   double output_tokens_per_s_per_gpu = NAN;
   double tokens_per_s_per_user = NAN;
-  bool pareto = false;  // on the plan's frontier: no other is both cheaper per M tokens and faster per user
+  bool pareto = false;      // on the plan's frontier: no other is both cheaper per M tokens and faster per user
+  QString profile_caveats;  // its hardware's profile's figures outside the kernel-level ones ("" for none)
+};
+
+// The profile behind one hardware's figures (the plan output's `profiles`).
+struct PlanProfile {
+  QString hardware, runtime, kind;  // kind: datasheet, fitted or measured
+  QString caveats;                  // its figures outside the kernel-level ones, one short line ("" for none)
 };
 
 // The rejected configurations of one reason and stage ("pruned" by the analytic bounds before simulating, or
@@ -45,6 +52,7 @@ struct PlanOutcome {
   int candidates = 0, pruned = 0, simulated = 0, feasible = 0, invalid_combinations = 0;
   QVector<PlanRow> rows;               // every feasible configuration, by rank
   QVector<RejectionGroup> rejections;  // pruned before simulated, reasons in the file's order of first sight
+  QVector<PlanProfile> profiles;       // per hardware, in the plan's order (none in outputs written before them)
 };
 
 // Reads a plan output; LoadError naming the file and the field on anything else.
