@@ -95,7 +95,7 @@ commands:
         gamma arrivals at the measured rate and inter-arrival CV; prints skipped rows, the hourly rate and
         prefix-block reuse. Bad rows are skipped and counted (--strict: the first is an error).
   validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] [--split all|held-out|train]
-           [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] [--benchmark-clients]
+           [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] [--benchmark-clients] [--decompose]
         Predict every measured serving run of a silicon CSV (aiconfigurator's format: closed-loop clients at
         fixed lengths, layout and backend per row) in N worker processes; print per row the measured and
         predicted mean TTFT and TPOT with the absolute percentage error, per group (model, system, backend,
@@ -107,7 +107,11 @@ commands:
         (lengths uniform in 0.8-1 x isl and osl, 10 x clients requests, all measured) or aiconfigurator's
         genai-perf (2 x clients warm-up, then 10 x clients measured); off by default (the shipped fits were
         made without it and lose accuracy with it, docs/ACCURACY.md "Benchmark clients"; fits made with it:
-        FLEETCAST_PROFILE_DIR=calibration/profiles/candidates/benchmark-clients).
+        FLEETCAST_PROFILE_DIR=calibration/profiles/candidates/benchmark-clients). --decompose splits the
+        measured and predicted TPOT of rows that differ only in osl into the decode step d and the other
+        clients' prefill time X per request (TPOT = d + X / (osl - 1)), X / (C - 1) beside the model's
+        marginal time of one prompt: near it the clients ran out of phase, near 0 in lockstep (JSON:
+        tpot_decomposition).
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
            [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
         The same for the result files of `vllm bench serve --save-result` and SGLang's bench_serving

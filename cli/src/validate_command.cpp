@@ -1,6 +1,8 @@
 // `fleetcast validate --silicon FILE`: predict every measured serving run of a silicon CSV and say how wrong
 // the prediction is, per row and per group, with the rows it could not map and why.
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -17,6 +19,7 @@
 #include "fleetcast/traces/bench_results.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
+#include "fleetcast/validation/tpot_decomposition.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
 
 namespace fleetcast::cli {
@@ -26,7 +29,7 @@ constexpr const char* kUsage =
     "usage: fleetcast validate (--silicon FILE | --bench FILE... [--hardware H] [--tp N] [--pp N] [--dp N] [--ep N] "
     "[--model M] [--runtime R] [--precision P] [--max-num-seqs N]) [--json OUT] [-j N] [--strict] [--match TEXT] "
     "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] "
-    "[--benchmark-clients]";
+    "[--benchmark-clients] [--decompose]";
 
 int whole_arg(const std::string& flag, const std::string& text, int min) {
   try {
@@ -139,6 +142,50 @@ nlohmann::json profiles_json(const std::vector<ProfileInUse>& profiles) {
   return out;
 }
 
+double median_of(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The measured and predicted TPOTs split into decode step and other clients' prefills (tpot_decomposition.hpp),
+// each key, then each group's medians: where the simulation puts the prefill time against where the engine did.
+void print_decomposition(const std::vector<validation::TpotDecomposition>& splits) {
+  std::printf(
+      "\nTPOT split by output length, TPOT = d + X / (osl - 1): d the decode step, X the other clients' prefill "
+      "time inside one request's decode; X / (C - 1) against the model's marginal time of one prompt beside the "
+      "decodes (near it: clients out of phase; near 0: in lockstep)\n");
+  if (splits.empty()) {
+    std::printf("  (no rows differing only in output length)\n");
+    return;
+  }
+  std::printf("%-44s %6s %-26s %5s %-16s %8s %8s %10s %8s %8s\n", "group", "isl", "layout", "C", "osls", "d meas",
+              "d pred", "X/(C-1) ms", "pred", "model");
+  std::map<std::string, std::vector<double>> measured_share, predicted_share, step_ratio;
+  for (const auto& d : splits) {
+    std::string osls;
+    for (int o : d.osls) osls += (osls.empty() ? "" : ",") + std::to_string(o);
+    const double others = d.concurrency - 1;
+    std::printf("%-44.44s %6d %-26.26s %5d %-16.16s %8.2f %8.2f %10.1f %8.1f %8.1f\n", d.group.c_str(), d.isl,
+                d.layout.c_str(), d.concurrency, osls.c_str(), d.measured_step_ms, d.predicted_step_ms,
+                d.measured_interference_ms / others, d.predicted_interference_ms / others, d.model_prefill_ms);
+    if (std::isfinite(d.model_prefill_ms) && d.model_prefill_ms > 0.0) {
+      measured_share[d.group].push_back(d.measured_interference_ms / others / d.model_prefill_ms);
+      predicted_share[d.group].push_back(d.predicted_interference_ms / others / d.model_prefill_ms);
+    }
+    if (d.measured_step_ms > 0.0) step_ratio[d.group].push_back(d.predicted_step_ms / d.measured_step_ms);
+  }
+  std::printf(
+      "\nper group, medians over its splits: X / (C - 1) as a share of the model's marginal prefill, "
+      "measured and predicted; d predicted / measured\n");
+  std::printf("%-52s %6s %9s %9s %9s\n", "group", "splits", "X meas", "X pred", "d p/m");
+  for (const auto& [group, ratios] : step_ratio) {
+    std::printf("%-52.52s %6zu %9.2f %9.2f %9.2f\n", group.c_str(), ratios.size(), median_of(measured_share[group]),
+                median_of(predicted_share[group]), median_of(ratios));
+  }
+}
+
 // The group table as Markdown, for docs/ACCURACY.md.
 std::string markdown_groups(const validation::ValidationResult& r, const std::vector<ProfileInUse>& profiles) {
   std::string out =
@@ -200,7 +247,7 @@ int run_validate(const Args& args) {
   std::string silicon, json_out;
   std::vector<std::string> bench_files;
   traces::BenchDeployment given;
-  bool strict = false, progress_json = false, summary_only = false, benchmark_clients = false;
+  bool strict = false, progress_json = false, summary_only = false, benchmark_clients = false, decompose = false;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int every = 1;
   std::string match, split = "all", markdown, scenarios;
@@ -255,6 +302,8 @@ int run_validate(const Args& args) {
       summary_only = true;
     } else if (a == "--benchmark-clients") {
       benchmark_clients = true;
+    } else if (a == "--decompose") {
+      decompose = true;
     } else if (a == "--progress") {
       if (value() != "json") throw InputError("", "--progress", args[i], "the only progress format is json");
       progress_json = true;
@@ -308,10 +357,16 @@ int run_validate(const Args& args) {
   print_groups(result);
   print_unmapped(result);
   print_profiles(profiles);
+  std::vector<validation::TpotDecomposition> splits;
+  if (decompose) {
+    splits = validation::decompose_tpot(result);
+    print_decomposition(splits);
+  }
   if (!markdown.empty()) write_file_atomically(markdown, markdown_groups(result, profiles));
   if (!json_out.empty()) {
     nlohmann::json j = validation::to_json(result);
     j["profiles"] = profiles_json(profiles);
+    if (decompose) j["tpot_decomposition"] = validation::to_json(splits);
     write_file_atomically(json_out, j.dump(1) + "\n");
   }
   return 0;
