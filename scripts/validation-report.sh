@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates docs/VALIDATION.md: predicted against measured mean TTFT and TPOT on the silicon development set
 # (../shared/validation/silicon-dev.csv) with the shipped profiles, on the held-out rows (the fifth of the rows,
-# by id hash, that `fleetcast calibrate serving` never fits) and on all rows.
+# by id hash, that `fleetcast calibrate serving` never fits) and on all rows; and the held-out error table every
+# forecast quotes, calibration/profiles/accuracy/held-out.json.
 # usage: scripts/validation-report.sh [BUILD_DIR] [JOBS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,7 +13,12 @@ csv=$root/../shared/validation/silicon-dev.csv
 bin=$build/cli/fleetcast
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$bin" validate --silicon "$csv" --split held-out --summary-only -j "$jobs" --markdown "$tmp/held.md" >/dev/null
+# The held-out error of every profile in use, by default (the fits) and with the datasheet profiles, into the table
+# forecasts quote (calibration/profiles/accuracy/held-out.json, measured_accuracy.hpp).
+"$bin" validate --silicon "$csv" --split held-out --summary-only -j "$jobs" --markdown "$tmp/held.md" \
+  --accuracy "$tmp/accuracy.json" >/dev/null
+"$bin" --datasheet-profiles validate --silicon "$csv" --split held-out --summary-only -j "$jobs" \
+  --accuracy "$tmp/accuracy.json" >/dev/null
 "$bin" validate --silicon "$csv" --summary-only -j "$jobs" --markdown "$tmp/all.md" --json "$tmp/all.json" >/dev/null
 {
   echo "# Validation against measured serving runs (generated)"
@@ -34,4 +40,6 @@ trap 'rm -rf "$tmp"' EXIT
   cat "$tmp/all.md"
 } >"$tmp/VALIDATION.md"
 mv "$tmp/VALIDATION.md" "$root/docs/VALIDATION.md"
-echo "wrote docs/VALIDATION.md"
+mkdir -p "$root/calibration/profiles/accuracy"
+mv "$tmp/accuracy.json" "$root/calibration/profiles/accuracy/held-out.json"
+echo "wrote docs/VALIDATION.md and calibration/profiles/accuracy/held-out.json (rebuild to compile it in)"

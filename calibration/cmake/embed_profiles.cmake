@@ -1,9 +1,10 @@
-# Writes OUTPUT, a C++ file holding every PROFILES_DIR/*.json, PROFILES_DIR/fitted/*.json and
-# PROFILES_DIR/serving/*.json as a raw string literal named by its path under PROFILES_DIR without the extension
+# Writes OUTPUT, a C++ file holding every PROFILES_DIR/*.json, PROFILES_DIR/fitted/*.json,
+# PROFILES_DIR/serving/*.json and PROFILES_DIR/accuracy/*.json (measured_accuracy.hpp's tables, not profiles) as a raw
+# string literal named by its path under PROFILES_DIR without the extension
 # ("h100", "fitted/h100", "serving/h200-vllm").
 # Run as: cmake -DPROFILES_DIR=... -DOUTPUT=... -P embed_profiles.cmake
 file(GLOB files RELATIVE "${PROFILES_DIR}" "${PROFILES_DIR}/*.json" "${PROFILES_DIR}/fitted/*.json"
-     "${PROFILES_DIR}/serving/*.json")
+     "${PROFILES_DIR}/serving/*.json" "${PROFILES_DIR}/accuracy/*.json")
 list(SORT files)
 set(entries "")
 foreach(relative IN LISTS files)

@@ -96,6 +96,7 @@ commands:
         prefix-block reuse. Bad rows are skipped and counted (--strict: the first is an error).
   validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] [--split all|held-out|train]
            [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] [--benchmark-clients] [--decompose]
+           [--accuracy TABLE]
         Predict every measured serving run of a silicon CSV (aiconfigurator's format: closed-loop clients at
         fixed lengths, layout and backend per row) in N worker processes; print per row the measured and
         predicted mean TTFT and TPOT with the absolute percentage error, per group (model, system, backend,
@@ -111,7 +112,8 @@ commands:
         measured and predicted TPOT of rows that differ only in osl into the decode step d and the other
         clients' prefill time X per request (TPOT = d + X / (osl - 1)), X / (C - 1) beside the model's
         marginal time of one prompt: near it the clients ran out of phase, near 0 in lockstep (JSON:
-        tpot_decomposition).
+        tpot_decomposition). --accuracy TABLE (with --split held-out) merges each (hardware, runtime)'s error
+        with the profile in use into the table forecasts quote (calibration/profiles/accuracy/held-out.json).
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
            [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
         The same for the result files of `vllm bench serve --save-result` and SGLang's bench_serving

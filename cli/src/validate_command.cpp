@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,6 +14,7 @@
 #include "atomic_file.hpp"
 #include "commands.hpp"
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
@@ -29,7 +31,7 @@ constexpr const char* kUsage =
     "usage: fleetcast validate (--silicon FILE | --bench FILE... [--hardware H] [--tp N] [--pp N] [--dp N] [--ep N] "
     "[--model M] [--runtime R] [--precision P] [--max-num-seqs N]) [--json OUT] [-j N] [--strict] [--match TEXT] "
     "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] "
-    "[--benchmark-clients] [--decompose]";
+    "[--benchmark-clients] [--decompose] [--accuracy FILE]";
 
 int whole_arg(const std::string& flag, const std::string& text, int min) {
   try {
@@ -142,6 +144,55 @@ nlohmann::json profiles_json(const std::vector<ProfileInUse>& profiles) {
   return out;
 }
 
+// Each (hardware, runtime)'s error over the predicted rows, with the profile that made the predictions
+// (measured_accuracy.hpp): what `--accuracy FILE` merges into the table forecasts quote.
+std::vector<calibration::PairAccuracy> pair_accuracy(const validation::ValidationResult& r) {
+  struct Errors {
+    std::vector<double> ttft, tpot, ttft_ratio, tpot_ratio;
+    std::set<std::string> models;
+  };
+  std::map<std::pair<std::string, std::string>, Errors> by_pair;
+  for (const auto& p : r.rows) {
+    if (!p.predicted || !(p.run.ttft_ms > 0.0) || !(p.run.tpot_ms > 0.0)) continue;
+    const std::size_t a = p.group.find(" | "), b = p.group.find(" | ", a + 3);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    Errors& e = by_pair[{p.group.substr(a + 3, b - a - 3), p.run.backend}];
+    e.ttft.push_back(p.ttft_ape);
+    e.tpot.push_back(p.tpot_ape);
+    e.ttft_ratio.push_back(p.predicted_ttft_ms / p.run.ttft_ms);
+    e.tpot_ratio.push_back(p.predicted_tpot_ms / p.run.tpot_ms);
+    e.models.insert(p.group.substr(0, a));
+  }
+  std::vector<calibration::PairAccuracy> out;
+  for (const auto& [pair, e] : by_pair) {
+    const calibration::Profile profile = calibration::profile_for(specs::hardware_preset(pair.first), pair.second);
+    const auto ttft = validation::summarise_errors(e.ttft), tpot = validation::summarise_errors(e.tpot);
+    out.push_back({pair.first,
+                   pair.second,
+                   profile.kind,
+                   calibration::profile_fingerprint(profile),
+                   static_cast<int>(e.ttft.size()),
+                   {e.models.begin(), e.models.end()},
+                   {ttft.median, ttft.p90, validation::summarise_errors(e.ttft_ratio).median},
+                   {tpot.median, tpot.p90, validation::summarise_errors(e.tpot_ratio).median}});
+  }
+  return out;
+}
+
+// Merges this run's pairs into FILE (created when missing), written whole or not at all.
+void write_accuracy(const std::string& file, const validation::ValidationResult& r, const std::string& how) {
+  nlohmann::json existing = nullptr;
+  if (std::filesystem::exists(file)) {
+    std::ifstream in(file);
+    existing = nlohmann::json::parse(in, nullptr, false);
+    if (existing.is_discarded())
+      throw InputError(file, "", "", "not JSON: an accuracy table is merged into, not replaced");
+    (void)calibration::parse_accuracy_table(existing,
+                                            file);  // names the field of a bad table before anything is written
+  }
+  write_file_atomically(file, calibration::merge_accuracy_table(existing, pair_accuracy(r), how).dump(2) + "\n");
+}
+
 double median_of(std::vector<double> v) {
   if (v.empty()) return NAN;
   std::sort(v.begin(), v.end());
@@ -250,7 +301,7 @@ int run_validate(const Args& args) {
   bool strict = false, progress_json = false, summary_only = false, benchmark_clients = false, decompose = false;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int every = 1;
-  std::string match, split = "all", markdown, scenarios;
+  std::string match, split = "all", markdown, scenarios, accuracy;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> const std::string& {
@@ -304,12 +355,19 @@ int run_validate(const Args& args) {
       benchmark_clients = true;
     } else if (a == "--decompose") {
       decompose = true;
+    } else if (a == "--accuracy") {
+      accuracy = value();
     } else if (a == "--progress") {
       if (value() != "json") throw InputError("", "--progress", args[i], "the only progress format is json");
       progress_json = true;
     } else {
       throw InputError("", "validate", a, kUsage);
     }
+  }
+  if (!accuracy.empty() && (silicon.empty() || split != "held-out")) {
+    throw InputError("", "--accuracy", accuracy,
+                     "the accuracy table holds the error on rows the fits never saw: give --silicon FILE --split "
+                     "held-out");
   }
   if (silicon.empty() == bench_files.empty()) {
     throw InputError("", "validate", "", std::string("give either --silicon FILE or --bench FILE...; ") + kUsage);
@@ -363,6 +421,13 @@ int run_validate(const Args& args) {
     print_decomposition(splits);
   }
   if (!markdown.empty()) write_file_atomically(markdown, markdown_groups(result, profiles));
+  if (!accuracy.empty()) {
+    write_accuracy(accuracy, result,
+                   "fleetcast [--datasheet-profiles] validate --silicon " +
+                       std::filesystem::path(silicon).filename().string() +
+                       " --split held-out --accuracy FILE (each profile kind from a run that used it): the error on "
+                       "the rows `calibrate serving` never fits");
+  }
   if (!json_out.empty()) {
     nlohmann::json j = validation::to_json(result);
     j["profiles"] = profiles_json(profiles);

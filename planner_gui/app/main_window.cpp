@@ -280,6 +280,16 @@ void MainWindow::show_plan(const PlanOutcome& plan) {
                            "<br>Profiles outside the kernel-level figures (&gt;: faster than "
                            "any kernel measured; &lt;: under half of it): " +
                            noted.join("; "));
+  // How wrong each profile was on measured runs it never saw: the error bar of the ranking.
+  QStringList measured;
+  for (const PlanProfile& p : plan.profiles) {
+    measured << QString("%1 %2 (%3): %4")
+                    .arg(p.hardware, p.runtime, p.kind,
+                         p.measured_error.isEmpty() ? QString("no measured error on record") : p.measured_error)
+                    .toHtmlEscaped();
+  }
+  if (!measured.isEmpty())
+    plan_summary_->setText(plan_summary_->text() + "<br>Measured error of the profiles: " + measured.join("; "));
   const ParetoData pareto = plan_pareto_data(plan);
   QVector<XYSeries> series;
   for (const auto& s : pareto.series) series.push_back({s.name, s.points, s.tooltips, XYSeries::Style::points, {}});

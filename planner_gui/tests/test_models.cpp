@@ -224,8 +224,22 @@ class ModelsTest : public QObject {
     derived["profile_kernel_caveats"] = QJsonArray{
         QJsonObject{{"field", "memory_efficiency"}, {"value", 0.4}, {"kernel_level", 0.9}, {"above", false}}};
     j["derived"] = derived;
+    derived["profile_measured_error"] =
+        QJsonObject{{"hardware", "h100"},
+                    {"runtime", "vllm"},
+                    {"profile_kind", "fitted"},
+                    {"profile_fingerprint", "0123456789abcdef"},
+                    {"rows", 12},
+                    {"models", QJsonArray{"qwen3-32b"}},
+                    {"ttft", QJsonObject{{"median_ape", 0.25}, {"p90_ape", 0.5}, {"median_ratio", 1.2}}},
+                    {"tpot", QJsonObject{{"median_ape", 0.1}, {"p90_ape", 0.2}, {"median_ratio", 0.9}}}};
+    j["derived"] = derived;
     const Configuration noted = load_report(write("noted.json"));
     QCOMPARE(noted.profile_caveats, QString("memory_efficiency 0.40 < half of 0.90"));
+    QVERIFY(clean.profile_measured_error.isEmpty());
+    QCOMPARE(noted.profile_measured_error, QString("TTFT off by a median 25% (p90 50%, predicted/measured 1.20x), TPOT "
+                                                   "10% (p90 20%, 0.90x) on 12 held-out measured runs of qwen3-32b"));
+    QVERIFY(noted.details.contains("profile measured: TTFT off by a median 25%"));
     QVERIFY(noted.details.contains("profile outside the kernel-level figures: memory_efficiency 0.40"));
 
     ComparisonTableModel model;

@@ -212,7 +212,19 @@ class PlanModelsTest : public QObject {
         QJsonObject{
             {"hardware", "h100"}, {"runtime", "vllm"}, {"kind", "fitted"}, {"kernel_caveats", QJsonArray{gemm}}},
         QJsonObject{
-            {"hardware", "h200"}, {"runtime", "vllm"}, {"kind", "datasheet"}, {"kernel_caveats", QJsonArray{}}}};
+            {"hardware", "h200"},
+            {"runtime", "vllm"},
+            {"kind", "datasheet"},
+            {"kernel_caveats", QJsonArray{}},
+            {"measured_error",
+             QJsonObject{{"hardware", "h200"},
+                         {"runtime", "vllm"},
+                         {"profile_kind", "datasheet"},
+                         {"profile_fingerprint", "0123456789abcdef"},
+                         {"rows", 7},
+                         {"models", QJsonArray{"llama-3.1-8b"}},
+                         {"ttft", QJsonObject{{"median_ape", 0.4}, {"p90_ape", 0.9}, {"median_ratio", 1.5}}},
+                         {"tpot", QJsonObject{{"median_ape", 0.2}, {"p90_ape", 0.3}, {"median_ratio", 1.1}}}}}}};
     QTemporaryDir dir;
     QFile f(dir.path() + "/with-profiles.json");
     QVERIFY(f.open(QIODevice::WriteOnly));
@@ -223,6 +235,8 @@ class PlanModelsTest : public QObject {
     QCOMPARE(plan.profiles[0].kind, QString("fitted"));
     QCOMPARE(plan.profiles[0].caveats, QString("matmul_efficiency.bf16 1.00 > 0.80"));
     QVERIFY(plan.profiles[1].caveats.isEmpty());
+    QVERIFY(plan.profiles[0].measured_error.isEmpty());
+    QVERIFY(plan.profiles[1].measured_error.startsWith("TTFT off by a median 40% (p90 90%"));
     PlanTableModel model;
     model.set_rows(plan.rows);
     int noted = 0;

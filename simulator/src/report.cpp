@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/cost_model/cost.hpp"
 #include "fleetcast/cost_model/fleet_cost.hpp"
@@ -23,6 +24,11 @@
 namespace fleetcast::simulator {
 namespace {
 
+
+nlohmann::json measured_error_json(const calibration::Profile& profile, const std::string& runtime) {
+  const auto a = calibration::measured_accuracy_for(profile, runtime);
+  return a ? calibration::to_json(*a) : nlohmann::json(nullptr);
+}
 
 nlohmann::json memory_json(const MemoryPlan& m) {
   return {{"hbm_gb_per_gpu", m.hbm_bytes / 1e9},
@@ -300,7 +306,10 @@ nlohmann::json build_report(const ReportInputs& in) {
         // Its figures outside the kernel-level ones (kernel_caveats.hpp): a fit's stand-ins, which a workload far
         // from the rows it was fitted to may not share.
         {"profile_kernel_caveats", calibration::to_json(calibration::kernel_caveats(
-                                       *in.profile, calibration::datasheet_profile_for(d.hardware, d.runtime)))}}},
+                                       *in.profile, calibration::datasheet_profile_for(d.hardware, d.runtime)))},
+        // How wrong this very profile was on measured runs it was not fitted to (measured_accuracy.hpp); null
+        // where none are on record (a GPU without measured runs, a user's own profile, a refit not yet validated).
+        {"profile_measured_error", measured_error_json(*in.profile, d.runtime)}}},
       {"measurement",
        {{"window_start_s", rec.window_start_s()},
         {"window_end_s", rec.window_end_s()},

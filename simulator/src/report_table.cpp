@@ -3,6 +3,7 @@
 #include <string>
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/simulator/report.hpp"
 
 namespace fleetcast::simulator {
@@ -95,6 +96,18 @@ std::string format_summary(const nlohmann::json& r) {
   out += line("$/M input / output / blended", fmt("$%.3f / $%.3f / $%.3f", num(c["usd_per_m_input"]),
                                                   num(c["usd_per_m_output"]), num(c["usd_per_m_tokens_blended"])));
   // The profile's figures outside the kernel-level ones: the forecast leans on a fit's stand-ins there.
+  // How wrong this profile was on measured runs it never saw, or that none are on record: the error bar of the above.
+  const nlohmann::json measured = d.value("profile_measured_error", nlohmann::json());
+  const std::string pair = d["profile"]["hardware"].get<std::string>() + " " +
+                           r["scenario"]["deployment"].value("runtime", std::string("vllm"));
+  if (measured.is_object()) {
+    out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") measured on " + pair + ": " +
+           calibration::describe(calibration::parse_pair_accuracy(measured, "report", "derived.profile_measured_error.")) +
+           "\n";
+  } else {
+    out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") has no measured error on record for " + pair +
+           " (no held-out measured runs of it)\n";
+  }
   const std::string caveats = calibration::short_list(d.value("profile_kernel_caveats", nlohmann::json::array()));
   if (!caveats.empty())
     out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") outside the kernel-level figures: " + caveats +

@@ -233,14 +233,34 @@ cat >"$work/kplan.json" <<'PLAN'
  "simulation": {"num_requests": 40}}
 PLAN
 FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" plan "$work/kplan.json" -o "$work/kp.json" >"$work/out" 2>"$work/err"
-{ [ $? -eq 0 ] && grep -q "^  h100 vllm (measured): matmul_efficiency.bf16 0.99 > 0.80, memory_efficiency 0.40 < half of 0.90$" "$work/out" &&
+{ [ $? -eq 0 ] && grep -q "^  h100 vllm (measured): no measured error on record$" "$work/out" &&
+  grep -q "^    outside the kernel-level figures: matmul_efficiency.bf16 0.99 > 0.80, memory_efficiency 0.40 < half of 0.90$" "$work/out" &&
   python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['profiles']; sys.exit(not (len(p)==1 and p[0]['kind']=='measured' and [c['field'] for c in p[0]['kernel_caveats']]==['matmul_efficiency.bf16','memory_efficiency']))" "$work/kp.json" &&
-  ! "$bin" --datasheet-profiles plan "$work/kplan.json" 2>/dev/null | grep -q "kernel-level"; } && ok ||
+  ! "$bin" --datasheet-profiles plan "$work/kplan.json" 2>/dev/null | grep -q "outside the kernel-level figures:"; } && ok ||
   bad "plan did not name the profile's figures outside the kernels': $(cat "$work/out" "$work/err")"
 FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" sweep grid "$fixtures/good.json" kc --set seed=1,2 --out "$work/ks" >"$work/out" 2>"$work/err"
 { [ $? -eq 0 ] && [ "$(grep -c "^h100 vllm profile outside the kernel-level figures: matmul_efficiency.bf16 0.99 > 0.80, memory_efficiency 0.40 < half of 0.90$" "$work/out")" = 1 ] &&
   [ "$(grep -c '"field":"memory_efficiency"' "$work/ks/kc/results.jsonl")" = 2 ]; } && ok ||
   bad "sweep did not name the profile's figures outside the kernels': $(cat "$work/out" "$work/err")"
+
+# Every forecast quotes the held-out error its exact profile showed (calibration/profiles/accuracy/held-out.json);
+# a user's own profile has none on record, and says so.
+"$bin" simulate "$fixtures/good.json" >"$work/out" 2>"$work/err"
+{ [ $? -eq 0 ] && grep -E -q "^  profile \(fitted\) measured on h100 vllm: TTFT off by a median [0-9]+% \(p90 [0-9]+%, predicted/measured [0-9.]+x\), TPOT [0-9]+% .* held-out measured runs of " "$work/out" &&
+  FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" simulate "$fixtures/good.json" | grep -q "^  profile (measured) has no measured error on record for h100 vllm"; } && ok ||
+  bad "simulate did not quote its profile's measured error: $(cat "$work/out" "$work/err")"
+# validate --accuracy writes the table from held-out rows only, merges into a table, and leaves a bad one as it was.
+"$bin" validate --silicon "$silicon" --accuracy "$work/acc.json" >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q -- "--accuracy" "$work/err" && [ ! -e "$work/acc.json" ]; } && ok ||
+  bad "validate --accuracy without --split held-out: $(cat "$work/err")"
+echo '{"schema": "fleetcast.accuracy/1", "pairs": [{"hardware": "h100"}]}' >"$work/acc.json"
+"$bin" validate --silicon "$silicon" --split held-out -j 2 --summary-only --accuracy "$work/acc.json" >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q "acc.json: field 'pairs\[0\].runtime'" "$work/err" &&
+  grep -q '"hardware": "h100"}' "$work/acc.json"; } && ok || bad "validate --accuracy into a bad table: $(cat "$work/err")"
+rm "$work/acc.json"
+"$bin" validate --silicon "$silicon" --split held-out -j 2 --summary-only --accuracy "$work/acc.json" >/dev/null 2>"$work/err"
+{ [ $? -eq 0 ] && grep -q '"schema": "fleetcast.accuracy/1"' "$work/acc.json"; } && ok ||
+  bad "validate --accuracy did not write a table: $(cat "$work/err")"
 
 # validate --bench: vLLM and SGLang benchmark-client result files, the deployment from flags and metadata.
 bench=$fixtures/../../traces/fixtures

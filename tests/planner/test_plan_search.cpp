@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/planner/plan_report.hpp"
 #include "fleetcast/planner/plan_search.hpp"
 #include "fleetcast/specs/plan.hpp"
@@ -138,7 +139,9 @@ TEST_CASE("the plan's text names the profiles with figures outside the kernel-le
   const nlohmann::json clean = {
       {"hardware", "h200"}, {"runtime", "vllm"}, {"kind", "datasheet"}, {"kernel_caveats", nlohmann::json::array()}};
   out["profiles"] = {clean};
-  CHECK(planner::plan_text(out, 5).find("kernel-level") == std::string::npos);
+  CHECK(planner::plan_text(out, 5).find("outside the kernel-level figures") == std::string::npos);
+  CHECK(planner::plan_text(out, 5).find("\n  h200 vllm (datasheet): no measured error on record\n") !=
+        std::string::npos);
   out["profiles"].push_back(
       {{"hardware", "h100"},
        {"runtime", "vllm"},
@@ -146,8 +149,17 @@ TEST_CASE("the plan's text names the profiles with figures outside the kernel-le
        {"kernel_caveats",
         {{{"field", "matmul_efficiency.bf16"}, {"value", 1.0}, {"kernel_level", 0.8}, {"above", true}}}}});
   const std::string text = planner::plan_text(out, 5);
-  CHECK(text.find("\n  h100 vllm (fitted): matmul_efficiency.bf16 1.00 > 0.80\n") != std::string::npos);
-  CHECK(text.find("h200 vllm") == std::string::npos);
+  CHECK(text.find("\n  h100 vllm (fitted): no measured error on record\n    outside the kernel-level figures: "
+                  "matmul_efficiency.bf16 1.00 > 0.80\n") != std::string::npos);
+  CHECK(text.find("h200 vllm (datasheet): no measured error on record\n  h100") != std::string::npos);
+
+  // A profile with a measured error on record says it, with the models it was measured on.
+  calibration::PairAccuracy a{"h200", "vllm",        "datasheet",      "0123456789abcdef",
+                              12,     {"qwen3-32b"}, {0.25, 0.5, 1.2}, {0.1, 0.2, 0.9}};
+  out["profiles"][0]["measured_error"] = calibration::to_json(a);
+  CHECK(planner::plan_text(out, 5).find("  h200 vllm (datasheet): TTFT off by a median 25% (p90 50%, "
+                                        "predicted/measured 1.20x), TPOT 10% (p90 20%, 0.90x) on 12 held-out "
+                                        "measured runs of qwen3-32b\n") != std::string::npos);
 }
 
 TEST_CASE("a plan over a recorded trace offers the trace's rate and agrees with exhaustive simulation",

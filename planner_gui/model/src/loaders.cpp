@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 
@@ -105,6 +106,17 @@ QString parameters_text(const json& parameters) {
 // A simulated configuration's profile figures outside the kernel-level ones, and the tooltip line that says so.
 QString caveats_from(const json& caveats) { return QString::fromStdString(calibration::short_list(caveats)); }
 
+// The report's held-out error on record for its profile, as the CLI's summary words it; "" for none.
+QString measured_error_from(const json& measured, const QString& path) {
+  if (!measured.is_object()) return {};
+  try {
+    return QString::fromStdString(calibration::describe(
+        calibration::parse_pair_accuracy(measured, path.toStdString(), "derived.profile_measured_error.")));
+  } catch (const InputError& e) {
+    throw LoadError(e.what());
+  }
+}
+
 QString caveats_line(const QString& caveats) {
   return caveats.isEmpty() ? QString() : "\nprofile outside the kernel-level figures: " + caveats;
 }
@@ -133,9 +145,14 @@ Configuration load_report(const QString& path) {
     c.timeline = {column(t, "t_s"), column(t, "waiting"), column(t, "running"), column(t, "kv_used_share")};
   }
   const std::string scenario_name = j.contains("scenario") ? j.at("scenario").value("name", "") : "";
-  if (j.contains("derived") && j.at("derived").is_object())
-    c.profile_caveats = caveats_from(j.at("derived").value("profile_kernel_caveats", json()));
-  c.details = QString::fromStdString(scenario_name) + "\n" + layout_text(c.record) + caveats_line(c.profile_caveats);
+  if (j.contains("derived") && j.at("derived").is_object()) {
+    const json& derived = j.at("derived");
+    c.profile_caveats = caveats_from(derived.value("profile_kernel_caveats", json()));
+    c.profile_measured_error = measured_error_from(derived.value("profile_measured_error", json()), path);
+  }
+  c.details = QString::fromStdString(scenario_name) + "\n" + layout_text(c.record) +
+              (c.profile_measured_error.isEmpty() ? QString() : "\nprofile measured: " + c.profile_measured_error) +
+              caveats_line(c.profile_caveats);
   return c;
 }
 

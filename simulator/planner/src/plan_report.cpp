@@ -7,6 +7,7 @@
 #include <map>
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/presets.hpp"
 
@@ -44,6 +45,11 @@ double worst(const nlohmann::json& figures, const char* key) {
 
 // The profile behind each hardware's figures (the plan's runtime), with its figures outside the kernel-level ones
 // (calibration/kernel_caveats.hpp): a ranking that leans on a fit's GEMMs at peak is worth knowing before buying.
+nlohmann::json measured_error(const calibration::Profile& profile, const std::string& runtime) {
+  const auto a = calibration::measured_accuracy_for(profile, runtime);
+  return a ? calibration::to_json(*a) : nlohmann::json(nullptr);
+}
+
 nlohmann::json profiles_json(const specs::PlanSpec& plan) {
   nlohmann::json out = nlohmann::json::array();
   for (const std::string& name : plan.hardware) {
@@ -53,7 +59,8 @@ nlohmann::json profiles_json(const specs::PlanSpec& plan) {
                    {"runtime", plan.runtime},
                    {"kind", profile.kind},
                    {"kernel_caveats", calibration::to_json(calibration::kernel_caveats(
-                                          profile, calibration::datasheet_profile_for(hw, plan.runtime)))}});
+                                          profile, calibration::datasheet_profile_for(hw, plan.runtime)))},
+                   {"measured_error", measured_error(profile, plan.runtime)}});
   }
   return out;
 }
@@ -146,19 +153,24 @@ std::string plan_text(const nlohmann::json& out, int rows) {
   if (static_cast<int>(out["rejected"].size()) > rows)
     text += "  ... " + std::to_string(out["rejected"].size() - rows) + " more in the JSON output\n";
 
-  // Last, as the report's summary does: where the figures above lean on a fit's stand-ins.
-  std::string noted;
-  for (const nlohmann::json& p : out.value("profiles", nlohmann::json::array())) {
-    const std::string caveats = calibration::short_list(p["kernel_caveats"]);
-    if (!caveats.empty())
-      noted += "  " + p["hardware"].get<std::string>() + " " + p["runtime"].get<std::string>() + " (" +
-               p["kind"].get<std::string>() + "): " + caveats + "\n";
-  }
-  if (!noted.empty())
+  // Last, as the report's summary does: how wrong each profile was on measured runs it never saw, and where the
+  // figures above lean on a fit's stand-ins.
+  const nlohmann::json profiles = out.value("profiles", nlohmann::json::array());
+  if (!profiles.empty()) {
     text +=
-        "\nprofiles with figures outside the kernel-level ones (>: faster than any kernel measured; <: under half "
-        "of it):\n" +
-        noted;
+        "\nprofiles behind these figures (the error each showed on held-out measured runs; figures outside the "
+        "kernel-level ones, >: faster than any kernel measured, <: under half of it):\n";
+  }
+  for (const nlohmann::json& p : profiles) {
+    const nlohmann::json& measured = p.value("measured_error", nlohmann::json());
+    text += "  " + p["hardware"].get<std::string>() + " " + p["runtime"].get<std::string>() + " (" +
+            p["kind"].get<std::string>() + "): " +
+            (measured.is_object() ? calibration::describe(calibration::parse_pair_accuracy(measured, "plan output"))
+                                  : std::string("no measured error on record")) +
+            "\n";
+    const std::string caveats = calibration::short_list(p["kernel_caveats"]);
+    if (!caveats.empty()) text += "    outside the kernel-level figures: " + caveats + "\n";
+  }
   return text;
 }
 

@@ -47,6 +47,9 @@ struct Configuration {
   // The figures of the profile behind a simulated configuration that lie outside the kernel-level ones
   // (calibration/kernel_caveats.hpp), one short line; empty for none, and for measured runs.
   QString profile_caveats;
+  // The error the profile showed on held-out measured runs (calibration/measured_accuracy.hpp), one line; empty where
+  // none is on record or the source does not say.
+  QString profile_measured_error;
   traces::BenchmarkRecord record;  // the benchmark record (measured: the fields the measurement gives)
   CostFigures cost;
   LatencyQuantiles ttft, tpot, e2e;  // reports only

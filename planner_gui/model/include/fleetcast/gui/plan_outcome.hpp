@@ -31,6 +31,7 @@ struct PlanRow {
 struct PlanProfile {
   QString hardware, runtime, kind;  // kind: datasheet, fitted or measured
   QString caveats;                  // its figures outside the kernel-level ones, one short line ("" for none)
+  QString measured_error;           // the error it showed on held-out measured runs, one line ("" for none on record)
 };
 
 // The rejected configurations of one reason and stage ("pruned" by the analytic bounds before simulating, or

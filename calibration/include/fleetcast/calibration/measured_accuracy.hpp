@@ -1,0 +1,63 @@
+#pragma once
+// How wrong a profile's forecasts were on measured serving runs it was not fitted to: the held-out error of each
+// shipped (hardware, runtime) profile on ../shared/validation/silicon-dev.csv, written by `fleetcast validate
+// --split held-out --accuracy FILE` into calibration/profiles/accuracy/held-out.json (schema fleetcast.accuracy/1)
+// and compiled in. A forecast made with a shipped profile then carries the error its profile showed on real runs.
+//
+// Each entry names the profile it measured by a fingerprint of its JSON, so an entry holds only for that exact
+// profile: a refit (or a user's own profile of the same hardware and runtime) has no measured error until the table
+// is written again, and the test that every shipped serving fit has an entry makes a refit regenerate it.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetcast/calibration/profile.hpp"
+
+namespace fleetcast::calibration {
+
+// Absolute percentage errors of the mean TTFT or TPOT over a pair's held-out rows (shares: 0.25 is 25%), and the
+// median of predicted / measured (above 1: the forecasts ran high).
+struct ErrorFigures {
+  double median_ape = 0.0;
+  double p90_ape = 0.0;
+  double median_ratio = 0.0;
+};
+
+struct PairAccuracy {
+  std::string hardware;             // preset name: "h100"
+  std::string runtime;              // "vllm", "sglang", "trtllm"
+  std::string profile_kind;         // datasheet, fitted or measured
+  std::string profile_fingerprint;  // profile_fingerprint() of the profile the rows were predicted with
+  int rows = 0;                     // measured rows predicted
+  std::vector<std::string> models;  // the models among them, sorted
+  ErrorFigures ttft, tpot;
+};
+
+// The first 16 hex digits of the SHA-256 of the profile's JSON (calibration::to_json, compact): what an entry is for.
+std::string profile_fingerprint(const Profile& p);
+
+nlohmann::json to_json(const PairAccuracy& a);
+// One entry as to_json writes it; an InputError names `file` and the field (prefixed by `at`) otherwise.
+PairAccuracy parse_pair_accuracy(const nlohmann::json& j, const std::string& file, const std::string& at = "");
+// Strict: schema fleetcast.accuracy/1, every field present and of its type, errors in [0, inf), ratios > 0; an
+// InputError names `file` and the field otherwise.
+std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const std::string& file);
+
+// `existing` (a table, or null for none) with `fresh` in it: an entry for the same profile (hardware, runtime, kind
+// and fingerprint) is replaced, the others kept; sorted by those; `how` replaces the table's note.
+nlohmann::json merge_accuracy_table(const nlohmann::json& existing, const std::vector<PairAccuracy>& fresh,
+                                    const std::string& how);
+
+// The shipped table's entry for exactly this profile serving `runtime` (same hardware, runtime and fingerprint), or
+// none.
+std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const std::string& runtime);
+// Every entry of the shipped table.
+std::vector<PairAccuracy> shipped_accuracy();
+
+// "TTFT off by a median 25% (p90 86%, predicted/measured 1.20x), TPOT 11% (p90 37%, 0.98x) on 49 held-out measured
+// runs of gpt-oss-120b, qwen3-32b" for a summary line: the models matter, a forecast of another one may do worse.
+std::string describe(const PairAccuracy& a);
+
+}  // namespace fleetcast::calibration

@@ -1,0 +1,137 @@
+// The held-out error table of the shipped profiles (measured_accuracy.hpp).
+#include "fleetcast/calibration/measured_accuracy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+#include "embedded_profiles.hpp"
+#include "fleetcast/calibration/sha256.hpp"
+#include "fleetcast/specs/error.hpp"
+
+namespace fleetcast::calibration {
+namespace {
+
+constexpr const char* kSchema = "fleetcast.accuracy/1";
+constexpr const char* kShippedName = "accuracy/held-out";
+
+const nlohmann::json& member(const nlohmann::json& j, const std::string& key, const std::string& file,
+                             const std::string& where, bool (nlohmann::json::*is)() const noexcept) {
+  if (!j.is_object() || !j.contains(key) || !(j.at(key).*is)())
+    throw InputError(file, where + key, j.is_object() && j.contains(key) ? j.at(key).dump() : "",
+                     "missing or of the wrong type");
+  return j.at(key);
+}
+
+ErrorFigures parse_errors(const nlohmann::json& j, const std::string& file, const std::string& where) {
+  ErrorFigures e;
+  e.median_ape = member(j, "median_ape", file, where, &nlohmann::json::is_number).get<double>();
+  e.p90_ape = member(j, "p90_ape", file, where, &nlohmann::json::is_number).get<double>();
+  e.median_ratio = member(j, "median_ratio", file, where, &nlohmann::json::is_number).get<double>();
+  if (!(e.median_ape >= 0.0) || !(e.p90_ape >= 0.0) || !std::isfinite(e.p90_ape))
+    throw InputError(file, where + "median_ape", std::to_string(e.median_ape), "errors are shares >= 0");
+  if (!(e.median_ratio > 0.0) || !std::isfinite(e.median_ratio))
+    throw InputError(file, where + "median_ratio", std::to_string(e.median_ratio), "a ratio > 0");
+  return e;
+}
+
+nlohmann::json errors_json(const ErrorFigures& e) {
+  return {{"median_ape", e.median_ape}, {"p90_ape", e.p90_ape}, {"median_ratio", e.median_ratio}};
+}
+
+}  // namespace
+
+std::string profile_fingerprint(const Profile& p) { return sha256_hex(to_json(p).dump()).substr(0, 16); }
+
+nlohmann::json to_json(const PairAccuracy& a) {
+  return {{"hardware", a.hardware},
+          {"runtime", a.runtime},
+          {"profile_kind", a.profile_kind},
+          {"profile_fingerprint", a.profile_fingerprint},
+          {"rows", a.rows},
+          {"models", a.models},
+          {"ttft", errors_json(a.ttft)},
+          {"tpot", errors_json(a.tpot)}};
+}
+
+PairAccuracy parse_pair_accuracy(const nlohmann::json& e, const std::string& file, const std::string& at) {
+  PairAccuracy a;
+  a.hardware = member(e, "hardware", file, at, &nlohmann::json::is_string).get<std::string>();
+  a.runtime = member(e, "runtime", file, at, &nlohmann::json::is_string).get<std::string>();
+  a.profile_kind = member(e, "profile_kind", file, at, &nlohmann::json::is_string).get<std::string>();
+  a.profile_fingerprint = member(e, "profile_fingerprint", file, at, &nlohmann::json::is_string).get<std::string>();
+  a.rows = member(e, "rows", file, at, &nlohmann::json::is_number_integer).get<int>();
+  if (a.rows < 1) throw InputError(file, at + "rows", std::to_string(a.rows), "at least one row");
+  for (const auto& m : member(e, "models", file, at, &nlohmann::json::is_array)) {
+    if (!m.is_string()) throw InputError(file, at + "models", m.dump(), "model names are strings");
+    a.models.push_back(m.get<std::string>());
+  }
+  a.ttft = parse_errors(member(e, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
+  a.tpot = parse_errors(member(e, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
+  return a;
+}
+
+std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const std::string& file) {
+  if (!j.is_object() || j.value("schema", "") != kSchema)
+    throw InputError(file, "schema", j.is_object() && j.contains("schema") ? j["schema"].dump() : "",
+                     std::string("not an accuracy table (") + kSchema + ")");
+  std::vector<PairAccuracy> out;
+  const nlohmann::json& pairs = member(j, "pairs", file, "", &nlohmann::json::is_array);
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    out.push_back(parse_pair_accuracy(pairs[i], file, "pairs[" + std::to_string(i) + "]."));
+  return out;
+}
+
+nlohmann::json merge_accuracy_table(const nlohmann::json& existing, const std::vector<PairAccuracy>& fresh,
+                                    const std::string& how) {
+  std::vector<PairAccuracy> all =
+      existing.is_null() ? std::vector<PairAccuracy>{} : parse_accuracy_table(existing, "the existing accuracy table");
+  auto key = [](const PairAccuracy& a) {
+    return std::tie(a.hardware, a.runtime, a.profile_kind, a.profile_fingerprint);
+  };
+  for (const PairAccuracy& f : fresh) {
+    all.erase(std::remove_if(all.begin(), all.end(), [&](const PairAccuracy& a) { return key(a) == key(f); }),
+              all.end());
+    all.push_back(f);
+  }
+  std::sort(all.begin(), all.end(), [&](const PairAccuracy& a, const PairAccuracy& b) { return key(a) < key(b); });
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const PairAccuracy& a : all) pairs.push_back(to_json(a));
+  return {{"schema", kSchema}, {"how", how}, {"pairs", pairs}};
+}
+
+std::vector<PairAccuracy> shipped_accuracy() {
+  // Parsed once: every report asks.
+  static const std::vector<PairAccuracy> table = [] {
+    for (const auto& e : detail::embedded_profiles()) {
+      if (std::string(e.name) == kShippedName)
+        return parse_accuracy_table(nlohmann::json::parse(e.json),
+                                    std::string("calibration/profiles/") + kShippedName + ".json");
+    }
+    return std::vector<PairAccuracy>{};
+  }();
+  return table;
+}
+
+std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const std::string& runtime) {
+  const std::string fingerprint = profile_fingerprint(in_use);
+  for (const PairAccuracy& a : shipped_accuracy()) {
+    if (a.hardware == in_use.hardware && a.runtime == runtime && a.profile_fingerprint == fingerprint) return a;
+  }
+  return std::nullopt;
+}
+
+std::string describe(const PairAccuracy& a) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "TTFT off by a median %.0f%% (p90 %.0f%%, predicted/measured %.2fx), TPOT %.0f%% (p90 %.0f%%, %.2fx) "
+                "on %d held-out measured runs",
+                100.0 * a.ttft.median_ape, 100.0 * a.ttft.p90_ape, a.ttft.median_ratio, 100.0 * a.tpot.median_ape,
+                100.0 * a.tpot.p90_ape, a.tpot.median_ratio, a.rows);
+  std::string models;
+  for (const std::string& m : a.models) models += (models.empty() ? "" : ", ") + m;
+  return std::string(buf) + (models.empty() ? "" : " of " + models);
+}
+
+}  // namespace fleetcast::calibration
