@@ -67,6 +67,9 @@ TEST_CASE("a bad accuracy table names the field", "[calibration][accuracy]") {
   bad["pairs"][0]["ttft"]["median_ratio"] = 0.0;
   CHECK(error_of(bad).find("t.json: field 'pairs[0].ttft.median_ratio'") == 0);
   bad = j;
+  bad["pairs"][0]["tpot"]["p90_ape"] = -0.1;
+  CHECK(error_of(bad).find("t.json: field 'pairs[0].tpot.p90_ape'") == 0);
+  bad = j;
   bad["pairs"][0]["rows"] = 0;
   CHECK(error_of(bad).find("t.json: field 'pairs[0].rows'") == 0);
 }

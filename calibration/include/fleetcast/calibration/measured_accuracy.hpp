@@ -54,7 +54,7 @@ nlohmann::json merge_accuracy_table(const nlohmann::json& existing, const std::v
 // none.
 std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const std::string& runtime);
 // Every entry of the shipped table.
-std::vector<PairAccuracy> shipped_accuracy();
+const std::vector<PairAccuracy>& shipped_accuracy();
 
 // "TTFT off by a median 25% (p90 86%, predicted/measured 1.20x), TPOT 11% (p90 37%, 0.98x) on 49 held-out measured
 // runs of gpt-oss-120b, qwen3-32b" for a summary line: the models matter, a forecast of another one may do worse.
