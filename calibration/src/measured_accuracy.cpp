@@ -85,10 +85,8 @@ std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const st
   return out;
 }
 
-nlohmann::json merge_accuracy_table(const nlohmann::json& existing, const std::vector<PairAccuracy>& fresh,
+nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> all, const std::vector<PairAccuracy>& fresh,
                                     const std::string& how) {
-  std::vector<PairAccuracy> all =
-      existing.is_null() ? std::vector<PairAccuracy>{} : parse_accuracy_table(existing, "the existing accuracy table");
   auto key = [](const PairAccuracy& a) {
     return std::tie(a.hardware, a.runtime, a.profile_kind, a.profile_fingerprint);
   };

@@ -181,24 +181,18 @@ std::vector<calibration::PairAccuracy> pair_accuracy(const validation::Validatio
 
 // Merges this run's pairs into FILE (created when missing), written whole or not at all.
 void write_accuracy(const std::string& file, const validation::ValidationResult& r, const std::string& how) {
-  nlohmann::json existing = nullptr;
+  std::vector<calibration::PairAccuracy> existing;
   if (std::filesystem::exists(file)) {
     std::ifstream in(file);
-    existing = nlohmann::json::parse(in, nullptr, false);
-    if (existing.is_discarded())
-      throw InputError(file, "", "", "not JSON: an accuracy table is merged into, not replaced");
-    (void)calibration::parse_accuracy_table(existing,
-                                            file);  // names the field of a bad table before anything is written
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded()) throw InputError(file, "", "", "not JSON: an accuracy table is merged into, not replaced");
+    existing = calibration::parse_accuracy_table(j, file);  // a bad table is named before anything is written
   }
   write_file_atomically(file, calibration::merge_accuracy_table(existing, pair_accuracy(r), how).dump(2) + "\n");
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+// The median of `v` (validation::summarise_errors's), NaN for none.
+double median_of(const std::vector<double>& v) { return v.empty() ? NAN : validation::summarise_errors(v).median; }
 
 // The measured and predicted TPOTs split into decode step and other clients' prefills (tpot_decomposition.hpp),
 // each key, then each group's medians: where the simulation puts the prefill time against where the engine did.

@@ -30,9 +30,9 @@ std::string error_of(const nlohmann::json& j) {
 TEST_CASE("an accuracy table reads back what it wrote, and a merge replaces only the same profile's entry",
           "[calibration][accuracy]") {
   const nlohmann::json first =
-      calibration::merge_accuracy_table(nullptr, {entry("h100", "vllm", "fitted", 40)}, "first run");
+      calibration::merge_accuracy_table({}, {entry("h100", "vllm", "fitted", 40)}, "first run");
   const nlohmann::json merged =
-      calibration::merge_accuracy_table(first,
+      calibration::merge_accuracy_table(calibration::parse_accuracy_table(first, "first.json"),
                                         {entry("h100", "vllm", "datasheet", 40), entry("b200", "trtllm", "fitted", 7),
                                          entry("h100", "vllm", "fitted", 41)},
                                         "second run");
@@ -50,15 +50,14 @@ TEST_CASE("an accuracy table reads back what it wrote, and a merge replaces only
   // Another profile of the same pair and kind (a refit) is another entry.
   auto refit = entry("h100", "vllm", "fitted", 42);
   refit.profile_fingerprint = "ffffffffffffffff";
-  CHECK(calibration::parse_accuracy_table(calibration::merge_accuracy_table(merged, {refit}, "third"), "t").size() ==
-        4);
+  CHECK(calibration::parse_accuracy_table(calibration::merge_accuracy_table(pairs, {refit}, "third"), "t").size() == 4);
   CHECK(calibration::describe(pairs[2]) ==
         "TTFT off by a median 25% (p90 80%, predicted/measured 1.30x), TPOT 10% (p90 30%, 0.95x) on 41 held-out "
         "measured runs of llama-3.1-8b, qwen3-32b");
 }
 
 TEST_CASE("a bad accuracy table names the field", "[calibration][accuracy]") {
-  nlohmann::json j = calibration::merge_accuracy_table(nullptr, {entry("h100", "vllm", "fitted", 40)}, "x");
+  nlohmann::json j = calibration::merge_accuracy_table({}, {entry("h100", "vllm", "fitted", 40)}, "x");
   CHECK(error_of({{"schema", "fleetcast.report/1"}}).find("t.json: field 'schema'") == 0);
   nlohmann::json bad = j;
   bad["pairs"][0].erase("tpot");

@@ -45,9 +45,9 @@ PairAccuracy parse_pair_accuracy(const nlohmann::json& j, const std::string& fil
 // InputError names `file` and the field otherwise.
 std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const std::string& file);
 
-// `existing` (a table, or null for none) with `fresh` in it: an entry for the same profile (hardware, runtime, kind
-// and fingerprint) is replaced, the others kept; sorted by those; `how` replaces the table's note.
-nlohmann::json merge_accuracy_table(const nlohmann::json& existing, const std::vector<PairAccuracy>& fresh,
+// A table of `existing` (parse_accuracy_table's, or none) with `fresh` in it: an entry for the same profile
+// (hardware, runtime, kind and fingerprint) is replaced, the others kept; sorted by those; `how` is the table's note.
+nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> existing, const std::vector<PairAccuracy>& fresh,
                                     const std::string& how);
 
 // The shipped table's entry for exactly this profile serving `runtime` (same hardware, runtime and fingerprint), or
