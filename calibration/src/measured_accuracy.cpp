@@ -122,6 +122,11 @@ std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const s
   return std::nullopt;
 }
 
+nlohmann::json measured_error_json(const Profile& in_use, const std::string& runtime) {
+  const auto a = measured_accuracy_for(in_use, runtime);
+  return a ? to_json(*a) : nlohmann::json(nullptr);
+}
+
 std::string describe(const PairAccuracy& a) {
   char buf[256];
   std::snprintf(buf, sizeof buf,

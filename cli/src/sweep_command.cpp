@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/planner/grid.hpp"
 #include "fleetcast/planner/pareto.hpp"
 #include "fleetcast/planner/sweep_points.hpp"
@@ -183,15 +184,22 @@ int finish(const std::optional<planner::SweepOutcome>& ranked, const fs::path& d
     std::printf("%6d  %-40s %24.1f %24.1f  %s\n", line["point"].get<int>(), line["parameters"].dump().c_str(),
                 points[i].x, points[i].y, frontier[i] ? "*" : "");
   }
-  // Where the figures lean on a fit's stand-ins (calibration/kernel_caveats.hpp): once per GPU and runtime.
+  // Once per GPU and runtime: how wrong the profile was on held-out measured runs (measured_accuracy.hpp), and where
+  // the figures lean on a fit's stand-ins (kernel_caveats.hpp).
   std::set<std::string> noted;
   for (const nlohmann::json& line : outcome.lines) {
-    const std::string caveats = calibration::short_list(line.value("profile_kernel_caveats", nlohmann::json::array()));
-    if (caveats.empty() || !line.contains("benchmark_record")) continue;
+    if (!line.contains("benchmark_record")) continue;  // a failed point
     const nlohmann::json& b = line["benchmark_record"];
     const std::string runtime = b.value("runtime", "");  // "vllm (modelled)": the engine's name is the first word
     const std::string who = b.value("gpu", "") + " " + runtime.substr(0, runtime.find(' '));
-    if (noted.insert(who).second)
+    if (!noted.insert(who).second) continue;
+    const nlohmann::json measured = line.value("profile_measured_error", nlohmann::json());
+    std::printf("%s profile measured: %s\n", who.c_str(),
+                measured.is_object()
+                    ? calibration::describe(calibration::parse_pair_accuracy(measured, "results.jsonl")).c_str()
+                    : "no measured error on record");
+    const std::string caveats = calibration::short_list(line.value("profile_kernel_caveats", nlohmann::json::array()));
+    if (!caveats.empty())
       std::printf("%s profile outside the kernel-level figures: %s\n", who.c_str(), caveats.c_str());
   }
   std::printf("%d points: %d run now, %d found finished, %d failed; wrote %s, %s%s%s\n", outcome.total,

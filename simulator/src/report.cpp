@@ -25,11 +25,6 @@ namespace fleetcast::simulator {
 namespace {
 
 
-nlohmann::json measured_error_json(const calibration::Profile& profile, const std::string& runtime) {
-  const auto a = calibration::measured_accuracy_for(profile, runtime);
-  return a ? calibration::to_json(*a) : nlohmann::json(nullptr);
-}
-
 nlohmann::json memory_json(const MemoryPlan& m) {
   return {{"hbm_gb_per_gpu", m.hbm_bytes / 1e9},
           {"budget_gb_per_gpu", m.budget_bytes / 1e9},
@@ -309,7 +304,7 @@ nlohmann::json build_report(const ReportInputs& in) {
                                        *in.profile, calibration::datasheet_profile_for(d.hardware, d.runtime)))},
         // How wrong this very profile was on measured runs it was not fitted to (measured_accuracy.hpp); null
         // where none are on record (a GPU without measured runs, a user's own profile, a refit not yet validated).
-        {"profile_measured_error", measured_error_json(*in.profile, d.runtime)}}},
+        {"profile_measured_error", calibration::measured_error_json(*in.profile, d.runtime)}}},
       {"measurement",
        {{"window_start_s", rec.window_start_s()},
         {"window_end_s", rec.window_end_s()},

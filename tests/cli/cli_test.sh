@@ -240,7 +240,9 @@ FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" plan "$work/kplan.json" -o "$work/
   bad "plan did not name the profile's figures outside the kernels': $(cat "$work/out" "$work/err")"
 FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" sweep grid "$fixtures/good.json" kc --set seed=1,2 --out "$work/ks" >"$work/out" 2>"$work/err"
 { [ $? -eq 0 ] && [ "$(grep -c "^h100 vllm profile outside the kernel-level figures: matmul_efficiency.bf16 0.99 > 0.80, memory_efficiency 0.40 < half of 0.90$" "$work/out")" = 1 ] &&
-  [ "$(grep -c '"field":"memory_efficiency"' "$work/ks/kc/results.jsonl")" = 2 ]; } && ok ||
+  [ "$(grep -c '"field":"memory_efficiency"' "$work/ks/kc/results.jsonl")" = 2 ] &&
+  grep -q "^h100 vllm profile measured: no measured error on record$" "$work/out" &&
+  [ "$(grep -c '"profile_measured_error":null' "$work/ks/kc/results.jsonl")" = 2 ]; } && ok ||
   bad "sweep did not name the profile's figures outside the kernels': $(cat "$work/out" "$work/err")"
 
 # Every forecast quotes the held-out error its exact profile showed (calibration/profiles/accuracy/held-out.json);

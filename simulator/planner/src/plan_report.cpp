@@ -45,11 +45,6 @@ double worst(const nlohmann::json& figures, const char* key) {
 
 // The profile behind each hardware's figures (the plan's runtime), with its figures outside the kernel-level ones
 // (calibration/kernel_caveats.hpp): a ranking that leans on a fit's GEMMs at peak is worth knowing before buying.
-nlohmann::json measured_error(const calibration::Profile& profile, const std::string& runtime) {
-  const auto a = calibration::measured_accuracy_for(profile, runtime);
-  return a ? calibration::to_json(*a) : nlohmann::json(nullptr);
-}
-
 nlohmann::json profiles_json(const specs::PlanSpec& plan) {
   nlohmann::json out = nlohmann::json::array();
   for (const std::string& name : plan.hardware) {
@@ -60,7 +55,7 @@ nlohmann::json profiles_json(const specs::PlanSpec& plan) {
                    {"kind", profile.kind},
                    {"kernel_caveats", calibration::to_json(calibration::kernel_caveats(
                                           profile, calibration::datasheet_profile_for(hw, plan.runtime)))},
-                   {"measured_error", measured_error(profile, plan.runtime)}});
+                   {"measured_error", calibration::measured_error_json(profile, plan.runtime)}});
   }
   return out;
 }

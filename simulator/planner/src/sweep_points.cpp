@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/planner/grid.hpp"
 #include "fleetcast/simulator/simulation.hpp"
@@ -63,7 +64,8 @@ nlohmann::json grid_point(const nlohmann::json& scenario_json, const nlohmann::j
   return {{"benchmark_record", report.at("benchmark_record")},
           {"cost", report.at("cost")},
           {"input_tokens_per_s_per_gpu", report.at("metrics").at("throughput").at("input_tokens_per_s_per_gpu")},
-          {"profile_kernel_caveats", report.at("derived").at("profile_kernel_caveats")}};
+          {"profile_kernel_caveats", report.at("derived").at("profile_kernel_caveats")},
+          {"profile_measured_error", report.at("derived").at("profile_measured_error")}};
 }
 
 specs::ScenarioSpec with_mtp(const specs::ScenarioSpec& s, int next_n, double acceptance, const std::string& file) {
@@ -100,7 +102,8 @@ nlohmann::json decode_point_line(const specs::ScenarioSpec& s, int requests_per_
             {"acceptance_length", p.acceptance_length},
             {"tokens_per_s_per_user", p.tokens_per_s_per_user},
             {"output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu}}},
-          {"profile_kernel_caveats", caveats_json(d, profile)}};
+          {"profile_kernel_caveats", caveats_json(d, profile)},
+          {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)}};
 }
 
 nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_rank, int prompt_tokens) {
@@ -128,7 +131,8 @@ nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_r
             {"mean_step_s", p.mean_step_s},
             {"mean_prompt_s", p.mean_prompt_s},
             {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}}},
-          {"profile_kernel_caveats", caveats_json(d, profile)}};
+          {"profile_kernel_caveats", caveats_json(d, profile)},
+          {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)}};
 }
 
 }  // namespace fleetcast::planner

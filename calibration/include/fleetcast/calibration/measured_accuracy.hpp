@@ -53,6 +53,8 @@ nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> existing, const st
 // The shipped table's entry for exactly this profile serving `runtime` (same hardware, runtime and fingerprint), or
 // none.
 std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const std::string& runtime);
+// That entry as to_json writes it, or null: the form reports, plans and sweep lines carry.
+nlohmann::json measured_error_json(const Profile& in_use, const std::string& runtime);
 // Every entry of the shipped table.
 const std::vector<PairAccuracy>& shipped_accuracy();
 
