@@ -13,6 +13,7 @@
 #include "fleetcast/calibration/fit.hpp"
 #include "fleetcast/calibration/held_out.hpp"
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/kernel_import.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/calibration/quality_report.hpp"
@@ -204,6 +205,11 @@ int run_calibrate(const Args& args) {
       const specs::HardwareSpec hw = specs::hardware_preset(profile.hardware);
       for (const auto& c : calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, runtime)))
         std::fprintf(stderr, "note: %s\n", calibration::describe(c).c_str());
+    }
+    // And how wrong it was on held-out measured runs, where that exact profile's error is on record.
+    if (const auto measured = calibration::measured_accuracy_for(profile, runtime)) {
+      std::fprintf(stderr, "note: measured on %s %s: %s\n", profile.hardware.c_str(), runtime.c_str(),
+                   calibration::describe(*measured).c_str());
     }
     return 0;
   }

@@ -210,6 +210,10 @@ FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" validate --bench "$fixtures/../../
 { [ $? -eq 0 ] && grep -q "h100 vllm (measured): matmul_efficiency.bf16 0.99 above the best kernel-level 0.80; memory_efficiency 0.40 below half of the kernel-level 0.90" "$work/out" &&
   grep -q '"field": "memory_efficiency"' "$work/k.json"; } && ok || bad "validate did not name the profile's figures outside the kernels': $(cat "$work/out" "$work/err")"
 
+# calibrate show of a shipped fit also notes its error on held-out measured runs, on stderr.
+"$bin" calibrate show h100 --runtime vllm >"$work/out" 2>"$work/err"
+{ [ $? -eq 0 ] && grep -q "^note: measured on h100 vllm: TTFT off by a median" "$work/err" && ! grep -q "note:" "$work/out"; } && ok ||
+  bad "calibrate show did not note the shipped fit's measured error: $(cat "$work/err")"
 # calibrate show says the same on stderr, the JSON on stdout left whole.
 "$bin" calibrate show "$work/profiles/h100-vllm.json" --runtime vllm >"$work/out" 2>"$work/err"
 { [ $? -eq 0 ] && grep -q "note: memory_efficiency 0.40 below half of the kernel-level 0.90" "$work/err" &&

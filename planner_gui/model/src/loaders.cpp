@@ -117,6 +117,10 @@ QString measured_error_from(const json& measured, const QString& path) {
   }
 }
 
+QString measured_line(const QString& measured) {
+  return measured.isEmpty() ? QString() : "\nprofile measured: " + measured;
+}
+
 QString caveats_line(const QString& caveats) {
   return caveats.isEmpty() ? QString() : "\nprofile outside the kernel-level figures: " + caveats;
 }
@@ -151,8 +155,7 @@ Configuration load_report(const QString& path) {
     c.profile_measured_error = measured_error_from(derived.value("profile_measured_error", json()), path);
   }
   c.details = QString::fromStdString(scenario_name) + "\n" + layout_text(c.record) +
-              (c.profile_measured_error.isEmpty() ? QString() : "\nprofile measured: " + c.profile_measured_error) +
-              caveats_line(c.profile_caveats);
+              measured_line(c.profile_measured_error) + caveats_line(c.profile_caveats);
   return c;
 }
 
@@ -184,7 +187,9 @@ QVector<Configuration> load_sweep_results(const QString& path) {
       c.record = record_from(j.at("benchmark_record"), where + ": benchmark_record");
       c.cost = cost_from(j.value("cost", json()));
       c.profile_caveats = caveats_from(j.value("profile_kernel_caveats", json()));
-      c.details = parameters + "\n" + layout_text(c.record) + caveats_line(c.profile_caveats);
+      c.profile_measured_error = measured_error_from(j.value("profile_measured_error", json()), where);
+      c.details = parameters + "\n" + layout_text(c.record) + measured_line(c.profile_measured_error) +
+                  caveats_line(c.profile_caveats);
     }
     out.push_back(std::move(c));
   }
