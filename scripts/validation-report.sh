@@ -19,7 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
   --accuracy "$tmp/accuracy.json" >/dev/null
 "$bin" --datasheet-profiles validate --silicon "$csv" --split held-out --summary-only -j "$jobs" \
   --accuracy "$tmp/accuracy.json" >/dev/null
-"$bin" validate --silicon "$csv" --summary-only -j "$jobs" --markdown "$tmp/all.md" --json "$tmp/all.json" >/dev/null
+"$bin" validate --silicon "$csv" --summary-only -j "$jobs" --decompose --markdown "$tmp/all.md" --json "$tmp/all.json" \
+  >/dev/null
 {
   echo "# Validation against measured serving runs (generated)"
   echo
