@@ -106,17 +106,6 @@ QString parameters_text(const json& parameters) {
 // A simulated configuration's profile figures outside the kernel-level ones, and the tooltip line that says so.
 QString caveats_from(const json& caveats) { return QString::fromStdString(calibration::short_list(caveats)); }
 
-// The report's held-out error on record for its profile, as the CLI's summary words it; "" for none.
-QString measured_error_from(const json& measured, const QString& path) {
-  if (!measured.is_object()) return {};
-  try {
-    return QString::fromStdString(calibration::describe(
-        calibration::parse_pair_accuracy(measured, path.toStdString(), "derived.profile_measured_error.")));
-  } catch (const InputError& e) {
-    throw LoadError(e.what());
-  }
-}
-
 QString measured_line(const QString& measured) {
   return measured.isEmpty() ? QString() : "\nprofile measured: " + measured;
 }
@@ -126,6 +115,16 @@ QString caveats_line(const QString& caveats) {
 }
 
 }  // namespace
+
+QString measured_error_text(const json& measured, const QString& path, const std::string& field) {
+  if (!measured.is_object()) return {};
+  try {
+    return QString::fromStdString(
+        calibration::describe(calibration::parse_pair_accuracy(measured, path.toStdString(), field + ".")));
+  } catch (const InputError& e) {
+    throw LoadError(e.what());
+  }
+}
 
 Configuration load_report(const QString& path) {
   const json j = parse(read_text(path), path);
@@ -152,7 +151,8 @@ Configuration load_report(const QString& path) {
   if (j.contains("derived") && j.at("derived").is_object()) {
     const json& derived = j.at("derived");
     c.profile_caveats = caveats_from(derived.value("profile_kernel_caveats", json()));
-    c.profile_measured_error = measured_error_from(derived.value("profile_measured_error", json()), path);
+    c.profile_measured_error =
+        measured_error_text(derived.value("profile_measured_error", json()), path, "derived.profile_measured_error");
   }
   c.details = QString::fromStdString(scenario_name) + "\n" + layout_text(c.record) +
               measured_line(c.profile_measured_error) + caveats_line(c.profile_caveats);
@@ -187,7 +187,8 @@ QVector<Configuration> load_sweep_results(const QString& path) {
       c.record = record_from(j.at("benchmark_record"), where + ": benchmark_record");
       c.cost = cost_from(j.value("cost", json()));
       c.profile_caveats = caveats_from(j.value("profile_kernel_caveats", json()));
-      c.profile_measured_error = measured_error_from(j.value("profile_measured_error", json()), where);
+      c.profile_measured_error =
+          measured_error_text(j.value("profile_measured_error", json()), where, "profile_measured_error");
       c.details = parameters + "\n" + layout_text(c.record) + measured_line(c.profile_measured_error) +
                   caveats_line(c.profile_caveats);
     }

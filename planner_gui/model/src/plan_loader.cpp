@@ -4,10 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
-#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/gui/loaders.hpp"
 #include "fleetcast/gui/plan_outcome.hpp"
-#include "fleetcast/specs/error.hpp"
 
 namespace fleetcast::gui {
 namespace {
@@ -77,17 +75,10 @@ PlanOutcome load_plan_output(const QString& path) {
   if (j.contains("profiles")) {
     for (const json& p : field(j, "profiles", path, "profiles", json::value_t::array)) {
       const json& caveats = field(p, "kernel_caveats", path, "profiles[].kernel_caveats", json::value_t::array);
-      QString measured;
-      if (p.contains("measured_error") && p.at("measured_error").is_object()) {
-        try {
-          measured = QString::fromStdString(calibration::describe(calibration::parse_pair_accuracy(
-              p.at("measured_error"), path.toStdString(), "profiles[].measured_error.")));
-        } catch (const InputError& e) {
-          throw LoadError(e.what());
-        }
-      }
-      const PlanProfile profile{text(p, "hardware"), text(p, "runtime"), text(p, "kind"),
-                                QString::fromStdString(calibration::short_list(caveats)), measured};
+      const PlanProfile profile{
+          text(p, "hardware"), text(p, "runtime"), text(p, "kind"),
+          QString::fromStdString(calibration::short_list(caveats)),
+          measured_error_text(p.value("measured_error", json()), path, "profiles[].measured_error")};
       caveats_of.insert(profile.hardware, profile.caveats);
       out.profiles.push_back(profile);
     }

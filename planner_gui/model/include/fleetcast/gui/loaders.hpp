@@ -8,6 +8,7 @@
 
 #include <QString>
 #include <QVector>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 
@@ -20,6 +21,10 @@ class LoadError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// A profile's held-out error on record (calibration/measured_accuracy.hpp) as the CLI words it; "" for null. `field`
+// names where it sits ("derived.profile_measured_error") for the LoadError of a bad one.
+QString measured_error_text(const nlohmann::json& measured, const QString& path, const std::string& field);
 
 Configuration load_report(const QString& path);
 // Failed points are kept (with `error` set and NaN figures) so the table can show them.
