@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -89,6 +90,14 @@ void print_unmapped(const validation::ValidationResult& r) {
 // The profile each predicted row's (hardware, runtime) used, with its figures outside what the kernels reach
 // (calibration/kernel_caveats.hpp): a fit that reproduces its rows with a GEMM faster than any measured one is part
 // of what the error table means.
+// A row group's model and system ("model | system | backend | mode"; the system is the hardware preset's name), or
+// none for a group not of that form.
+std::optional<std::pair<std::string, std::string>> model_and_system(const std::string& group) {
+  const std::size_t a = group.find(" | "), b = group.find(" | ", a + 3);
+  if (a == std::string::npos || b == std::string::npos) return std::nullopt;
+  return std::make_pair(group.substr(0, a), group.substr(a + 3, b - a - 3));
+}
+
 struct ProfileInUse {
   std::string hardware, runtime, kind;
   std::vector<calibration::KernelCaveat> caveats;
@@ -98,10 +107,7 @@ std::vector<ProfileInUse> profiles_in_use(const validation::ValidationResult& r)
   std::set<std::pair<std::string, std::string>> pairs;
   for (const auto& p : r.rows) {
     if (!p.predicted) continue;
-    // "model | system | backend | mode": system is the hardware preset's name.
-    const std::size_t a = p.group.find(" | "), b = p.group.find(" | ", a + 3);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    pairs.insert({p.group.substr(a + 3, b - a - 3), p.run.backend});
+    if (const auto names = model_and_system(p.group)) pairs.insert({names->second, p.run.backend});
   }
   std::vector<ProfileInUse> out;
   for (const auto& pair : pairs) {
@@ -154,14 +160,14 @@ std::vector<calibration::PairAccuracy> pair_accuracy(const validation::Validatio
   std::map<std::pair<std::string, std::string>, Errors> by_pair;
   for (const auto& p : r.rows) {
     if (!p.predicted || !(p.run.ttft_ms > 0.0) || !(p.run.tpot_ms > 0.0)) continue;
-    const std::size_t a = p.group.find(" | "), b = p.group.find(" | ", a + 3);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    Errors& e = by_pair[{p.group.substr(a + 3, b - a - 3), p.run.backend}];
+    const auto names = model_and_system(p.group);
+    if (!names) continue;
+    Errors& e = by_pair[{names->second, p.run.backend}];
     e.ttft.push_back(p.ttft_ape);
     e.tpot.push_back(p.tpot_ape);
     e.ttft_ratio.push_back(p.predicted_ttft_ms / p.run.ttft_ms);
     e.tpot_ratio.push_back(p.predicted_tpot_ms / p.run.tpot_ms);
-    e.models.insert(p.group.substr(0, a));
+    e.models.insert(names->first);
   }
   std::vector<calibration::PairAccuracy> out;
   for (const auto& [pair, e] : by_pair) {
