@@ -14,6 +14,7 @@
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
+#include "validate_decomposition.hpp"
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
@@ -22,7 +23,6 @@
 #include "fleetcast/traces/bench_results.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
-#include "fleetcast/validation/tpot_decomposition.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
 
 namespace fleetcast::cli {
@@ -195,85 +195,6 @@ void write_accuracy(const std::string& file, const validation::ValidationResult&
     existing = calibration::parse_accuracy_table(j, file);  // a bad table is named before anything is written
   }
   write_file_atomically(file, calibration::merge_accuracy_table(existing, pair_accuracy(r), how).dump(2) + "\n");
-}
-
-// The median of `v` (validation::summarise_errors's), NaN for none.
-double median_of(const std::vector<double>& v) { return v.empty() ? NAN : validation::summarise_errors(v).median; }
-
-// Per group, medians over its splits: X / (C - 1) as a share of the model's marginal prompt time, measured and
-// predicted, and the decode step predicted / measured.
-struct SplitMedians {
-  std::string group;
-  std::size_t splits = 0;
-  double measured_share = NAN, predicted_share = NAN, step_ratio = NAN;
-};
-
-std::vector<SplitMedians> split_medians(const std::vector<validation::TpotDecomposition>& splits) {
-  std::map<std::string, std::vector<double>> measured_share, predicted_share, step_ratio;
-  for (const auto& d : splits) {
-    const double others = d.concurrency - 1;
-    if (std::isfinite(d.model_prefill_ms) && d.model_prefill_ms > 0.0) {
-      measured_share[d.group].push_back(d.measured_interference_ms / others / d.model_prefill_ms);
-      predicted_share[d.group].push_back(d.predicted_interference_ms / others / d.model_prefill_ms);
-    }
-    if (d.measured_step_ms > 0.0) step_ratio[d.group].push_back(d.predicted_step_ms / d.measured_step_ms);
-  }
-  std::vector<SplitMedians> out;
-  for (const auto& [group, ratios] : step_ratio) {
-    out.push_back(
-        {group, ratios.size(), median_of(measured_share[group]), median_of(predicted_share[group]), median_of(ratios)});
-  }
-  return out;
-}
-
-// The measured and predicted TPOTs split into decode step and other clients' prefills (tpot_decomposition.hpp),
-// each key, then each group's medians: where the simulation puts the prefill time against where the engine did.
-void print_decomposition(const std::vector<validation::TpotDecomposition>& splits) {
-  std::printf(
-      "\nTPOT split by output length, TPOT = d + X / (osl - 1): d the decode step, X the other clients' prefill "
-      "time inside one request's decode; X / (C - 1) against the model's marginal time of one prompt beside the "
-      "decodes (near it: clients out of phase; near 0: in lockstep)\n");
-  if (splits.empty()) {
-    std::printf("  (no rows differing only in output length)\n");
-    return;
-  }
-  std::printf("%-44s %6s %-26s %5s %-16s %8s %8s %10s %8s %8s\n", "group", "isl", "layout", "C", "osls", "d meas",
-              "d pred", "X/(C-1) ms", "pred", "model");
-  for (const auto& d : splits) {
-    std::string osls;
-    for (int o : d.osls) osls += (osls.empty() ? "" : ",") + std::to_string(o);
-    const double others = d.concurrency - 1;
-    std::printf("%-44.44s %6d %-26.26s %5d %-16.16s %8.2f %8.2f %10.1f %8.1f %8.1f\n", d.group.c_str(), d.isl,
-                d.layout.c_str(), d.concurrency, osls.c_str(), d.measured_step_ms, d.predicted_step_ms,
-                d.measured_interference_ms / others, d.predicted_interference_ms / others, d.model_prefill_ms);
-  }
-  std::printf(
-      "\nper group, medians over its splits: X / (C - 1) as a share of the model's marginal prefill, "
-      "measured and predicted; d predicted / measured\n");
-  std::printf("%-52s %6s %9s %9s %9s\n", "group", "splits", "X meas", "X pred", "d p/m");
-  for (const SplitMedians& m : split_medians(splits)) {
-    std::printf("%-52.52s %6zu %9.2f %9.2f %9.2f\n", m.group.c_str(), m.splits, m.measured_share, m.predicted_share,
-                m.step_ratio);
-  }
-}
-
-// The per-group medians as Markdown, under the group table (docs/VALIDATION.md).
-std::string markdown_decomposition(const std::vector<validation::TpotDecomposition>& splits) {
-  std::string out =
-      "\nTPOT split by output length (`--decompose`; TPOT = d + X / (osl - 1), over rows differing only in osl): "
-      "per group, the medians of X / (C - 1), the other clients' prefill time per client inside a request's decode, "
-      "as a share of the step model's marginal time of one prompt (near 1: the clients ran out of phase; near 0: in "
-      "lockstep), measured and predicted, and of the decode step d predicted / measured. Splits of 1k against 8k "
-      "outputs are confounded by the longer context (negative shares).\n\n"
-      "| model | system | backend | mode | splits | X / (C - 1) measured | predicted | d predicted / measured |\n"
-      "|---|---|---|---|---:|---:|---:|---:|\n";
-  for (const SplitMedians& m : split_medians(splits)) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "| %s | %zu | %.2f | %.2f | %.2f |\n", m.group.c_str(), m.splits, m.measured_share,
-                  m.predicted_share, m.step_ratio);
-    out += buf;
-  }
-  return out;
 }
 
 // The group table as Markdown, for docs/ACCURACY.md.
@@ -454,14 +375,13 @@ int run_validate(const Args& args) {
   print_groups(result);
   print_unmapped(result);
   print_profiles(profiles);
-  std::vector<validation::TpotDecomposition> splits;
+  Decompositions splits;
   if (decompose) {
-    splits = validation::decompose_tpot(result);
-    print_decomposition(splits);
+    splits = cli::decompose(result);
+    print_decompositions(splits);
   }
   if (!markdown.empty()) {
-    write_file_atomically(markdown,
-                          markdown_groups(result, profiles) + (splits.empty() ? "" : markdown_decomposition(splits)));
+    write_file_atomically(markdown, markdown_groups(result, profiles) + markdown_decompositions(splits));
   }
   if (!accuracy.empty()) {
     write_accuracy(accuracy, result,
@@ -473,7 +393,10 @@ int run_validate(const Args& args) {
   if (!json_out.empty()) {
     nlohmann::json j = validation::to_json(result);
     j["profiles"] = profiles_json(profiles);
-    if (decompose) j["tpot_decomposition"] = validation::to_json(splits);
+    if (decompose) {
+      j["tpot_decomposition"] = validation::to_json(splits.tpot);
+      j["ttft_decomposition"] = validation::to_json(splits.ttft);
+    }
     write_file_atomically(json_out, j.dump(1) + "\n");
   }
   return 0;

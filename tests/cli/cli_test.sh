@@ -184,16 +184,21 @@ silicon=$fixtures/../../validation/fixtures/silicon-small.csv
   "$bin" simulate "$work/sc/gptoss_gb200_trtllm_disagg_1024x64.json" --check >/dev/null; } && ok ||
   bad "validate --scenarios: $(ls "$work/sc" 2>&1) $(cat "$work/err")"
 # --decompose: two rows differing only in osl, made as TPOT = 6 + 252 / (osl - 1) ms, split back into a 6 ms step and
-# 252 ms of the other 3 clients' prefills (84 ms each), in the text and the JSON.
+# 252 ms of the other 3 clients' prefills (84 ms each), in the text and the JSON; a third row at a longer prompt gives
+# the TTFT split, whose line a + k x p goes through both measured TTFTs.
 { head -1 "$silicon"
   echo "l8_a,hand-made; silicon_concurrency=4,vllm,0.12.0,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,,agg,512,64,,,4,1,1,1,1,1,,,,,,,,,,,,,,,40.0,10.0"
   echo "l8_b,hand-made; silicon_concurrency=4,vllm,0.12.0,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,,agg,512,253,,,4,1,1,1,1,1,,,,,,,,,,,,,,,40.0,7.0"
+  echo "l8_c,hand-made; silicon_concurrency=4,vllm,0.12.0,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,,agg,2048,64,,,4,1,1,1,1,1,,,,,,,,,,,,,,,90.0,10.0"
 } >"$work/pair.csv"
 "$bin" validate --silicon "$work/pair.csv" -j 2 --summary-only --decompose --json "$work/d.json" --markdown "$work/d.md" >"$work/out" 2>"$work/err"
 { [ $? -eq 0 ] && grep -q "TPOT split by output length" "$work/out" &&
   grep -E -q "^llama-3.1-8b \| h100 \| vllm \| agg +512 tp1 pp1 dp1 moe_tp1 ep1 +4 64,253 +6.00 " "$work/out" &&
   python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['tpot_decomposition']; sys.exit(not (len(d)==1 and abs(d[0]['measured_interference_ms']-252)<1e-6 and d[0]['model_prefill_ms']>0))" "$work/d.json" &&
-  grep -E -q "^\| llama-3.1-8b \| h100 \| vllm \| agg \| 1 \| [0-9.]+ \| [-0-9.]+ \| [0-9.]+ \|$" "$work/d.md"; } && ok ||
+  grep -E -q "^\| llama-3.1-8b \| h100 \| vllm \| agg \| 1 \| [0-9.]+ \| [-0-9.]+ \| [0-9.]+ \|$" "$work/d.md" &&
+  grep -q "TTFT split by prompt length" "$work/out" &&
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['ttft_decomposition']; s=d[0]; sys.exit(not (len(d)==1 and s['isls']==[512,2048] and all(abs(s['measured_base_ms']+s['measured_prompts']*p-t)<1e-6 for p,t in zip(s['prompt_ms'],[40.0,90.0])) and s['measured_prompts']>0))" "$work/d.json" &&
+  grep -E -q "^\| llama-3.1-8b \| h100 \| vllm \| agg \| 1 \| [0-9.]+ \| [-0-9.]+ \| [-0-9]+ \| [-0-9]+ \|$" "$work/d.md"; } && ok ||
   bad "validate --decompose: $(cat "$work/out" "$work/err")"
 "$bin" validate --silicon "$work/no-such.csv" --json "$work/v2.json" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q "no-such.csv" "$work/err" && [ ! -e "$work/v2.json" ]; } && ok ||

@@ -5,62 +5,20 @@
 #include <map>
 #include <tuple>
 
-#include "fleetcast/calibration/profile_store.hpp"
-#include "fleetcast/simulator/step_time.hpp"
-#include "fleetcast/specs/load.hpp"
-#include "fleetcast/validation/serving_mapping.hpp"
+#include "decomposition_common.hpp"
+#include "fleetcast/validation/prompt_cost.hpp"
 
 namespace fleetcast::validation {
 namespace {
+
+using detail::layout_text;
+using detail::line_fit;
 
 struct Sums {
   double measured = 0.0, predicted = 0.0;
   int rows = 0;
   const traces::MeasuredServingRun* first = nullptr;
 };
-
-// One prompt's marginal step time beside the other clients' decodes, in the step model with the profile in use.
-double model_prefill_ms(const traces::MeasuredServingRun& run, int shortest_osl) {
-  const auto mapped = map_serving_run(run);
-  if (!std::holds_alternative<MappedRun>(mapped)) return NAN;
-  try {
-    const specs::ScenarioSpec s = specs::parse_scenario(std::get<MappedRun>(mapped).scenario, run.id);
-    const simulator::StepTimeModel model(s.model, s.deployment,
-                                         calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
-    const int dp = std::max(1, s.deployment.replica.dp);
-    simulator::BatchShape decodes;
-    decodes.decode_contexts.assign(static_cast<std::size_t>((run.concurrency - 1 + dp - 1) / dp),
-                                   run.isl + shortest_osl / 2);
-    simulator::BatchShape mixed = decodes;
-    mixed.prefill.push_back({run.isl, 0, true});
-    return 1e3 * (model.predict(mixed).total_s - model.predict(decodes).total_s);
-  } catch (const std::exception&) {
-    return NAN;  // a row validate could not simulate either
-  }
-}
-
-std::string layout_text(const traces::MeasuredLayout& l) {
-  return "tp" + std::to_string(l.tp) + " pp" + std::to_string(l.pp) + " dp" + std::to_string(l.attention_dp) +
-         " moe_tp" + std::to_string(l.moe_tp) + " ep" + std::to_string(l.moe_ep);
-}
-
-// The intercept and slope of the least-squares line through (x, y).
-std::pair<double, double> line_fit(const std::vector<double>& x, const std::vector<double>& y) {
-  double mx = 0.0, my = 0.0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    mx += x[i];
-    my += y[i];
-  }
-  mx /= static_cast<double>(x.size());
-  my /= static_cast<double>(x.size());
-  double sxx = 0.0, sxy = 0.0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sxx += (x[i] - mx) * (x[i] - mx);
-    sxy += (x[i] - mx) * (y[i] - my);
-  }
-  const double slope = sxy / sxx;
-  return {my - slope * mx, slope};
-}
 
 }  // namespace
 
@@ -94,7 +52,8 @@ std::vector<TpotDecomposition> decompose_tpot(const ValidationResult& result) {
     }
     std::tie(d.measured_step_ms, d.measured_interference_ms) = line_fit(x, measured);
     std::tie(d.predicted_step_ms, d.predicted_interference_ms) = line_fit(x, predicted);
-    d.model_prefill_ms = model_prefill_ms(*by_osl.begin()->second.first, by_osl.begin()->first);
+    const int shortest_osl = by_osl.begin()->first;
+    d.model_prefill_ms = marginal_prompt_ms(*by_osl.begin()->second.first, d.isl + shortest_osl / 2);
     out.push_back(std::move(d));
   }
   return out;
