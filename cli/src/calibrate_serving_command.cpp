@@ -20,7 +20,7 @@ int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
       "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--max-step-ms X] "
-      "[--leave-out-model M | --cross-validate]";
+      "[--ttft-weight W] [--leave-out-model M | --cross-validate]";
   std::string silicon, hardware, runtime, out_dir;
   validation::ServingFitOptions options;
   bool cross_validate = false, benchmark_clients = false;
@@ -71,6 +71,11 @@ int run_calibrate_serving(const Args& args) {
         throw InputError("", "--max-step-ms", text, "expected milliseconds between 0.01 and 100");
       }
       options.max_step_overhead_s = *ms * 1e-3;
+    } else if (a == "--ttft-weight") {
+      const std::string& text = args[++i];
+      const auto w = parse_number(text);
+      if (!w || !(*w > 0.0 && *w <= 1.0)) throw InputError("", "--ttft-weight", text, "expected a weight in (0, 1]");
+      options.ttft_weight = *w;
     } else if (a == "--iterations") {
       options.max_iterations = std::stoi(args[++i]);
       if (options.max_iterations < 0) throw InputError("", "--iterations", args[i], "must be >= 0");

@@ -71,7 +71,7 @@ commands:
         Fit the trace's device from its ops and predict its model_step records with the step-time model.
   calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]
                     [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--max-step-ms X]
-                    [--leave-out-model M | --cross-validate]
+                    [--ttft-weight W] [--leave-out-model M | --cross-validate]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads, and the routed experts' kernel efficiency per expert weight format, to the
         measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the rows, by id hash, held out);
@@ -80,7 +80,8 @@ commands:
         training cost (--refine: from the fit in use alone); --bounded keeps every efficiency at or below the
         best kernel-level figure and pulls it towards the datasheet one (a log-normal prior); --robust weighs
         errors beyond a factor 1.5 linearly (Huber) rather than squared; --max-step-ms X keeps the host time
-        per step at or below X ms (default 100: free).
+        per step at or below X ms (default 100: free); --ttft-weight W in (0, 1] weighs the TTFT residuals W
+        times the TPOT ones (default 1), leaning on the decode steps the model holds.
         --leave-out-model M holds out every row of model preset M instead; --cross-validate does so for each
         model of the pair in turn (the error on models the fit never saw).
         --iterations 0 fits nothing: the fast replay's error of the profile in use, on the same rows.

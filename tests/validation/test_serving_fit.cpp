@@ -223,6 +223,28 @@ TEST_CASE("the robust serving fit is not pulled off by a few rows the model does
   CHECK(robust.after_train.tpot_median_ape < 0.05);
 }
 
+TEST_CASE("a fit that leans on TPOT keeps the decode figures when every TTFT holds time the model does not", "[fit]") {
+  // Every TTFT 2x to 3x the profile's, more with more clients (closed-loop clients that wait for each other's
+  // prompts as no step model says), every TPOT as the profile makes it. Weighed alike, the TTFTs pull the fit off
+  // the HBM efficiency and host time the TPOTs set; at a tenth of the weight they pull far less.
+  const calibration::Profile truth = truth_profile(0.8);
+  auto results = measured_under(truth);
+  for (auto& run : results.runs) run.ttft_ms *= run.concurrency > 8 ? 3.0 : 2.0;
+  validation::ServingFitOptions options;
+  options.max_iterations = 10;
+  const validation::ServingFit alike = validation::fit_serving_profile(results, "h200", "vllm", options);
+  options.ttft_weight = 0.1;
+  const validation::ServingFit leaning = validation::fit_serving_profile(results, "h200", "vllm", options);
+  const auto off = [&](const validation::ServingFit& f) {
+    return std::abs(std::log(f.profile.memory_efficiency / truth.memory_efficiency)) +
+           std::abs(std::log(f.profile.step_overhead_s / truth.step_overhead_s));
+  };
+  INFO("leaning off by " << off(leaning) << ", alike by " << off(alike));
+  CHECK(off(leaning) < 0.5 * off(alike));
+  CHECK(leaning.after_train.tpot_median_ape < alike.after_train.tpot_median_ape);
+  CHECK_THAT(leaning.profile.sources.at("memory_efficiency"), Catch::Contains("TTFT residuals weighed 0.1 x TPOT's"));
+}
+
 TEST_CASE("with a fit in use the descent also starts from it, and the lower training cost wins", "[fit]") {
   // Rows made by the profile in use (the shipped h200-vllm fit): one iteration from the datasheet profile cannot
   // reach it, the descent from the fit itself starts at zero error and stays.

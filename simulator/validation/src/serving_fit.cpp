@@ -40,11 +40,13 @@ std::string file_hash(const std::string& path) {
   return buf;
 }
 
-std::string format_ms(double seconds) {
+std::string format_number(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", seconds * 1e3);
+  std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
+
+std::string format_ms(double seconds) { return format_number(seconds * 1e3); }
 
 struct Row {
   traces::MeasuredServingRun run;
@@ -229,6 +231,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   const auto objective = [&](const Params& t) {
     Eigen::VectorXd data = residuals(train, apply(base, t, options, expert_formats), options.threads);
     if (options.robust) data = data.unaryExpr(&huber_residual);
+    for (Eigen::Index k = 0; k < data.size(); k += 2) data(k) *= options.ttft_weight;
     if (!options.bounded) return data;
     Eigen::VectorXd all(data.size() + static_cast<Eigen::Index>(std::size(kPriorParams)));
     all << data, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(std::size(kPriorParams)));
@@ -324,6 +327,8 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
       (options.max_step_overhead_s < ServingFitOptions{}.max_step_overhead_s
            ? ", host time per step at most " + format_ms(options.max_step_overhead_s) + " ms"
            : std::string()) +
+      (options.ttft_weight < 1.0 ? ", TTFT residuals weighed " + format_number(options.ttft_weight) + " x TPOT's"
+                                 : std::string()) +
       (fit.started_from == "profile in use"
            ? (refine ? ", from the fit in use alone (--refine)"
                      : ", from the fit in use (a lower training cost than from the datasheet profile)")

@@ -55,6 +55,10 @@ struct ServingFitOptions {
   // overhead takes up whatever makes one model's steps slower than the model says, and every model on the GPU then
   // pays it (docs/ACCURACY.md, "Fits on models they never saw, five recipes").
   double max_step_overhead_s = 0.1;
+  // The TTFT residuals' weight against TPOT's (1: alike). Below 1 the fit leans on TPOT, whose decode step the model
+  // holds, against TTFT, which also holds how the closed-loop clients group (docs/ACCURACY.md, "What a measured TTFT
+  // holds").
+  double ttft_weight = 1.0;
 };
 
 struct ServingFitScore {
