@@ -1,10 +1,13 @@
 #pragma once
 // What the TPOT and TTFT decompositions share: a row's layout as a key, and a least-squares line.
+#include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "fleetcast/traces/serving_results.hpp"
+#include "fleetcast/validation/validate_runs.hpp"
 
 namespace fleetcast::validation::detail {
 
@@ -29,6 +32,40 @@ inline std::pair<double, double> line_fit(const std::vector<double>& x, const st
   }
   const double slope = sxy / sxx;
   return {my - slope * mx, slope};
+}
+
+// One length's rows of a key: their measured and predicted latencies summed, and the first of them.
+struct LengthSums {
+  double measured = 0.0, predicted = 0.0;
+  int rows = 0;
+  const traces::MeasuredServingRun* first = nullptr;
+};
+
+// (group, the length held fixed, layout, clients) -> the length that varies -> sums.
+using DecompositionKey = std::tuple<std::string, int, std::string, int>;
+using RowsByLength = std::map<DecompositionKey, std::map<int, LengthSums>>;
+
+// The predicted aggregated closed-loop rows at fixed lengths (no per-request lengths, no drawn spread, at least
+// `min_clients` clients), grouped by key and by the length that varies: the output length when `vary_osl`, else the
+// prompt length. `measured` and `predicted` pick the latency the split is of.
+template <typename Measured, typename Predicted>
+RowsByLength rows_by_length(const ValidationResult& result, bool vary_osl, int min_clients, Measured measured,
+                            Predicted predicted) {
+  RowsByLength out;
+  for (const RowPrediction& p : result.rows) {
+    const traces::MeasuredServingRun& run = p.run;
+    const int varying = vary_osl ? run.osl : run.isl, fixed = vary_osl ? run.isl : run.osl;
+    // Only a fixed-length closed loop gives every request the same lengths and the same company.
+    if (!p.predicted || run.mode != "agg" || run.concurrency < min_clients || varying < (vary_osl ? 2 : 1) ||
+        run.request_rate_per_s > 0.0 || !run.input_lens.empty() || run.length_range_ratio < 1.0)
+      continue;
+    LengthSums& s = out[{p.group, fixed, layout_text(run.agg), run.concurrency}][varying];
+    s.measured += measured(p);
+    s.predicted += predicted(p);
+    s.rows += 1;
+    if (!s.first) s.first = &run;
+  }
+  return out;
 }
 
 }  // namespace fleetcast::validation::detail

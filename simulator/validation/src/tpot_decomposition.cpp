@@ -2,41 +2,18 @@
 #include "fleetcast/validation/tpot_decomposition.hpp"
 
 #include <cmath>
-#include <map>
 #include <tuple>
 
 #include "decomposition_common.hpp"
 #include "fleetcast/validation/prompt_cost.hpp"
 
 namespace fleetcast::validation {
-namespace {
-
-using detail::layout_text;
-using detail::line_fit;
-
-struct Sums {
-  double measured = 0.0, predicted = 0.0;
-  int rows = 0;
-  const traces::MeasuredServingRun* first = nullptr;
-};
-
-}  // namespace
 
 std::vector<TpotDecomposition> decompose_tpot(const ValidationResult& result) {
-  using Key = std::tuple<std::string, int, std::string, int>;
-  std::map<Key, std::map<int, Sums>> by_key;  // key -> osl -> sums
-  for (const RowPrediction& p : result.rows) {
-    const traces::MeasuredServingRun& run = p.run;
-    // Only a fixed-length closed loop makes every request's TPOT the same split.
-    if (!p.predicted || run.mode != "agg" || run.concurrency < 2 || run.osl < 2 || run.request_rate_per_s > 0.0 ||
-        !run.input_lens.empty() || run.length_range_ratio < 1.0)
-      continue;
-    Sums& s = by_key[{p.group, run.isl, layout_text(run.agg), run.concurrency}][run.osl];
-    s.measured += run.tpot_ms;
-    s.predicted += p.predicted_tpot_ms;
-    s.rows += 1;
-    if (!s.first) s.first = &run;
-  }
+  // Only a fixed-length closed loop of two clients or more makes every request's TPOT the same split.
+  const detail::RowsByLength by_key = detail::rows_by_length(
+      result, true, 2, [](const RowPrediction& p) { return p.run.tpot_ms; },
+      [](const RowPrediction& p) { return p.predicted_tpot_ms; });
   std::vector<TpotDecomposition> out;
   for (const auto& [key, by_osl] : by_key) {
     if (by_osl.size() < 2) continue;
@@ -50,8 +27,8 @@ std::vector<TpotDecomposition> decompose_tpot(const ValidationResult& result) {
       measured.push_back(s.measured / s.rows);
       predicted.push_back(s.predicted / s.rows);
     }
-    std::tie(d.measured_step_ms, d.measured_interference_ms) = line_fit(x, measured);
-    std::tie(d.predicted_step_ms, d.predicted_interference_ms) = line_fit(x, predicted);
+    std::tie(d.measured_step_ms, d.measured_interference_ms) = detail::line_fit(x, measured);
+    std::tie(d.predicted_step_ms, d.predicted_interference_ms) = detail::line_fit(x, predicted);
     const int shortest_osl = by_osl.begin()->first;
     d.model_prefill_ms = marginal_prompt_ms(*by_osl.begin()->second.first, d.isl + shortest_osl / 2);
     out.push_back(std::move(d));

@@ -2,38 +2,17 @@
 #include "fleetcast/validation/ttft_decomposition.hpp"
 
 #include <cmath>
-#include <map>
 #include <tuple>
 
 #include "decomposition_common.hpp"
 #include "fleetcast/validation/prompt_cost.hpp"
 
 namespace fleetcast::validation {
-namespace {
-
-struct Sums {
-  double measured = 0.0, predicted = 0.0;
-  int rows = 0;
-  const traces::MeasuredServingRun* first = nullptr;
-};
-
-}  // namespace
 
 std::vector<TtftDecomposition> decompose_ttft(const ValidationResult& result) {
-  using Key = std::tuple<std::string, int, std::string, int>;
-  std::map<Key, std::map<int, Sums>> by_key;  // key -> isl -> sums
-  for (const RowPrediction& p : result.rows) {
-    const traces::MeasuredServingRun& run = p.run;
-    // Only a fixed-length closed loop gives every request the same prompt and the same company.
-    if (!p.predicted || run.mode != "agg" || run.concurrency < 1 || run.isl < 1 || run.request_rate_per_s > 0.0 ||
-        !run.input_lens.empty() || run.length_range_ratio < 1.0)
-      continue;
-    Sums& s = by_key[{p.group, run.osl, detail::layout_text(run.agg), run.concurrency}][run.isl];
-    s.measured += run.ttft_ms;
-    s.predicted += p.predicted_ttft_ms;
-    s.rows += 1;
-    if (!s.first) s.first = &run;
-  }
+  const detail::RowsByLength by_key = detail::rows_by_length(
+      result, false, 1, [](const RowPrediction& p) { return p.run.ttft_ms; },
+      [](const RowPrediction& p) { return p.predicted_ttft_ms; });
   std::vector<TtftDecomposition> out;
   for (const auto& [key, by_isl] : by_key) {
     if (by_isl.size() < 2) continue;
