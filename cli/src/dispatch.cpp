@@ -113,7 +113,9 @@ commands:
         measured and predicted TPOT of rows that differ only in osl into the decode step d and the other
         clients' prefill time X per request (TPOT = d + X / (osl - 1)), X / (C - 1) beside the model's
         marginal time of one prompt: near it the clients ran out of phase, near 0 in lockstep (JSON:
-        tpot_decomposition). --accuracy TABLE (with --split held-out) merges each (hardware, runtime)'s error
+        tpot_decomposition); and the TTFT of rows that differ only in isl into a + k x p(isl), k the prompts'
+        prefill a request waits for (near 1: each prompt on its own; near the cohort's size: lockstep), a the
+        rest (JSON: ttft_decomposition). --accuracy TABLE (with --split held-out) merges each (hardware, runtime)'s error
         with the profile in use into the table forecasts quote (calibration/profiles/accuracy/held-out.json).
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
            [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
