@@ -1,6 +1,7 @@
 // One prompt's marginal step time beside the other clients' decodes (prompt_cost.hpp).
 #include "fleetcast/validation/prompt_cost.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <variant>
 
