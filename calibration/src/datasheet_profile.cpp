@@ -20,6 +20,15 @@ MatmulFigures matmul_figures(const std::string& arch, const std::string& name) {
   if (name == "gb200") return {0.73, 0.72, "MAMF: GB200 BF16 73%, FP8 72% (REFERENCE.md s4)"};
   if (name == "b300") return {0.79, 0.76, "MAMF: B300 BF16 79%; FP8 from B200 (REFERENCE.md s4)"};
   if (name == "gb300") return {0.73, 0.72, "MAMF: no GB300 figure; GB200's taken (REFERENCE.md s4)"};
+  // Parts REFERENCE.md does not list: the same tables (stas00/ml-engineering compute/accelerator/README.md) or a
+  // public sweep. A100 has no FP8 tensor cores: its fp8 entry is never used (FP8 weights run at the BF16 rate).
+  if (name == "a100") return {0.87, 0.87, "MAMF: A100 SXM BF16 271.2 of 312 TFLOPS (stas00/ml-engineering); no FP8"};
+  if (name == "h800") return {0.80, 0.71, "MAMF: H100 figures (the same sm_90 die; H800 cuts NVLink, not compute)"};
+  if (name == "l40s") {
+    return {
+        0.74, 0.65,
+        "L40S BF16 269 of 362 TFLOPS, a square-matmul sweep (zzc0721/torch-performance-test-data); FP8 assumed 65%"};
+  }
   if (arch.rfind("sm_9", 0) == 0) return {0.80, 0.71, "MAMF: H100 figures stand in for an unlisted sm_90 part"};
   if (arch.rfind("sm_10", 0) == 0) return {0.78, 0.76, "MAMF: B200 figures stand in for an unlisted sm_10x part"};
   return {0.70, 0.65, "assumed: no matmul measurement for this hardware; 70% BF16 / 65% FP8 of peak"};

@@ -1,6 +1,7 @@
 #include "fleetcast/simulator/architecture.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "fleetcast/specs/precision.hpp"
 
@@ -23,15 +24,17 @@ double attention_projection_params(const specs::ModelSpec& m) {
   // to hidden: nq x v x r + G x r x hidden in all.
   const double out =
       a.o_lora_rank > 0 ? nq * a.v_head_dim * a.o_lora_rank + a.o_groups * a.o_lora_rank * h : nq * a.v_head_dim * h;
+  // The lightning indexer (csa, sparse mla): its query from the q LoRA, one key and one weight per head.
+  const double q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
+  const double indexer =
+      a.sparse() ? q_in * a.indexer_heads * a.indexer_head_dim + h * a.indexer_head_dim + h * a.indexer_heads : 0.0;
   if (a.type == specs::AttentionType::mla) {
     const double kv_a = h * (a.kv_lora_rank + a.qk_rope_head_dim);
     const double kv_b = a.kv_lora_rank * nq * (a.qk_nope_head_dim + a.v_head_dim);
-    return q + kv_a + kv_b + out;
+    return q + kv_a + kv_b + out + indexer;
   }
-  // csa: one shared KV of kv_lora_rank per token used as key and value, plus the indexer's query and key.
+  // csa: one shared KV of kv_lora_rank per token used as key and value.
   const double kv = h * a.kv_lora_rank;
-  const double q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
-  const double indexer = q_in * a.indexer_heads * a.indexer_head_dim + h * a.indexer_head_dim + h * a.indexer_heads;
   return q + kv + out + indexer;
 }
 
@@ -109,11 +112,16 @@ AttentionDims attention_dims(const specs::ModelSpec& m, bool decode) {
       d.v_dim = a.head_dim;
       d.kv_bytes_per_token_per_layer = 2.0 * a.num_kv_heads * a.head_dim * kv_bytes;
       break;
-    case specs::AttentionType::mla:
-      d.qk_dim = decode ? a.kv_lora_rank + a.qk_rope_head_dim : a.qk_nope_head_dim + a.qk_rope_head_dim;
-      d.v_dim = decode ? a.kv_lora_rank : a.v_head_dim;
+    case specs::AttentionType::mla: {
+      const bool absorbed = decode || a.sparse();
+      d.qk_dim = absorbed ? a.kv_lora_rank + a.qk_rope_head_dim : a.qk_nope_head_dim + a.qk_rope_head_dim;
+      d.v_dim = absorbed ? a.kv_lora_rank : a.v_head_dim;
       d.kv_bytes_per_token_per_layer = (a.kv_lora_rank + a.qk_rope_head_dim) * kv_bytes;
+      // DeepSeek-V3.2's indexer cache: FP8 keys with one 4-byte scale per 128 values (132 B at 128 wide).
+      if (a.sparse())
+        d.indexer_key_bytes_per_token_per_layer = a.indexer_head_dim + 4.0 * std::ceil(a.indexer_head_dim / 128.0);
       break;
+    }
     case specs::AttentionType::csa:
       d.qk_dim = a.qk_nope_head_dim + a.qk_rope_head_dim;
       d.v_dim = a.v_head_dim;
@@ -134,7 +142,8 @@ double linear_state_bytes(const specs::ModelSpec& m) {
 
 double softmax_kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
   const auto& a = m.attention;
-  const double per_layer = attention_dims(m, true).kv_bytes_per_token_per_layer;
+  const AttentionDims dims = attention_dims(m, true);
+  const double per_layer = dims.kv_bytes_per_token_per_layer + dims.indexer_key_bytes_per_token_per_layer;
   const int sliding = a.sliding_window_layers;
   const double window = std::min<double>(context_tokens, a.sliding_window_tokens);
   if (a.type == specs::AttentionType::csa) {
@@ -151,8 +160,9 @@ double kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
 double kv_bytes_per_token(const specs::ModelSpec& m) {
   const auto& a = m.attention;
   if (a.type == specs::AttentionType::csa) return a.global_kv_bytes_per_token;
+  const AttentionDims dims = attention_dims(m, true);
   return (m.num_layers - a.sliding_window_layers - m.linear_attention_layers()) *
-         attention_dims(m, true).kv_bytes_per_token_per_layer;
+         (dims.kv_bytes_per_token_per_layer + dims.indexer_key_bytes_per_token_per_layer);
 }
 
 }  // namespace fleetcast::simulator

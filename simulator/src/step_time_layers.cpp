@@ -37,13 +37,17 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   const double sliding_layers = csa ? 0.0 : l.sliding;
   const double full_layers = l.all - sliding_layers - l.linear;
   const double ratio = std::max(1, a.compression_ratio);
+  // mla with an indexer (DeepSeek-V3.2, GLM-5): every layer attends at most top_k keys and runs the indexer.
+  const bool sparse_mla = a.type == specs::AttentionType::mla && a.sparse();
+  const bool indexed = csa || sparse_mla;
+  const double top_k = a.sparse() ? a.sparse_top_k_tokens : kUncapped;
   // A decoding sequence runs 1 + drafts queries, the j-th seeing context + j tokens (itself included);
   // the kernel reads the sequence's KV once for all of them.
   const double queries = 1.0 + b.draft_tokens;
 
   // Attended (query, key) pairs summed over the layers, and KV entries read.
   double pre_pairs = 0.0, dec_pairs = 0.0, pre_read = 0.0, dec_read = 0.0;
-  // csa indexer: (query, compressed entry) pairs scored and indexer keys read, on the layers that own an
+  // Indexer (csa, sparse mla): (query, compressed entry) pairs scored and indexer keys read, on the layers that own an
   // indexer (the others reuse a source layer's selection).
   double pre_index = 0.0, dec_index = 0.0, pre_index_read = 0.0, dec_index_read = 0.0;
   const double index_layers =
@@ -60,6 +64,13 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
       dec_read += l.all * (selected + std::min(last, window));
       dec_index += index_layers * (queries * c + queries * (queries + 1.0) / 2.0) / ratio;
       dec_index_read += index_layers * last / ratio;
+    } else if (sparse_mla) {
+      // DeepSeek Sparse Attention: each query attends its top-k latents; the indexer scores every key before it.
+      const double selected = attended_pairs(queries, c, top_k);
+      dec_pairs += full_layers * selected;
+      dec_read += full_layers * selected;
+      dec_index += index_layers * (queries * c + queries * (queries + 1.0) / 2.0);
+      dec_index_read += index_layers * last;
     } else {
       dec_pairs +=
           full_layers * attended_pairs(queries, c, kUncapped) + sliding_layers * attended_pairs(queries, c, window);
@@ -76,6 +87,11 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
       pre_read += l.all * ((p + t) / ratio + std::min(p + t, window));
       pre_index += index_layers * (t * p + t * (t + 1.0) / 2.0) / ratio;
       pre_index_read += index_layers * (p + t) / ratio;
+    } else if (sparse_mla) {
+      pre_pairs += full_layers * attended_pairs(t, p, top_k);
+      pre_read += full_layers * (p + t);
+      pre_index += index_layers * (t * p + t * (t + 1.0) / 2.0);
+      pre_index_read += index_layers * (p + t);
     } else {
       pre_pairs += full_layers * attended_pairs(t, p, kUncapped) + sliding_layers * attended_pairs(t, p, window);
       pre_read += full_layers * (p + t) + sliding_layers * std::min(p + t, window);
@@ -83,16 +99,16 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   }
 
   // Two separate kernels as engines run them: prefill attention (compute-bound) and decode attention
-  // (bound by reading the KV cache). The csa indexer is a kernel of its own on the layers that own one, and
-  // runs in FP8 (DeepSeek-V3.2's lightning indexer: FP8 queries and keys, ReLU-weighted head sum).
+  // (bound by reading the KV cache). The indexer (csa, sparse mla) is a kernel of its own on the layers that own one,
+  // and runs in FP8 (DeepSeek-V3.2's lightning indexer: FP8 queries and keys, ReLU-weighted head sum).
   const int attention_kernels = static_cast<int>(l.all - l.linear);
-  const int indexer_kernels = static_cast<int>(csa ? index_layers : 0.0);
+  const int indexer_kernels = static_cast<int>(indexed ? index_layers : 0.0);
   OpCost pre, dec, pre_ix, dec_ix;
   pre.flops_prefill = 2.0 * heads * (pre_dims.qk_dim + pre_dims.v_dim) * pre_pairs;
   pre.bytes = kv_bytes * pre_read;
   dec.flops_decode = 2.0 * heads * (dec_dims.qk_dim + dec_dims.v_dim) * dec_pairs;
   dec.bytes = kv_bytes * dec_read;
-  if (csa) {
+  if (indexed) {
     const double index_flops_per_pair = 2.0 * a.indexer_heads * a.indexer_head_dim / tp;
     pre_ix.flops_prefill = index_flops_per_pair * pre_index;
     dec_ix.flops_decode = index_flops_per_pair * dec_index;
@@ -105,9 +121,9 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   };
   const bool has_pre = !b.prefill.empty(), has_dec = !b.decode_contexts.empty();
   const double pre_s = time(pre, rates_.attention_flops(), attention_kernels, has_pre) +
-                       time(pre_ix, ix_flops, indexer_kernels, has_pre && csa);
+                       time(pre_ix, ix_flops, indexer_kernels, has_pre && indexed);
   const double dec_s = time(dec, rates_.attention_flops(), attention_kernels, has_dec) +
-                       time(dec_ix, ix_flops, indexer_kernels, has_dec && csa);
+                       time(dec_ix, ix_flops, indexer_kernels, has_dec && indexed);
   OpCost& att = st.ops[static_cast<int>(Op::attention)];
   att.flops_prefill = pre.flops_prefill + pre_ix.flops_prefill;
   att.flops_decode = dec.flops_decode + dec_ix.flops_decode;

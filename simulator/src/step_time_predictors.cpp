@@ -185,7 +185,7 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
   OpCost& att = op(Op::attention);
   double pre_s = att.time_s * att.prefill_share, dec_s = att.time_s - pre_s;
   const double page = 16.0;  // vLLM's default block size, the engine's plans' page_size
-  if (!b.decode_contexts.empty() && a.type != specs::AttentionType::csa) {
+  if (!b.decode_contexts.empty() && !a.sparse()) {  // a dense kernel's predictor does not fit a sparse one
     const double queries = 1.0 + b.draft_tokens;
     double keys = 0.0;
     for (int c : b.decode_contexts) keys += c + queries;  // the last query sees the context and every new token

@@ -12,8 +12,10 @@ namespace {
 std::map<std::string, double> parse_peak_tflops(JsonReader r) {
   std::map<std::string, double> out;
   out["bf16"] = r.require_positive("bf16");
-  out["fp8"] = r.require_positive("fp8");
+  // No FP8 tensor cores before Hopper and Ada (A100): FP8 weights then run weight-only at the BF16 rate.
+  if (r.has("fp8")) out["fp8"] = r.require_positive("fp8");
   if (r.has("fp4")) out["fp4"] = r.require_positive("fp4");
+  r.check(!out.count("fp4") || out.count("fp8"), "fp4", "a part with FP4 tensor cores has FP8 ones: give fp8 too");
   r.finish();
   return out;
 }

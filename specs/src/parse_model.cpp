@@ -34,6 +34,14 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
       break;
     case AttentionType::mla:
       parse_mla_part(r, a);
+      // DeepSeek Sparse Attention: all three indexer fields, or none (dense MLA).
+      a.sparse_top_k_tokens = r.optional_at_least("sparse_top_k_tokens", 0, 0);
+      a.indexer_heads = r.optional_at_least("indexer_heads", 0, 0);
+      a.indexer_head_dim = r.optional_at_least("indexer_head_dim", 0, 0);
+      r.check((a.sparse_top_k_tokens > 0) == (a.indexer_heads > 0) &&
+                  (a.sparse_top_k_tokens > 0) == (a.indexer_head_dim > 0),
+              "sparse_top_k_tokens",
+              "give sparse_top_k_tokens, indexer_heads and indexer_head_dim together (all absent: dense MLA)");
       break;
     case AttentionType::csa:
       parse_mla_part(r, a);

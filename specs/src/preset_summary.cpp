@@ -27,7 +27,7 @@ double attention_parameters(const AttentionSpec& a, double hidden) {
   const double out = a.o_lora_rank > 0 ? heads * a.v_head_dim * a.o_lora_rank + a.o_groups * a.o_lora_rank * hidden
                                        : heads * a.v_head_dim * hidden;
   double indexer = 0.0;
-  if (a.type == AttentionType::csa) indexer = hidden * a.indexer_heads * (a.indexer_head_dim + 1.0);
+  if (a.sparse()) indexer = hidden * a.indexer_heads * (a.indexer_head_dim + 1.0);
   return q + kv_down + kv_up + out + indexer;
 }
 
@@ -86,8 +86,13 @@ std::string hardware_summary(const HardwareSpec& h) {
   if (bandwidth.size() > 3 && bandwidth.back() == '0') bandwidth.pop_back();
   char buf[160];
   const auto fp8 = h.peak_tflops.find("fp8");
-  std::snprintf(buf, sizeof buf, "%s, %.0f GB HBM at %s TB/s, %.0f FP8 TFLOPS", h.arch.c_str(), h.hbm_gb,
-                bandwidth.c_str(), fp8 == h.peak_tflops.end() ? 0.0 : fp8->second);
+  if (fp8 == h.peak_tflops.end()) {
+    std::snprintf(buf, sizeof buf, "%s, %.0f GB HBM at %s TB/s, %.0f BF16 TFLOPS, no FP8", h.arch.c_str(), h.hbm_gb,
+                  bandwidth.c_str(), h.peak_tflops.at("bf16"));
+  } else {
+    std::snprintf(buf, sizeof buf, "%s, %.0f GB HBM at %s TB/s, %.0f FP8 TFLOPS", h.arch.c_str(), h.hbm_gb,
+                  bandwidth.c_str(), fp8->second);
+  }
   return buf;
 }
 

@@ -132,3 +132,55 @@ TEST_CASE("Qwen3.5-35B-A3B counts to its published size", "[architecture]") {
   CHECK(q.total() - q.mtp == Approx(35e9).epsilon(0.03));
   CHECK(q.active_per_token() == Approx(3e9).epsilon(0.03));
 }
+
+TEST_CASE("presets added for models outside the development set count to their published sizes", "[architecture]") {
+  auto count = [](const char* name) { return simulator::count_parameters(specs::model_preset(name)); };
+  // Qwen3-Coder-480B-A35B: 62 layers, 160 experts of 3 x 6144 x 2560 top-8; published 480B total, 35B activated.
+  const auto coder = count("qwen3-coder-480b-a35b");
+  CHECK(coder.routed_expert == 3.0 * 6144 * 2560);
+  CHECK(coder.total() == Approx(480e9).epsilon(0.01));
+  CHECK(coder.active_per_token() == Approx(35e9).epsilon(0.03));
+  // MiniMax-M2.7: MiniMax-M2.5's shape (229B / 10B).
+  CHECK(count("minimax-m2.7").total() == Approx(count("minimax-m2.5").total()));
+  // Qwen3.5-27B: 48 Gated DeltaNet and 16 gated full-attention layers, dense FFN; published 27B.
+  const auto q27 = count("qwen3.5-27b");
+  CHECK(q27.linear_layers == 48);
+  CHECK(q27.total() - q27.mtp == Approx(27e9).epsilon(0.01));
+  // Llama 4: Scout's 16 experts top-1 + a shared one on all 48 layers (published 109B with the 0.9B vision
+  // encoder the preset leaves out, 17B active); Maverick's 128 experts on 24 layers and 24 dense layers of 16384
+  // (400B, 17B active).
+  const auto scout = count("llama-4-scout-17b-16e");
+  CHECK(scout.moe_layers == 48);
+  CHECK(scout.total() == Approx(109e9).epsilon(0.015));
+  CHECK(scout.active_per_token() + scout.embedding == Approx(17e9).epsilon(0.02));  // "17B" counts both tables
+  const auto maverick = count("llama-4-maverick-17b-128e");
+  CHECK(maverick.moe_layers == 24);
+  CHECK(maverick.dense_ffn_per_layer == 3.0 * 5120 * 16384);
+  CHECK(maverick.total() == Approx(400e9).epsilon(0.01));
+  CHECK(maverick.active_per_token() + maverick.embedding == Approx(17e9).epsilon(0.02));
+  // MiMo-V2-Flash: 309B total, 15B active (without its MTP blocks).
+  const auto mimo = count("mimo-v2-flash");
+  CHECK(mimo.total() - mimo.mtp == Approx(309e9).epsilon(0.01));
+  CHECK(mimo.active_per_token() == Approx(15e9).epsilon(0.03));
+  // DeepSeek-V4-Pro: 1.6T total with its MTP layer, 49B active.
+  const auto pro = count("deepseek-v4-pro");
+  CHECK(pro.total() == Approx(1.6e12).epsilon(0.01));
+  CHECK(pro.active_per_token() == Approx(49e9).epsilon(0.02));
+}
+
+TEST_CASE("DeepSeek Sparse Attention models: V3.2 is V3 and an indexer; GLM-5 counts to 744B", "[architecture]") {
+  // V3.2's indexer per layer, by hand: queries 1536 x 64 x 128 from the q LoRA, one key 7168 x 128, one weight per
+  // head 7168 x 64 (13.96M per layer).
+  const auto v3 = simulator::count_parameters(specs::model_preset("deepseek-v3"));
+  const auto v32 = simulator::count_parameters(specs::model_preset("deepseek-v3.2"));
+  CHECK(v32.attention_per_layer - v3.attention_per_layer == 1536.0 * 64 * 128 + 7168.0 * 128 + 7168.0 * 64);
+  CHECK(v32.total() == Approx(685e9).epsilon(0.01));  // "685B": 671B and the 14B MTP module, as V3's release
+  // GLM-5: 78 MLA layers (64 heads, q LoRA 2048, nope 192, rope 64, v 256), 3 dense, 256 experts of 3 x 6144 x 2048
+  // top-8 + 1 shared; published 744B total without its MTP layer and 40B active.
+  const auto glm = simulator::count_parameters(specs::model_preset("glm-5"));
+  CHECK(glm.moe_layers == 75);
+  CHECK(glm.total() - glm.mtp == Approx(744e9).epsilon(0.01));
+  CHECK(glm.active_per_token() - glm.lm_head == Approx(40e9).epsilon(0.03));
+  // Its cache per token: the 576-value latent in bf16 and the 132-byte indexer key on each of 78 layers.
+  CHECK(simulator::kv_bytes_per_token(specs::model_preset("glm-5")) == Approx(78 * (576 * 2 + 132)));
+}

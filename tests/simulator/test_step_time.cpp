@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/simulator/architecture.hpp"
 #include "fleetcast/simulator/expert_placement.hpp"
 #include "fleetcast/simulator/gemm_inputs.hpp"
 #include "fleetcast/simulator/step_time.hpp"
@@ -295,6 +296,46 @@ TEST_CASE("a sparse-attention indexer is charged only on the layers that own one
   // Indexer scoring: 2 x indexer heads x head dim per (query, entry) pair, heads split over TP 8.
   const double per_layer_flops = 2.0 * 32 * 128 / 8 * (131072.0 + 1) / 2.0;
   CHECK(all.flops_decode - eight.flops_decode == Approx((40 - 8) * per_layer_flops));
+}
+
+TEST_CASE("DeepSeek Sparse Attention: top-k latents per query, every key scored by the indexer", "[step_time]") {
+  // DeepSeek-V3's MLA with V3.2's lightning indexer (REFERENCE.md section 5: 64 heads x 128, top-k 2,048).
+  auto dense = specs::model_preset("deepseek-v3");
+  auto sparse = dense;
+  sparse.attention.sparse_top_k_tokens = 2048;
+  sparse.attention.indexer_heads = 64;
+  sparse.attention.indexer_head_dim = 128;
+  const auto d = one_gpu("h200", 8);
+  const auto profile = calibration::datasheet_profile(d.hardware, "sglang");
+  const auto attention = [&](const specs::ModelSpec& m, const simulator::BatchShape& b) {
+    return simulator::StepTimeModel(m, d, profile).predict(b).op(Op::attention);
+  };
+  const double latent = 576.0;                          // (512 + 64) x 1 byte, the preset's FP8 cache
+  const double absorbed = 2.0 * 128 / 8 * (576 + 512);  // FLOPs per (query, key) pair per GPU, 16 heads
+  const double index = 2.0 * 64 * 128 / 8;              // the indexer's FLOPs per (query, key) pair per GPU
+
+  simulator::BatchShape b;  // one sequence decoding its 32,768th token
+  b.decode_contexts = {32767};
+  CHECK(attention(dense, b).bytes == Approx(61 * 32768 * latent));
+  const auto s = attention(sparse, b);
+  CHECK(s.bytes == Approx(61 * (2048 * latent + 32768 * 128.0)));  // top-k latents + every FP8 indexer key
+  CHECK(s.flops_decode == Approx(61 * (2048 * absorbed + 32768 * index)));
+
+  // Below top-k every key is attended: the attention is dense MLA's plus the indexer.
+  b.decode_contexts = {99};
+  CHECK(attention(sparse, b).flops_decode == Approx(attention(dense, b).flops_decode + 61 * 100 * index));
+
+  // Prefill of 4,096 tokens: query i attends min(i, 2,048) keys in the absorbed form (the sparse kernels gather
+  // latents); dense MLA runs the up-projected form (192 + 128 wide) over all i.
+  simulator::BatchShape p;
+  p.prefill.push_back({4096, 0, true});
+  const double sparse_pairs = 2048.0 * 2049 / 2 + 2048.0 * 2048, all_pairs = 4096.0 * 4097 / 2;
+  CHECK(attention(dense, p).flops_prefill == Approx(61 * all_pairs * 2.0 * 16 * (192 + 128)));
+  CHECK(attention(sparse, p).flops_prefill == Approx(61 * (sparse_pairs * absorbed + all_pairs * index)));
+
+  // The cache holds each token's latent and its indexer key (128 FP8 values and a 4-byte scale) on every layer.
+  CHECK(simulator::kv_bytes_per_token(sparse) == Approx(61 * (576 + 132)));
+  CHECK(simulator::kv_bytes_per_token(dense) == Approx(61 * 576));
 }
 
 TEST_CASE("MXFP4 experts multiply at the rate of the wider input: the weights' or the activations'", "[step_time]") {

@@ -1,6 +1,7 @@
 // parse_hardware / to_json(HardwareSpec).
 
 #include "fleetcast/specs/load.hpp"
+#include "fleetcast/specs/presets.hpp"
 #include "test_support.hpp"
 
 using namespace fleetcast::specs;
@@ -34,11 +35,27 @@ TEST_CASE("hardware round-trips through to_json, with and without fp4", "[specs]
   CHECK(back != h);
 }
 
+TEST_CASE("a part without FP8 tensor cores (A100) has no fp8 rate", "[specs][hardware]") {
+  json j = hardware_json();
+  j["peak_tflops"].erase("fp8");
+  const HardwareSpec h = parse_hardware(j, "hw.json");
+  CHECK_FALSE(h.supports("fp8"));
+  CHECK(parse_hardware(to_json(h), "echo") == h);
+  const HardwareSpec a100 = hardware_preset("a100");
+  CHECK(a100.arch == "sm_80");
+  CHECK_FALSE(a100.supports("fp8"));
+}
+
 TEST_CASE("hardware errors", "[specs][hardware][errors]") {
   json j = hardware_json();
   SECTION("missing peak rate") {
+    j["peak_tflops"].erase("bf16");
+    CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "peak_tflops.bf16", "", "missing");
+  }
+  SECTION("fp4 tensor cores without fp8 ones") {
     j["peak_tflops"].erase("fp8");
-    CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "peak_tflops.fp8", "", "missing");
+    j["peak_tflops"]["fp4"] = 9000;
+    CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "peak_tflops.fp4", "9000", "give fp8 too");
   }
   SECTION("unknown compute class") {
     j["peak_tflops"]["fp16"] = 989;

@@ -76,8 +76,31 @@ TEST_CASE("expert_inputs is unset unless given, round-trips, and must be a tenso
   CHECK_INPUT_ERROR(parse_model(j, "m.json"), "precision.expert_inputs", "\"fp6\"", "bf16");
 }
 
+namespace {
+json sparse_mla_model_json() {
+  json j = mla_model_json();
+  j["attention"]["sparse_top_k_tokens"] = 2048;
+  j["attention"]["indexer_heads"] = 64;
+  j["attention"]["indexer_head_dim"] = 128;
+  return j;
+}
+}  // namespace
+
+TEST_CASE("mla takes DeepSeek Sparse Attention's indexer as three fields together", "[specs][model]") {
+  const ModelSpec m = parse_model(sparse_mla_model_json(), "m.json");
+  CHECK(m.attention.type == AttentionType::mla);
+  CHECK(m.attention.sparse());
+  CHECK(m.attention.sparse_top_k_tokens == 2048);
+  CHECK(m.attention.indexer_heads == 64);
+  CHECK(m.attention.indexer_head_dim == 128);
+  CHECK_FALSE(parse_model(mla_model_json(), "m.json").attention.sparse());
+  json partial = sparse_mla_model_json();
+  partial["attention"].erase("indexer_heads");
+  CHECK_INPUT_ERROR(parse_model(partial, "m.json"), "attention.sparse_top_k_tokens", "2048", "together");
+}
+
 TEST_CASE("models round-trip through to_json", "[specs][model][roundtrip]") {
-  for (const json& j : {gqa_model_json(), mla_model_json(), csa_model_json()}) {
+  for (const json& j : {gqa_model_json(), mla_model_json(), sparse_mla_model_json(), csa_model_json()}) {
     const ModelSpec m = parse_model(j, "m.json");
     const json out = to_json(m);
     const ModelSpec back = parse_model(out, "echo.json");

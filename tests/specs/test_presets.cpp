@@ -95,4 +95,5 @@ TEST_CASE("hardware summaries are derived from the fields", "[specs][presets]") 
   CHECK(detail::hardware_summary(parse_hardware(j, "hw.json")) == "sm_100, 180 GB HBM at 8.0 TB/s, 4500 FP8 TFLOPS");
   CHECK_THAT(detail::hardware_summary(parse_hardware(hardware_json(), "hw.json")),
              Catch::Equals("sm_90, 80 GB HBM at 3.35 TB/s, 1979 FP8 TFLOPS"));
+  CHECK(detail::hardware_summary(hardware_preset("a100")) == "sm_80, 80 GB HBM at 2.04 TB/s, 312 BF16 TFLOPS, no FP8");
 }

@@ -50,10 +50,21 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("zai-org/GLM-4.7-FP8").note.empty());
   CHECK(model_for_checkpoint("Qwen/Qwen3-Next-80B-A3B-Instruct").preset == "qwen3-next-80b-a3b");
   CHECK(model_for_checkpoint("Qwen/Qwen3.5-35B-A3B-FP8").preset == "qwen3.5-35b-a3b");
-  // No preset: the name looked up is reported, no preset is picked. DeepSeek-V3.2 adds a sparse indexer to V3's
-  // attention; Qwen3-Coder-480B has no preset; a date-like number inside a name is not stripped.
-  for (const char* path : {"deepseek-ai/DeepSeek-V3.2", "Qwen/Qwen3-Coder-480B-A35B-Instruct", "zai-org/GLM-4.7-Flash",
-                           "MiniMaxAI/MiniMax-M2.7", "org/model-1234b"}) {
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V3.2").preset == "deepseek-v3.2");
+  const auto v32_exp = model_for_checkpoint("deepseek-ai/DeepSeek-V3.2-Exp");
+  CHECK(v32_exp.preset == "deepseek-v3.2");
+  CHECK_THAT(v32_exp.note, Catch::Contains("deepseek-v3.2"));
+  CHECK(model_for_checkpoint("zai-org/GLM-5-FP8").preset == "glm-5");
+  CHECK(model_for_checkpoint("MiniMaxAI/MiniMax-M2.7").preset == "minimax-m2.7");
+  CHECK(model_for_checkpoint("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8").preset ==
+        "llama-4-maverick-17b-128e");
+  CHECK(model_for_checkpoint("meta-llama/Llama-4-Scout-17B-16E-Instruct").preset == "llama-4-scout-17b-16e");
+  CHECK(model_for_checkpoint("XiaomiMiMo/MiMo-V2-Flash").preset == "mimo-v2-flash");
+  CHECK(model_for_checkpoint("Qwen/Qwen3.5-27B").preset == "qwen3.5-27b");
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V4-Pro").preset == "deepseek-v4-pro");
+  // No preset: the name looked up is reported, no preset is picked. GLM-4.7-Flash is a 30B MLA model of its own;
+  // a date-like number inside a name is not stripped.
+  for (const char* path : {"zai-org/GLM-4.7-Flash", "org/model-1234b"}) {
     INFO(path);
     CHECK(model_for_checkpoint(path).preset.empty());
   }
@@ -81,9 +92,8 @@ TEST_CASE("checkpoint names: a row of another checkpoint maps to the preset, not
   CHECK(specs::parse_scenario(run.scenario, "row").model.name == "llama-3.1-70b");
   CHECK_THAT(run.notes, Catch::Contains("Llama-3.3-70B has Llama-3.1-70B's config.json figures"));
   CHECK(run.group == "llama-3.1-70b | h200 | trtllm | agg");
-  r.model_path = "deepseek-ai/DeepSeek-V3.2";
+  r.model_path = "zai-org/GLM-4.7-Flash";
   auto u = validation::map_serving_run(r);
   REQUIRE(std::holds_alternative<validation::Unmapped>(u));
-  CHECK(std::get<validation::Unmapped>(u).reason ==
-        "model_path deepseek-ai/DeepSeek-V3.2: no model preset deepseek-v3.2");
+  CHECK(std::get<validation::Unmapped>(u).reason == "model_path zai-org/GLM-4.7-Flash: no model preset glm-4.7-flash");
 }

@@ -48,6 +48,10 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // (nvidia/DeepSeek-V3.1-NVFP4) from one model family (ai-dynamo/aiconfigurator src/aiconfigurator/sdk/common.py).
     {"deepseek-v3.1", "deepseek-v3", "DeepSeek-V3.1 has DeepSeek-V3's architecture"},
     {"deepseek-v3.1-terminus", "deepseek-v3", "DeepSeek-V3.1-Terminus has DeepSeek-V3's architecture"},
+    // The deepseek-v3.2 preset's own indexer figures come from V3.2-Exp's reference code
+    // (deepseek-ai/DeepSeek-V3.2-Exp inference/model.py); both are DeepseekV32ForCausalLM.
+    {"deepseek-v3.2-exp", "deepseek-v3.2",
+     "DeepSeek-V3.2-Exp is DeepSeek-V3.2's architecture (DeepseekV32ForCausalLM)"},
 };
 
 // Suffixes that name a checkpoint's precision, tuning or packaging, not its architecture; stripped repeatedly, in

@@ -34,8 +34,11 @@ struct AttentionDims {
   double v_dim = 0.0;   // per head, the width of a value
   // KV bytes stored per token per layer for a full-attention layer (mla: latent + rope; csa: the KV width)
   double kv_bytes_per_token_per_layer = 0.0;
+  // mla under DeepSeek Sparse Attention: the indexer's key per token per layer, cached beside the latent
+  double indexer_key_bytes_per_token_per_layer = 0.0;
 };
-// `decode`: MLA decode runs in the absorbed form over the latent (qk = kv_lora + rope, v = kv_lora).
+// `decode`: MLA decode runs in the absorbed form over the latent (qk = kv_lora + rope, v = kv_lora); so does
+// sparse MLA's prefill (the sparse kernels gather latents, never up-projected keys).
 AttentionDims attention_dims(const specs::ModelSpec& m, bool decode);
 
 // KV bytes one sequence holds at `context_tokens`, over all layers, whole model (not sharded): full layers

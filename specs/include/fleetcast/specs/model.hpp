@@ -12,7 +12,8 @@ namespace fleetcast::specs {
 
 enum class AttentionType {
   gqa,  // grouped-query (MHA when kv heads == query heads): K and V per KV head
-  mla,  // DeepSeek multi-head latent attention: one compressed latent + rope key per token
+  mla,  // DeepSeek multi-head latent attention: one compressed latent + rope key per token; with
+        // sparse_top_k_tokens > 0 DeepSeek Sparse Attention (V3.2, GLM-5): an indexer picks the keys
   csa,  // DeepSeek V4 compressed sparse attention: compressed global KV plus a sliding window,
         // each query attends to at most top_k selected + window tokens
 };
@@ -37,8 +38,11 @@ struct AttentionSpec {
   // sliding window: `sliding_window_layers` of the layers keep only the last `sliding_window_tokens`
   int sliding_window_tokens = 0;
   int sliding_window_layers = 0;
-  // csa: whole-model KV bytes per token of the compressed global cache, and the attended-token cap
+  // csa: whole-model KV bytes per token of the compressed global cache
   double global_kv_bytes_per_token = 0.0;
+  // csa, and mla under DeepSeek Sparse Attention: each query attends at most sparse_top_k_tokens keys, chosen
+  // by a lightning indexer of indexer_heads x indexer_head_dim that scores every (compressed) key before it.
+  // 0: dense attention (every mla model without an indexer).
   int sparse_top_k_tokens = 0;
   int indexer_heads = 0;
   int indexer_head_dim = 0;
@@ -48,6 +52,7 @@ struct AttentionSpec {
   // projected to o_lora_rank, then the concatenation to hidden. 0: a plain heads x v_head_dim x hidden one.
   int o_lora_rank = 0;
   int o_groups = 0;
+  bool sparse() const { return sparse_top_k_tokens > 0; }
   bool operator==(const AttentionSpec&) const = default;
 };
 
