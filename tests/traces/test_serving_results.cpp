@@ -87,6 +87,21 @@ TEST_CASE("silicon CSV: a missing required column or a short row is named", "[tr
   CHECK_THROWS_WITH(traces::parse_silicon_csv(bad_layout, "f.csv", true), Catch::Contains("tp_size"));
 }
 
+TEST_CASE("silicon CSV: the backend column reads the three engines under their other spellings", "[traces][silicon]") {
+  std::istringstream in(
+      "id,backend,model_path,system,mode,isl,osl,silicon_ttft_ms,silicon_tpot_ms\n"
+      "a,TensorRT-LLM,m,h100_sxm,agg,1,1,1,1\nb,vLLM,m,h100_sxm,agg,1,1,1,1\nc,sglang,m,h100_sxm,agg,1,1,1,1\n"
+      "d,TGI,m,h100_sxm,agg,1,1,1,1\n");
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 4);
+  CHECK(r.runs[0].backend == "trtllm");
+  CHECK(r.runs[0].notes == "backend TensorRT-LLM read as trtllm");
+  CHECK(r.runs[1].backend == "vllm");
+  CHECK(r.runs[2].backend == "sglang");
+  CHECK(r.runs[2].notes.empty());     // written as the mapping names it: no note
+  CHECK(r.runs[3].backend == "tgi");  // no engine model: kept for the mapping to refuse by name
+}
+
 TEST_CASE("silicon CSV: rows InferenceX measured carry its client's length spread and request count",
           "[traces][silicon]") {
   const auto r = traces::read_silicon_csv(kValidationFixtures + "/silicon-clients.csv");

@@ -173,11 +173,27 @@ TEST_CASE("mapping: a missing concurrency comes from batch x attention DP, and s
   CHECK(m.notes.find("concurrency from batch_size x attention_dp_size") != std::string::npos);
 }
 
+TEST_CASE("mapping: systems outside the development set map to their presets", "[validation]") {
+  const auto hardware = [](const char* system, const char* model) {
+    return mapped(agg_run(model, system, "vllm", {8, 0, 1, 1, 1, 1, 1})).scenario["deployment"]["hardware"];
+  };
+  CHECK(hardware("a100_sxm", "meta-llama/Llama-3.1-8B-Instruct") == "a100");
+  CHECK(hardware("h800_sxm", "meta-llama/Llama-3.1-8B-Instruct") == "h800");
+  CHECK(hardware("l40s", "meta-llama/Llama-3.1-8B-Instruct") == "l40s");
+  CHECK(hardware("l40s_pcie", "meta-llama/Llama-3.1-8B-Instruct") == "l40s");
+  CHECK(hardware("gb300", "Qwen/Qwen3-32B") == "gb300");
+}
+
 TEST_CASE("mapping: rows that would need a guess are not mapped, with the reason", "[validation]") {
   CHECK_THAT(unmapped(agg_run("acme/Unknown-7B", "h100_sxm", "vllm", {8, 0, 1, 1, 1, 1, 1})),
              Catch::Contains("no model preset unknown-7b"));
   CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "mi300x", "vllm", {8, 0, 1, 1, 1, 1, 1})),
              Catch::Contains("no hardware preset mi300x"));
+  // Another form factor of a chip is another part: lower clocks and bandwidth than the SXM preset.
+  CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "h100_pcie", "vllm", {8, 0, 1, 1, 1, 1, 1})),
+             Catch::Contains("no hardware preset h100_pcie"));
+  CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "h200_nvl", "vllm", {8, 0, 1, 1, 1, 1, 1})),
+             Catch::Contains("no hardware preset h200_nvl"));
   CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "h100_sxm", "tgi", {8, 0, 1, 1, 1, 1, 1})),
              Catch::Contains("backend tgi"));
   CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "h100_sxm", "vllm", {8, 0, 0, 1, 1, 1, 1})),

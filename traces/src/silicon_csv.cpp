@@ -87,6 +87,16 @@ std::string lower(std::string s) {
   return s;
 }
 
+// The backend column's engine under the names the mapping knows (vllm, sglang, trtllm): other spellings of the
+// same three (case, "TensorRT-LLM", "trt") read as them; anything else is kept, lower-cased, and left unmapped.
+std::string canonical_backend(const std::string& backend) {
+  const std::string b = lower(backend);
+  for (const char* trtllm : {"tensorrt-llm", "tensorrt_llm", "tensorrtllm", "trt-llm", "trt_llm", "trt"}) {
+    if (b == trtllm) return "trtllm";
+  }
+  return b;
+}
+
 // The engine settings InferenceX's launch scripts give its TensorRT-LLM and SGLang servers.
 void set_inferencex_launch_settings(MeasuredServingRun& r) {
   const auto add_note = [&r](const std::string& note) { r.notes += (r.notes.empty() ? "" : "; ") + note; };
@@ -178,7 +188,7 @@ class SiliconRowReader {
     r.line = line;
     r.id = text(f, "id");
     if (r.id.empty()) return BadCell{"id", "", "empty: every row needs its id"};
-    r.backend = text(f, "backend");
+    r.backend = canonical_backend(text(f, "backend"));
     r.backend_version = text(f, "backend_version");
     r.model_path = text(f, "model_path");
     r.system = text(f, "system");
@@ -250,6 +260,9 @@ class SiliconRowReader {
       r.warmup_requests_per_client = 2;
       r.requests_per_client = 10;
       set_generator_launch_settings(r);
+    }
+    if (r.backend != text(f, "backend")) {
+      r.notes += (r.notes.empty() ? "" : "; ") + std::string("backend ") + text(f, "backend") + " read as " + r.backend;
     }
     if (bad) return *bad;
     return r;

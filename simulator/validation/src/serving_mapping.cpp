@@ -17,9 +17,13 @@ namespace {
 
 using detail::lower;
 
+// The hardware presets model the SXM boards (HGX, DGX), so "_sxm" names the preset itself. Other form factors of
+// the same chip are other parts: an H100 PCIe or an H200 NVL runs at lower clocks, power and bandwidth, and is
+// not mapped to the SXM preset. L40S exists only as a PCIe card, so its preset is that card.
 std::string hardware_preset_name(const std::string& system) {
   std::string name = lower(system);
-  for (const char* suffix : {"_sxm", "_pcie", "_nvl"}) detail::strip_suffix(name, suffix);
+  detail::strip_suffix(name, "_sxm");
+  if (name == "l40s_pcie") name = "l40s";
   return name;
 }
 
