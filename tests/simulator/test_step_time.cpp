@@ -6,6 +6,7 @@
 #include "fleetcast/simulator/architecture.hpp"
 #include "fleetcast/simulator/expert_placement.hpp"
 #include "fleetcast/simulator/gemm_inputs.hpp"
+#include "fleetcast/simulator/hardware_rates.hpp"
 #include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/specs/presets.hpp"
 
@@ -336,6 +337,17 @@ TEST_CASE("DeepSeek Sparse Attention: top-k latents per query, every key scored 
   // The cache holds each token's latent and its indexer key (128 FP8 values and a 4-byte scale) on every layer.
   CHECK(simulator::kv_bytes_per_token(sparse) == Approx(61 * (576 + 132)));
   CHECK(simulator::kv_bytes_per_token(dense) == Approx(61 * 576));
+}
+
+TEST_CASE("INT4 weights multiply at the BF16 rate weight-only and at the FP8 rate against FP8 inputs (W4AFP8)",
+          "[step_time]") {
+  const auto hw = specs::hardware_preset("h200");
+  const simulator::RateTable rates(hw, calibration::datasheet_profile(hw, "trtllm"));
+  using specs::Precision;
+  CHECK(rates.gemm_flops(Precision::int4, Precision::bf16) == rates.matmul_flops(Precision::bf16));
+  CHECK(rates.gemm_flops(Precision::int4, Precision::fp8) == rates.matmul_flops(Precision::fp8));
+  // Hopper has no FP4 tensor cores: MXFP4 against FP8 stays at the BF16 rate.
+  CHECK(rates.gemm_flops(Precision::fp4, Precision::fp8) == rates.matmul_flops(Precision::bf16));
 }
 
 TEST_CASE("MXFP4 experts multiply at the rate of the wider input: the weights' or the activations'", "[step_time]") {

@@ -85,6 +85,30 @@ TEST_CASE("mapping: a 4-bit label on gpt-oss is its published checkpoint, MXFP4 
   CHECK(specs::parse_scenario(mapped(l).scenario, "row").model.precision.weights == specs::Precision::nvfp4);
 }
 
+TEST_CASE("mapping: aiconfigurator's quant modes name the weights and, where they say, the experts' activations",
+          "[validation]") {
+  // DeepSeek-R1 under TensorRT-LLM on Hopper with W4AFP8 experts: INT4 weights multiplied against FP8 activations.
+  auto r = agg_run("deepseek-ai/DeepSeek-R1", "h200_sxm", "trtllm", {16, 0, 8, 1, 1, 1, 8});
+  r.gemm_quant_mode = "fp8_block";
+  r.moe_quant_mode = "w4afp8";
+  const auto w4a8 = mapped(r);
+  const auto s = specs::parse_scenario(w4a8.scenario, "row").model.precision;
+  CHECK(s.weights == specs::Precision::fp8);
+  CHECK(s.experts == specs::Precision::int4);
+  CHECK(s.expert_inputs == specs::Precision::fp8);
+  CHECK_THAT(w4a8.notes, Catch::Contains("experts' activations in fp8 (moe_quant_mode w4afp8)"));
+  // gpt-oss's MXFP4 experts against BF16 activations (vLLM's default on Blackwell without the MXFP8 flag).
+  auto g = agg_run("openai/gpt-oss-120b", "b200_sxm", "vllm", {16, 0, 1, 1, 1, 1, 1});
+  g.gemm_quant_mode = "bfloat16";
+  g.moe_quant_mode = "w4a16_mxfp4";
+  const auto gp = specs::parse_scenario(mapped(g).scenario, "row").model.precision;
+  CHECK(gp.experts == specs::Precision::fp4);
+  CHECK(gp.expert_inputs == specs::Precision::bf16);
+  // No INT8 precision is modelled: an INT8 weight-only row is refused by name, not run as something else.
+  g.gemm_quant_mode = "int8_wo";
+  CHECK_THAT(unmapped(g), Catch::Contains("quant mode int8_wo: not a known precision"));
+}
+
 TEST_CASE("mapping: the layout is one worker of tp x pp x dp GPUs with the row's per-rank batch", "[validation]") {
   // Qwen3-235B on 8 H200: attention TP4 x DP2, experts EP8 (moe_tp 1 x ep 8 = tp 4 x dp 2).
   const auto m = mapped(agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "vllm", {32, 0, 4, 1, 2, 1, 8}));

@@ -32,15 +32,26 @@ std::string group_key(const std::string& model, const traces::MeasuredServingRun
   return model + " | " + hardware_preset_name(run.system) + " | " + run.backend + " | " + run.mode;
 }
 
-// A quant-mode cell as a precision name; "" when blank (the caller falls back).
+// A quant-mode cell as a precision name; "" when blank (the caller falls back). Names as aiconfigurator writes
+// them (sdk/common.py GEMMQuantMode, MoEQuantMode) and their short forms.
 std::string precision_of(const std::string& quant_mode) {
   const std::string q = lower(quant_mode);
   if (q.empty()) return "";
-  if (q == "fp8" || q == "fp8_block" || q == "fp8_static") return "fp8";
+  if (q == "fp8" || q == "fp8_block" || q == "fp8_static" || q == "fp8_ootb") return "fp8";
   if (q == "nvfp4") return "nvfp4";
-  if (q == "fp4" || q == "mxfp4") return "fp4";
-  if (q == "bf16" || q == "float16" || q == "fp16") return "bf16";
+  if (q == "fp4" || q == "mxfp4" || q == "w4a16_mxfp4" || q == "w4a8_mxfp4_mxfp8") return "fp4";
+  if (q == "int4_wo" || q == "w4afp8") return "int4";
+  if (q == "bf16" || q == "bfloat16" || q == "float16" || q == "fp16") return "bf16";
   return "?" + q;
+}
+
+// The format a quant mode feeds its GEMMs' activations in, where the mode names one other than what the engines
+// pair with its weights by default (simulator/gemm_inputs.hpp): MXFP4 x BF16, MXFP4 x MXFP8, INT4 x FP8.
+std::string inputs_of(const std::string& quant_mode) {
+  const std::string q = lower(quant_mode);
+  if (q == "w4a16_mxfp4") return "bf16";
+  if (q == "w4a8_mxfp4_mxfp8" || q == "w4afp8") return "fp8";
+  return "";
 }
 
 // The engines' default step token budgets on these GPUs (the rows do not say; the benchmarks ran the servers'
@@ -164,6 +175,10 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   for (const auto& [field, value] : {std::pair{"weights", weights}, std::pair{"experts", experts}}) {
     if (!value.empty() && value[0] == '?') return Unmapped{"quant mode " + value.substr(1) + ": not a known precision"};
     if (!value.empty() && !as_published) model["precision"][field] = value;
+  }
+  if (const std::string in = inputs_of(run.moe_quant_mode); moe && !in.empty()) {
+    model["precision"]["expert_inputs"] = in;
+    note("experts' activations in " + in + " (moe_quant_mode " + run.moe_quant_mode + ")");
   }
   if (weights.empty() && experts.empty()) note("precision blank: the preset's");
   // Quantized runs keep their KV cache in FP8 (TensorRT-LLM's ModelOpt checkpoints set kv_cache_quant_algo FP8;

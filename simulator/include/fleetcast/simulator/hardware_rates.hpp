@@ -20,6 +20,9 @@ public:
   double matmul_flops(specs::Precision p) const;
   // A GEMM of `weights` by activations in `inputs`: an MMA runs at the rate of its wider input (gemm_inputs.hpp).
   double gemm_flops(specs::Precision weights, specs::Precision inputs) const {
+    // INT4 weights against FP8 activations (TensorRT-LLM's W4AFP8 MoE): the weights are widened to FP8 in the tile
+    // and multiplied at the FP8 rate; INT4 against BF16 is weight-only at the BF16 rate.
+    if (weights == specs::Precision::int4 && inputs == specs::Precision::fp8) return matmul_flops(inputs);
     return std::min(matmul_flops(weights), matmul_flops(inputs));
   }
   double attention_flops() const { return attention_flops_; }
