@@ -273,8 +273,16 @@ void StepTimeModel::cost_allreduce(const BatchShape& b, const Layers& l, StepTim
   const double norm_message = (pre + dec) * kQkNormBytesPerToken;
   OpCost& ar = st.ops[static_cast<int>(Op::tp_allreduce)];
   const int calls = static_cast<int>(calls_per_pass + norm_calls);
-  ar.bytes = (calls_per_pass * message + norm_calls * norm_message) * 2.0 * (layout.tp - 1) / layout.tp;
-  ar.time_s = collective_s(ar.bytes, rates_.nvlink_bus_bytes_per_s(), calls);
+  const double buffer = calls_per_pass * message + norm_calls * norm_message;
+  // A tp group over whole scale-up domains all-reduces in two stages, as NCCL's hierarchical algorithms do: inside
+  // each domain of g GPUs over NVLink, then between the n domains over the NICs, each GPU carrying its 1/g of the
+  // buffer on its own NIC (one rail per GPU).
+  const int g = std::min(layout.tp, deployment_.hardware.scale_up_domain_gpus);
+  const int n = layout.tp / g;
+  const double intra = buffer * 2.0 * (g - 1) / g, inter = buffer / g * 2.0 * (n - 1) / n;
+  ar.bytes = intra + inter;
+  ar.time_s = collective_s(intra, rates_.nvlink_bus_bytes_per_s(), g > 1 ? calls : 0) +
+              collective_s(inter, rates_.nic_bytes_per_s(), n > 1 ? calls : 0);
   ar.prefill_share = share(pre, dec);
 }
 

@@ -13,7 +13,8 @@ namespace {
 
 constexpr const char* kRuntimes[] = {"vllm", "sglang", "trtllm", "deepinfer"};
 
-// The layout must tile the deployment's GPUs, ep must divide dp x tp and tp must fit one scale-up domain.
+// The layout must tile the deployment's GPUs, ep must divide dp x tp, and tp must fit one scale-up domain or span
+// whole domains (TP16 over two 8-GPU HGX nodes: its all-reduce crosses the NICs between them).
 ReplicaLayout parse_replica(JsonReader r, const DeploymentSpec& d) {
   ReplicaLayout l;
   l.tp = r.optional_at_least("tp", 1, 1);
@@ -32,9 +33,10 @@ ReplicaLayout parse_replica(JsonReader r, const DeploymentSpec& d) {
   if (l.stage_gpus() % l.ep != 0) {
     r.fail("ep", "must divide dp x tp (" + std::to_string(l.stage_gpus()) + "): experts spread over those GPUs");
   }
-  if (l.tp > d.hardware.scale_up_domain_gpus)
+  const int domain = d.hardware.scale_up_domain_gpus;
+  if (l.tp > domain && l.tp % domain != 0)
     r.fail("tp", "must be <= the scale-up (NVLink) domain of hardware '" + d.hardware.name + "' (" +
-                     std::to_string(d.hardware.scale_up_domain_gpus) + " GPUs)");
+                     std::to_string(domain) + " GPUs) or a whole number of domains");
   return l;
 }
 

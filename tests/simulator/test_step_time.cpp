@@ -189,6 +189,27 @@ TEST_CASE("tensor parallelism splits the work and adds all-reduces", "[step_time
   CHECK(tp8.op(Op::tp_allreduce).bytes == Approx(2 * 80 * 4096.0 * 8192 * 2 * 2.0 * 7 / 8));
 }
 
+TEST_CASE("tp over two 8-GPU nodes all-reduces inside each node over NVLink, then between them over the NICs",
+          "[step_time]") {
+  const auto model = specs::model_preset("llama-3.1-70b");
+  auto d = one_gpu("h100", 8);
+  d.nodes = 2;
+  d.replica = {16, 1, 16};
+  const auto profile = calibration::datasheet_profile(d.hardware, "vllm");
+  const auto st = simulator::StepTimeModel(model, d, profile).predict(prefill(4096));
+  // Two all-reduces per layer of 4,096 x 8,192 BF16 values: 7/8 of it twice over NVLink among the 8 GPUs of a node,
+  // then each GPU's eighth twice over its own NIC, 1/2 of it for two nodes.
+  const double buffer = 2 * 80 * 4096.0 * 8192 * 2;
+  const double intra = buffer * 2.0 * 7 / 8, inter = buffer / 8 * 2.0 * 1 / 2;
+  const auto& ar = st.op(Op::tp_allreduce);
+  CHECK(ar.bytes == Approx(intra + inter));
+  const simulator::RateTable rates(d.hardware, profile);
+  const double latency = 2 * 160 * profile.collective_latency_s;
+  CHECK(ar.time_s == Approx(intra / rates.nvlink_bus_bytes_per_s() + inter / rates.nic_bytes_per_s() + latency));
+  // The NIC stage is not negligible: 1/14 of the NVLink stage's bytes over a link ~8x slower costs over half as long.
+  CHECK(inter / rates.nic_bytes_per_s() > 0.5 * intra / rates.nvlink_bus_bytes_per_s());
+}
+
 TEST_CASE("a QK norm across all heads adds one all-reduce per softmax layer under TP, none on one GPU", "[step_time]") {
   // MiniMax-M2.5: 62 layers, RMSNorm over all 48 x 128 query values (and 8 x 128 key values) of a token.
   auto across = specs::model_preset("minimax-m2.5");

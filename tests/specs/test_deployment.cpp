@@ -120,11 +120,14 @@ TEST_CASE("deployment errors", "[specs][deployment][errors]") {
     j["replica"] = {{"tp", 4}, {"ep", 3}};
     CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.ep", "3", "divide dp x tp (4)");
   }
-  SECTION("tp must fit one scale-up domain") {
+  SECTION("tp must fit one scale-up domain or span whole ones") {
+    j["nodes"] = 3;
+    j["replica"] = {{"tp", 12}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.tp", "12", "scale-up");
+    CHECK_THROWS_WITH(parse_deployment(j, "d.json"), Catch::Contains("(8 GPUs) or a whole number of domains"));
     j["nodes"] = 2;
-    j["replica"] = {{"tp", 16}};
-    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "replica.tp", "16", "scale-up");
-    CHECK_THROWS_WITH(parse_deployment(j, "d.json"), Catch::Contains("(8 GPUs)"));
+    j["replica"] = {{"tp", 16}};  // two 8-GPU HGX nodes: the all-reduce crosses the NICs
+    CHECK(parse_deployment(j, "d.json").replica.tp == 16);
   }
   SECTION("gpus_per_node override changes the total") {
     j["gpus_per_node"] = 6;

@@ -8,10 +8,11 @@
 namespace fleetcast::planner {
 namespace {
 
-// The layout must tile the fleet's GPUs with whole replicas, keep tp inside the NVLink domain and spread the
-// experts evenly (the deployment parser's rules, checked here so that invalid combinations are never built).
+// The layout must tile the fleet's GPUs with whole replicas, keep tp inside the NVLink domain or span whole ones,
+// and spread the experts evenly (the deployment parser's rules, checked here so that invalid combinations are never
+// built).
 bool valid_layout(const specs::ReplicaLayout& l, int gpus, const specs::HardwareSpec& hw, bool moe) {
-  if (l.tp > hw.scale_up_domain_gpus) return false;
+  if (l.tp > hw.scale_up_domain_gpus && l.tp % hw.scale_up_domain_gpus != 0) return false;
   if (gpus % l.gpus() != 0) return false;
   if (l.stage_gpus() % l.ep != 0) return false;
   return moe || l.ep == 1;
