@@ -77,7 +77,7 @@ TEST_CASE("mapping: a 4-bit label on gpt-oss is its published checkpoint, MXFP4 
   const auto s = specs::parse_scenario(m.scenario, "row");
   CHECK(s.model.precision.weights == specs::Precision::bf16);
   CHECK(s.model.precision.experts == specs::Precision::fp4);
-  CHECK(m.notes.find("MXFP4 checkpoint") != std::string::npos);
+  CHECK(m.notes.find("checkpoint published with 4-bit experts") != std::string::npos);
   // The same label on a model published in BF16 is a quantised checkpoint of it (NVFP4 weights and experts).
   auto l = agg_run("meta-llama/Llama-3.1-70B", "b200_sxm", "vllm", {16, 0, 1, 1, 1, 1, 1});
   l.gemm_quant_mode = "nvfp4";
@@ -104,6 +104,20 @@ TEST_CASE("mapping: aiconfigurator's quant modes name the weights and, where the
   const auto gp = specs::parse_scenario(mapped(g).scenario, "row").model.precision;
   CHECK(gp.experts == specs::Precision::fp4);
   CHECK(gp.expert_inputs == specs::Precision::bf16);
+  // Kimi-K2.5 is published with INT4 experts and BF16 elsewhere: an int4 label is that checkpoint, not INT4
+  // attention.
+  auto k = agg_run("moonshotai/Kimi-K2.5", "h200_sxm", "sglang", {16, 0, 8, 1, 1, 1, 8});
+  k.precision = "int4";
+  const auto kp = specs::parse_scenario(mapped(k).scenario, "row").model.precision;
+  CHECK(kp.weights == specs::Precision::bf16);
+  CHECK(kp.experts == specs::Precision::int4);
+  k.precision = "fp4";  // nvidia/Kimi-K2.5-NVFP4: re-quantised, taken as labelled
+  k.gemm_quant_mode = k.moe_quant_mode = "nvfp4";
+  CHECK(specs::parse_scenario(mapped(k).scenario, "row").model.precision.experts == specs::Precision::nvfp4);
+  // On a model published in BF16, an int4_wo expert label is INT4 weight-only experts.
+  auto q = agg_run("Qwen/Qwen3-235B-A22B", "h200_sxm", "vllm", {16, 0, 4, 1, 1, 1, 4});
+  q.moe_quant_mode = "int4_wo";
+  CHECK(specs::parse_scenario(mapped(q).scenario, "row").model.precision.experts == specs::Precision::int4);
   // No INT8 precision is modelled: an INT8 weight-only row is refused by name, not run as something else.
   g.gemm_quant_mode = "int8_wo";
   CHECK_THAT(unmapped(g), Catch::Contains("quant mode int8_wo: not a known precision"));

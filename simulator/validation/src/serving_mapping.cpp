@@ -40,7 +40,7 @@ std::string precision_of(const std::string& quant_mode) {
   if (q == "fp8" || q == "fp8_block" || q == "fp8_static" || q == "fp8_ootb") return "fp8";
   if (q == "nvfp4") return "nvfp4";
   if (q == "fp4" || q == "mxfp4" || q == "w4a16_mxfp4" || q == "w4a8_mxfp4_mxfp8") return "fp4";
-  if (q == "int4_wo" || q == "w4afp8") return "int4";
+  if (q == "int4" || q == "int4_wo" || q == "w4a16" || q == "w4afp8") return "int4";
   if (q == "bf16" || q == "bfloat16" || q == "float16" || q == "fp16") return "bf16";
   return "?" + q;
 }
@@ -169,9 +169,14 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   // A checkpoint published with MXFP4 experts (gpt-oss: MXFP4 experts, every other weight BF16) is served as
   // published: none of the three runtimes re-quantises it to NVFP4, so a 4-bit label on it names the checkpoint's
   // own formats, which the preset holds.
-  const bool four_bit = weights == "nvfp4" || weights == "fp4" || experts == "nvfp4" || experts == "fp4";
-  const bool as_published = four_bit && model["precision"].value("experts", "") == "fp4";
-  if (as_published) note("4-bit label on an MXFP4 checkpoint: the preset's precisions");
+  const auto is_four_bit = [](const std::string& p) { return p == "nvfp4" || p == "fp4" || p == "int4"; };
+  const bool four_bit = is_four_bit(weights) || is_four_bit(experts);
+  // An INT4 label on a checkpoint published with INT4 experts (Kimi-K2.5) is that checkpoint too; an NVFP4 one on it
+  // is a re-quantised checkpoint (nvidia/Kimi-K2.5-NVFP4) and is taken as labelled.
+  const std::string published_experts = model["precision"].value("experts", "");
+  const bool as_published = (four_bit && published_experts == "fp4") ||
+                            (published_experts == "int4" && (weights == "int4" || experts == "int4"));
+  if (as_published) note("4-bit label on a checkpoint published with 4-bit experts: the preset's precisions");
   for (const auto& [field, value] : {std::pair{"weights", weights}, std::pair{"experts", experts}}) {
     if (!value.empty() && value[0] == '?') return Unmapped{"quant mode " + value.substr(1) + ": not a known precision"};
     if (!value.empty() && !as_published) model["precision"][field] = value;
