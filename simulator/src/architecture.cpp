@@ -145,6 +145,8 @@ double softmax_kv_bytes_for_sequence(const specs::ModelSpec& m, double context_t
   const AttentionDims dims = attention_dims(m, true);
   const double per_layer = dims.kv_bytes_per_token_per_layer + dims.indexer_key_bytes_per_token_per_layer;
   const int sliding = a.sliding_window_layers;
+  // Chunked windows too: up to a chunk per layer, as an engine that keeps the finished chunk's blocks until the
+  // sequence ends holds it (the upper bound, also for one that frees them).
   const double window = std::min<double>(context_tokens, a.sliding_window_tokens);
   if (a.type == specs::AttentionType::csa) {
     return a.global_kv_bytes_per_token * context_tokens + sliding * window * per_layer;

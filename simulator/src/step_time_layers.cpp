@@ -15,6 +15,15 @@ double attended_pairs(double t, double p, double cap) {
   return uncapped * p + uncapped * (uncapped + 1.0) / 2.0 + (t - uncapped) * cap;
 }
 
+// The same under chunked attention: query i (1-based) sees ((i - 1) mod chunk) + 1 keys, those of its own chunk.
+double chunked_pairs(double t, double p, double chunk) {
+  const auto seen_up_to = [chunk](double n) {  // sum over i = 1..n
+    const double whole = std::floor(n / chunk), rest = n - whole * chunk;
+    return whole * chunk * (chunk + 1.0) / 2.0 + rest * (rest + 1.0) / 2.0;
+  };
+  return seen_up_to(p + t) - seen_up_to(p);
+}
+
 constexpr double kUncapped = 1e18;
 
 }  // namespace
@@ -40,6 +49,7 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   // mla with an indexer (DeepSeek-V3.2, GLM-5): every layer attends at most top_k keys and runs the indexer.
   const bool sparse_mla = a.type == specs::AttentionType::mla && a.sparse();
   const bool indexed = csa || sparse_mla;
+  const bool chunked = a.sliding_window_chunked && !csa;
   const double top_k = a.sparse() ? a.sparse_top_k_tokens : kUncapped;
   // A decoding sequence runs 1 + drafts queries, the j-th seeing context + j tokens (itself included);
   // the kernel reads the sequence's KV once for all of them.
@@ -71,6 +81,11 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
       dec_read += full_layers * selected;
       dec_index += index_layers * (queries * c + queries * (queries + 1.0) / 2.0);
       dec_index_read += index_layers * last;
+    } else if (chunked) {
+      // The keys from the first query's chunk start to the last query.
+      dec_pairs +=
+          full_layers * attended_pairs(queries, c, kUncapped) + sliding_layers * chunked_pairs(queries, c, window);
+      dec_read += full_layers * last + sliding_layers * (last - std::floor(c / window) * window);
     } else {
       dec_pairs +=
           full_layers * attended_pairs(queries, c, kUncapped) + sliding_layers * attended_pairs(queries, c, window);
@@ -92,6 +107,9 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
       pre_read += full_layers * (p + t);
       pre_index += index_layers * (t * p + t * (t + 1.0) / 2.0);
       pre_index_read += index_layers * (p + t);
+    } else if (chunked) {
+      pre_pairs += full_layers * attended_pairs(t, p, kUncapped) + sliding_layers * chunked_pairs(t, p, window);
+      pre_read += full_layers * (p + t) + sliding_layers * (p + t - std::floor(p / window) * window);
     } else {
       pre_pairs += full_layers * attended_pairs(t, p, kUncapped) + sliding_layers * attended_pairs(t, p, window);
       pre_read += full_layers * (p + t) + sliding_layers * std::min(p + t, window);

@@ -184,13 +184,16 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
   // the sequences), prefill by chunks of one (tokens, context). A phase without a predictor keeps its roofline.
   OpCost& att = op(Op::attention);
   double pre_s = att.time_s * att.prefill_share, dec_s = att.time_s - pre_s;
-  const double page = 16.0;  // vLLM's default block size, the engine's plans' page_size
+  const double page = 16.0;                         // vLLM's default block size, the engine's plans' page_size
   if (!b.decode_contexts.empty() && !a.sparse()) {  // a dense kernel's predictor does not fit a sparse one
     const double queries = 1.0 + b.draft_tokens;
     double keys = 0.0;
     for (int c : b.decode_contexts) keys += c + queries;  // the last query sees the context and every new token
     const double batch = b.num_decode() * queries, mean = std::round(keys / b.num_decode());
-    const double window = a.sliding_window_tokens > 0 ? a.sliding_window_tokens : mean;
+    // Chunked attention: the mean context's place in its chunk (keys 1 to the chunk's size).
+    const double window = a.sliding_window_tokens <= 0 ? mean
+                          : a.sliding_window_chunked   ? std::fmod(mean - 1.0, a.sliding_window_tokens) + 1.0
+                                                       : a.sliding_window_tokens;
     auto decode = [&](double context) -> std::optional<double> {
       if (gqa) {
         return pred.time_s("attention_decode_gqa", kv_dtype,

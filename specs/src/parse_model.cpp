@@ -65,6 +65,9 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
   a.sliding_window_layers = r.optional_at_least("sliding_window_layers", 0, 0);
   r.check((a.sliding_window_tokens == 0) == (a.sliding_window_layers == 0), "sliding_window_layers",
           "sliding_window_tokens and sliding_window_layers must be both 0 or both > 0");
+  a.sliding_window_chunked = r.optional<bool>("sliding_window_chunked", false);
+  r.check(!a.sliding_window_chunked || a.sliding_window_tokens > 0, "sliding_window_chunked",
+          "needs sliding_window_tokens and sliding_window_layers: the chunk is the window");
   r.check(a.sliding_window_layers <= num_layers, "sliding_window_layers",
           "must be <= num_layers (" + std::to_string(num_layers) + ")");
   r.finish();

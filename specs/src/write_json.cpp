@@ -40,6 +40,7 @@ json attention_json(const AttentionSpec& a) {
   }
   j["sliding_window_tokens"] = a.sliding_window_tokens;
   j["sliding_window_layers"] = a.sliding_window_layers;
+  if (a.sliding_window_chunked) j["sliding_window_chunked"] = true;  // written only when set
   return j;
 }
 

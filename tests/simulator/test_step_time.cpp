@@ -371,6 +371,39 @@ TEST_CASE("INT4 weights multiply at the BF16 rate weight-only and at the FP8 rat
   CHECK(rates.gemm_flops(Precision::fp4, Precision::fp8) == rates.matmul_flops(Precision::bf16));
 }
 
+TEST_CASE("chunked attention (Llama 4) sees the keys of its own chunk, a sliding window the last ones", "[step_time]") {
+  auto chunked = specs::model_preset("llama-4-scout-17b-16e");
+  REQUIRE(chunked.attention.sliding_window_chunked);
+  REQUIRE(chunked.attention.sliding_window_layers == 36);
+  auto sliding = chunked;
+  sliding.attention.sliding_window_chunked = false;
+  const auto d = one_gpu("h200", 8);
+  const auto profile = calibration::datasheet_profile(d.hardware, "vllm");
+  const auto attention = [&](const specs::ModelSpec& m, const simulator::BatchShape& b) {
+    return simulator::StepTimeModel(m, d, profile).predict(b).op(Op::attention);
+  };
+  const double kv = 2.0 * 1 * 128 * 2;  // one of 8 KV heads per GPU at TP8, K and V of 128 BF16 values
+
+  // Decoding the 9,001st token: the 12 full layers read 9,001 keys; a chunked layer the 809 of the second chunk, a
+  // sliding one the last 8,192.
+  simulator::BatchShape b;
+  b.decode_contexts = {9000};
+  CHECK(attention(chunked, b).bytes == Approx(kv * (12 * 9001.0 + 36 * 809.0)));
+  CHECK(attention(sliding, b).bytes == Approx(kv * (12 * 9001.0 + 36 * 8192.0)));
+
+  // Prefill of 10,000 tokens: query i sees i keys on a full layer; on a chunked one i for the first chunk, then
+  // i - 8,192 (1..1,808) for the rest.
+  simulator::BatchShape p;
+  p.prefill.push_back({10000, 0, true});
+  const double full = 10000.0 * 10001 / 2, chunk = 8192.0 * 8193 / 2 + 1808.0 * 1809 / 2;
+  const double per_pair = 2.0 * 40 / 8 * (128 + 128);  // 5 query heads per GPU
+  CHECK(attention(chunked, p).flops_prefill == Approx(per_pair * (12 * full + 36 * chunk)));
+  // Within the first chunk the two agree.
+  simulator::BatchShape shorter;
+  shorter.prefill.push_back({4096, 0, true});
+  CHECK(attention(chunked, shorter).flops_prefill == Approx(attention(sliding, shorter).flops_prefill));
+}
+
 TEST_CASE("MXFP4 experts multiply at the rate of the wider input: the weights' or the activations'", "[step_time]") {
   // gpt-oss-120b's MXFP4 experts. Hopper has no FP4 tensor cores, so the engines dequantise the weights to BF16 in
   // the tile. On Blackwell the engines feed them MXFP8 activations (MXFP4 x MXFP8: the FP8 rate); vLLM's code

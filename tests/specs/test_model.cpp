@@ -99,6 +99,19 @@ TEST_CASE("mla takes DeepSeek Sparse Attention's indexer as three fields togethe
   CHECK_INPUT_ERROR(parse_model(partial, "m.json"), "attention.sparse_top_k_tokens", "2048", "together");
 }
 
+TEST_CASE("a chunked window needs a window", "[specs][model]") {
+  json j = gqa_model_json();
+  j["attention"]["sliding_window_chunked"] = true;
+  CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.sliding_window_chunked", "true",
+                    "needs sliding_window_tokens");
+  j["attention"]["sliding_window_tokens"] = 8192;
+  j["attention"]["sliding_window_layers"] = 24;
+  const ModelSpec m = parse_model(j, "m.json");
+  CHECK(m.attention.sliding_window_chunked);
+  CHECK(parse_model(to_json(m), "echo.json") == m);
+  CHECK_FALSE(to_json(parse_model(gqa_model_json(), "m.json"))["attention"].contains("sliding_window_chunked"));
+}
+
 TEST_CASE("models round-trip through to_json", "[specs][model][roundtrip]") {
   for (const json& j : {gqa_model_json(), mla_model_json(), sparse_mla_model_json(), csa_model_json()}) {
     const ModelSpec m = parse_model(j, "m.json");

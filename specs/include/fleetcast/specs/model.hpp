@@ -38,6 +38,9 @@ struct AttentionSpec {
   // sliding window: `sliding_window_layers` of the layers keep only the last `sliding_window_tokens`
   int sliding_window_tokens = 0;
   int sliding_window_layers = 0;
+  // The window restarts at every multiple of sliding_window_tokens (Llama 4's chunked local attention): a token sees
+  // the keys of its own chunk, 1 to sliding_window_tokens of them, not the last sliding_window_tokens.
+  bool sliding_window_chunked = false;
   // csa: whole-model KV bytes per token of the compressed global cache
   double global_kv_bytes_per_token = 0.0;
   // csa, and mla under DeepSeek Sparse Attention: each query attends at most sparse_top_k_tokens keys, chosen
