@@ -14,7 +14,7 @@ namespace {
 double attention_parameters(const AttentionSpec& a, double hidden) {
   const double heads = a.num_query_heads;
   if (a.type == AttentionType::gqa) {
-    const double q_and_o = 2.0 * hidden * heads * a.head_dim;
+    const double q_and_o = (a.output_gate ? 3.0 : 2.0) * hidden * heads * a.head_dim;  // a gate doubles q
     const double k_and_v = 2.0 * hidden * a.num_kv_heads * a.head_dim;
     return q_and_o + k_and_v;
   }
@@ -29,6 +29,12 @@ double attention_parameters(const AttentionSpec& a, double hidden) {
   double indexer = 0.0;
   if (a.sparse()) indexer = hidden * a.indexer_heads * (a.indexer_head_dim + 1.0);
   return q + kv_down + kv_up + out + indexer;
+}
+
+// Gated DeltaNet: qkvz and ba in, the short conv over q, k and v, and out.
+double linear_attention_parameters(const LinearAttentionSpec& l, double hidden) {
+  return hidden * (2.0 * l.key_width() + 2.0 * l.value_width()) + hidden * 2.0 * l.num_value_heads +
+         l.conv_channels() * l.conv_kernel + l.value_width() * hidden;
 }
 
 // "671B", "70.6B", "8.03B", "1.6T"
@@ -57,7 +63,9 @@ std::string upper(std::string_view s) {
 double approx_parameters(const ModelSpec& m) {
   const double hidden = m.hidden_size;
   double total = hidden * m.vocab_size * (m.tie_word_embeddings ? 1.0 : 2.0);
-  total += m.num_layers * attention_parameters(m.attention, hidden);
+  const int linear = m.linear_attention_layers();
+  total += (m.num_layers - linear) * attention_parameters(m.attention, hidden);
+  if (m.linear_attention) total += linear * linear_attention_parameters(*m.linear_attention, hidden);
   total += m.dense_layers * 3.0 * hidden * m.dense_ffn_width;
   if (m.moe) {
     const double shared_width = m.moe->shared_expert_width > 0 ? m.moe->shared_expert_width : m.moe->expert_width;

@@ -84,6 +84,10 @@ TEST_CASE("model summaries are derived from the fields", "[specs][presets]") {
   const ModelSpec dense = parse_model(gqa_model_json(), "m.json");  // Llama 3.1 8B's shape: 8.03B
   CHECK(detail::approx_parameters(dense) == Approx(8.03e9).epsilon(0.005));
   CHECK(detail::model_summary(dense) == "8.03B dense, 32 layers, GQA, bf16");
+  // Gated DeltaNet layers counted as themselves and the output gate's doubled q: Qwen3.5-397B-A17B's 397B and the
+  // dense Qwen3.5-27B's 27B (the listing said 394B and 24.4B when every layer was counted as softmax attention).
+  CHECK(detail::approx_parameters(model_preset("qwen3.5-397b-a17b")) == Approx(397e9).epsilon(0.01));
+  CHECK(detail::model_summary(model_preset("qwen3.5-27b")) == "26.9B dense, 64 layers, GQA, bf16");
 }
 
 TEST_CASE("hardware summaries are derived from the fields", "[specs][presets]") {
