@@ -37,4 +37,14 @@ inline nlohmann::json small_mtp_scenario(int drafts, const std::vector<double>& 
 
 inline specs::ScenarioSpec parse(const nlohmann::json& j) { return specs::parse_scenario(j, "test"); }
 
+// One node of `tp` GPUs of `hw` running one replica at tensor parallelism tp (experts over the same GPUs).
+inline specs::DeploymentSpec one_gpu(const std::string& hw, int tp = 1) {
+  specs::DeploymentSpec d;
+  d.hardware = specs::hardware_preset(hw);
+  d.nodes = 1;
+  d.gpus_per_node = tp;
+  d.replica = {tp, 1, tp};
+  return d;
+}
+
 }  // namespace fleetcast::test
