@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.hpp"
@@ -20,7 +21,10 @@ int run_presets(const Args& args) {
     if (!only.empty() && only != g.name) continue;
     known = true;
     std::printf("%s:\n", g.name);
-    for (const auto& p : specs::list_presets(g.kind)) std::printf("  %-22s %s\n", p.name.c_str(), p.summary.c_str());
+    const auto list = specs::list_presets(g.kind);
+    int width = 22;  // the names' column, widened to the longest name so that every summary lines up
+    for (const auto& p : list) width = std::max(width, static_cast<int>(p.name.size()));
+    for (const auto& p : list) std::printf("  %-*s %s\n", width, p.name.c_str(), p.summary.c_str());
   }
   if (!known) throw InputError("", "presets", only, "valid: models, hardware, scenarios");
   return 0;
