@@ -158,6 +158,12 @@ TEST_CASE("presets added for models outside the development set count to their p
   CHECK(maverick.dense_ffn_per_layer == 3.0 * 5120 * 16384);
   CHECK(maverick.total() == Approx(400e9).epsilon(0.01));
   CHECK(maverick.active_per_token() + maverick.embedding == Approx(17e9).epsilon(0.02));
+  // GLM-4.7-Flash, "30B-A3B": 47 MLA layers of 20 heads, 1 dense, 46 of 64 + 1 experts of 3 x 2048 x 1536 top-4.
+  const auto flash = count("glm-4.7-flash");
+  CHECK(flash.moe_layers == 46);
+  CHECK(flash.routed_expert == 3.0 * 2048 * 1536);
+  CHECK(flash.total() == Approx(30e9).epsilon(0.01));
+  CHECK(flash.active_per_token() - flash.lm_head == Approx(3e9).epsilon(0.1));
   // MiMo-V2-Flash: 309B total, 15B active (without its MTP blocks).
   const auto mimo = count("mimo-v2-flash");
   CHECK(mimo.total() - mimo.mtp == Approx(309e9).epsilon(0.01));

@@ -62,9 +62,10 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("XiaomiMiMo/MiMo-V2-Flash").preset == "mimo-v2-flash");
   CHECK(model_for_checkpoint("Qwen/Qwen3.5-27B").preset == "qwen3.5-27b");
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V4-Pro").preset == "deepseek-v4-pro");
-  // No preset: the name looked up is reported, no preset is picked. GLM-4.7-Flash is a 30B MLA model of its own;
+  CHECK(model_for_checkpoint("zai-org/GLM-4.7-Flash").preset == "glm-4.7-flash");
+  // No preset: the name looked up is reported, no preset is picked. MiMo-V2.5-Pro's shapes are not MiMo-V2-Flash's;
   // a date-like number inside a name is not stripped.
-  for (const char* path : {"zai-org/GLM-4.7-Flash", "org/model-1234b"}) {
+  for (const char* path : {"XiaomiMiMo/MiMo-V2.5-Pro", "org/model-1234b"}) {
     INFO(path);
     CHECK(model_for_checkpoint(path).preset.empty());
   }
@@ -92,8 +93,8 @@ TEST_CASE("checkpoint names: a row of another checkpoint maps to the preset, not
   CHECK(specs::parse_scenario(run.scenario, "row").model.name == "llama-3.1-70b");
   CHECK_THAT(run.notes, Catch::Contains("Llama-3.3-70B has Llama-3.1-70B's config.json figures"));
   CHECK(run.group == "llama-3.1-70b | h200 | trtllm | agg");
-  r.model_path = "zai-org/GLM-4.7-Flash";
+  r.model_path = "XiaomiMiMo/MiMo-V2.5-Pro";
   auto u = validation::map_serving_run(r);
   REQUIRE(std::holds_alternative<validation::Unmapped>(u));
-  CHECK(std::get<validation::Unmapped>(u).reason == "model_path zai-org/GLM-4.7-Flash: no model preset glm-4.7-flash");
+  CHECK(std::get<validation::Unmapped>(u).reason == "model_path XiaomiMiMo/MiMo-V2.5-Pro: no model preset mimo-v2.5-pro");
 }
