@@ -63,6 +63,9 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("Qwen/Qwen3.5-27B").preset == "qwen3.5-27b");
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V4-Pro").preset == "deepseek-v4-pro");
   CHECK(model_for_checkpoint("zai-org/GLM-4.7-Flash").preset == "glm-4.7-flash");
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Llama-70B").preset == "llama-3.1-70b");
+  CHECK_THAT(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Llama-8B").note, Catch::Contains("Llama-3.1-8B"));
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B").preset.empty());  // Qwen2.5-32B: no preset
   // No preset: the name looked up is reported, no preset is picked. MiMo-V2.5-Pro's shapes are not MiMo-V2-Flash's;
   // a date-like number inside a name is not stripped.
   for (const char* path : {"XiaomiMiMo/MiMo-V2.5-Pro", "org/model-1234b"}) {
@@ -96,5 +99,6 @@ TEST_CASE("checkpoint names: a row of another checkpoint maps to the preset, not
   r.model_path = "XiaomiMiMo/MiMo-V2.5-Pro";
   auto u = validation::map_serving_run(r);
   REQUIRE(std::holds_alternative<validation::Unmapped>(u));
-  CHECK(std::get<validation::Unmapped>(u).reason == "model_path XiaomiMiMo/MiMo-V2.5-Pro: no model preset mimo-v2.5-pro");
+  CHECK(std::get<validation::Unmapped>(u).reason ==
+        "model_path XiaomiMiMo/MiMo-V2.5-Pro: no model preset mimo-v2.5-pro");
 }

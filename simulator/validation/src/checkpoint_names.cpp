@@ -48,6 +48,11 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // (nvidia/DeepSeek-V3.1-NVFP4) from one model family (ai-dynamo/aiconfigurator src/aiconfigurator/sdk/common.py).
     {"deepseek-v3.1", "deepseek-v3", "DeepSeek-V3.1 has DeepSeek-V3's architecture"},
     {"deepseek-v3.1-terminus", "deepseek-v3", "DeepSeek-V3.1-Terminus has DeepSeek-V3's architecture"},
+    // DeepSeek-R1's README, "DeepSeek-R1-Distill Models": Llama-70B is fine-tuned from Llama-3.3-70B-Instruct and
+    // Llama-8B from Llama-3.1-8B ("we slightly change their configs and tokenizers": not their shapes).
+    {"deepseek-r1-distill-llama-70b", "llama-3.1-70b",
+     "DeepSeek-R1-Distill-Llama-70B is fine-tuned from Llama-3.3-70B-Instruct (Llama-3.1-70B's figures)"},
+    {"deepseek-r1-distill-llama-8b", "llama-3.1-8b", "DeepSeek-R1-Distill-Llama-8B is fine-tuned from Llama-3.1-8B"},
     // The deepseek-v3.2 preset's own indexer figures come from V3.2-Exp's reference code
     // (deepseek-ai/DeepSeek-V3.2-Exp inference/model.py); both are DeepseekV32ForCausalLM.
     {"deepseek-v3.2-exp", "deepseek-v3.2",
