@@ -19,6 +19,7 @@
 #include <sstream>
 #include <variant>
 
+#include "engine_names.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/bench_results.hpp"
 
@@ -113,13 +114,6 @@ void read_lengths(const json& r, MeasuredServingRun& run) {
   }
 }
 
-// The engine a client backend name stands for ("sglang-oai-chat" -> "sglang"); "" when it names none.
-std::string engine_of(const std::string& client_backend) {
-  if (client_backend.rfind("sglang", 0) == 0) return "sglang";
-  if (client_backend.rfind("vllm", 0) == 0) return "vllm";
-  if (client_backend.rfind("trt", 0) == 0 || client_backend.rfind("tensorrt", 0) == 0) return "trtllm";
-  return "";
-}
 
 class RecordReader {
  public:
@@ -202,7 +196,7 @@ class RecordReader {
     run.precision = pick("precision", given_.precision);
     std::string runtime = pick("runtime", given_.runtime);
     if (runtime.empty()) {
-      runtime = engine_of(text(r, "backend"));
+      runtime = detail::engine_of(text(r, "backend"));
       if (runtime.empty()) {
         runtime = vllm ? "vllm" : "sglang";
         note("runtime " + runtime + ": the benchmark's own server (client backend " + text(r, "backend") + ")");

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "csv_fields.hpp"
+#include "engine_names.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 #include "request_trace_rows.hpp"
@@ -90,11 +91,8 @@ std::string lower(std::string s) {
 // The backend column's engine under the names the mapping knows (vllm, sglang, trtllm): other spellings of the
 // same three (case, "TensorRT-LLM", "trt") read as them; anything else is kept, lower-cased, and left unmapped.
 std::string canonical_backend(const std::string& backend) {
-  const std::string b = lower(backend);
-  for (const char* trtllm : {"tensorrt-llm", "tensorrt_llm", "tensorrtllm", "trt-llm", "trt_llm", "trt"}) {
-    if (b == trtllm) return "trtllm";
-  }
-  return b;
+  const std::string b = lower(backend), engine = detail::engine_of(b);
+  return engine.empty() ? b : engine;
 }
 
 // The engine settings InferenceX's launch scripts give its TensorRT-LLM and SGLang servers.
