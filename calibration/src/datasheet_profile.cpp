@@ -119,6 +119,7 @@ nlohmann::json to_json(const Profile& p) {
   // Written only when set, so that profiles without them (every datasheet one) keep their bytes.
   if (p.sequence_overhead_s > 0.0) j["sequence_overhead_s"] = p.sequence_overhead_s;
   if (p.request_overhead_s > 0.0) j["request_overhead_s"] = p.request_overhead_s;
+  if (!p.fitted_models.empty()) j["fitted_models"] = p.fitted_models;
   // One number when it is the same for every format (the form written before it was kept by format).
   if (p.expert_kernel_efficiency.size() == 1 && p.expert_kernel_efficiency.count("*")) {
     j["expert_kernel_efficiency"] = p.expert_kernel_efficiency.at("*");

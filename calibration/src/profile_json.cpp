@@ -15,6 +15,8 @@ const std::set<std::string> kKeys = {"hardware", "runtime", "kind", "matmul_effi
                                      "sequence_overhead_s", "request_overhead_s",
                                      // optional: fitted to serving runs (1 when absent)
                                      "expert_kernel_efficiency",
+                                     // optional: the model presets a serving fit was made on (none when absent)
+                                     "fitted_models",
                                      // schema v2, optional (profile_v2_json.hpp)
                                      "predictors", "collectives", "quality", "traces",
                                      // schema v3, optional: SimGrid network factors
@@ -71,6 +73,22 @@ std::map<std::string, double> expert_efficiencies(const nlohmann::json& j, const
   return by_format;
 }
 
+// A list of model names, each a non-empty string, sorted and without repeats (so a profile writes one way).
+std::vector<std::string> model_names(const nlohmann::json& j, const std::string& file) {
+  const auto& v = j.at("fitted_models");
+  if (!v.is_array() || v.empty()) throw InputError(file, "fitted_models", v.dump(), "a non-empty array of model names");
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string key = "fitted_models[" + std::to_string(i) + "]";
+    if (!v[i].is_string() || v[i].get<std::string>().empty())
+      throw InputError(file, key, v[i].dump(), "expected a model name");
+    if (!names.empty() && v[i].get<std::string>() <= names.back())
+      throw InputError(file, key, v[i].dump(), "names sorted, each once");
+    names.push_back(v[i].get<std::string>());
+  }
+  return names;
+}
+
 }  // namespace
 
 Profile parse_profile(const nlohmann::json& j, const std::string& file) {
@@ -103,6 +121,7 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file) {
   if (j.contains("sequence_overhead_s")) p.sequence_overhead_s = seconds(j, "sequence_overhead_s", file);
   if (j.contains("request_overhead_s")) p.request_overhead_s = seconds(j, "request_overhead_s", file);
   if (j.contains("expert_kernel_efficiency")) p.expert_kernel_efficiency = expert_efficiencies(j, file);
+  if (j.contains("fitted_models")) p.fitted_models = model_names(j, file);
   const auto& src = field(j, "sources", file);
   if (!src.is_object()) throw InputError(file, "sources", src.dump(), "an object: field -> where it came from");
   for (const auto& [key, value] : src.items()) {

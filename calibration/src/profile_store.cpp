@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "embedded_profiles.hpp"
+#include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/specs/error.hpp"
 
 namespace fleetcast::calibration {
@@ -159,6 +160,10 @@ Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runt
     return v;
   }();
   return select_profile(all, hardware, runtime);
+}
+
+Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime, const specs::ModelSpec& model) {
+  return scope_to_model(profile_for(hardware, runtime), model, datasheet_profile_for(hardware, runtime));
 }
 
 Profile datasheet_profile_for(const specs::HardwareSpec& hardware, const std::string& runtime) {

@@ -143,6 +143,10 @@ int run_calibrate_serving(const Args& args) {
         100 * fit.after_held_out.ttft_median_ape, 100 * fit.after_held_out.tpot_median_ape, gemm_bf16,
         p.attention_compute_efficiency, p.memory_efficiency, 1e3 * p.step_overhead_s, p.nvlink_efficiency,
         1e6 * p.sequence_overhead_s, 1e3 * p.request_overhead_s, experts(p).c_str());
+    std::string trained_on;
+    for (const auto& [model, n] : fit.train_rows_by_model)
+      trained_on += (trained_on.empty() ? "" : ", ") + model + " (" + std::to_string(n) + ")";
+    std::printf("%-8s %-7s   training rows by model: %s\n", hw.c_str(), rt.c_str(), trained_on.c_str());
     for (const calibration::KernelCaveat& c : fit.caveats) {
       std::printf("%-8s %-7s   outside the kernel-level figures: %s\n", hw.c_str(), rt.c_str(),
                   calibration::describe(c).c_str());

@@ -78,7 +78,7 @@ int run_step(const Args& args) {
   } else if (!pool_name.empty()) {
     throw InputError(scenario_arg, "--pool", pool_name, "the deployment is not disaggregated: it has no pools");
   }
-  const auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime);
+  const auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime, s.model);
   const simulator::StepTimeModel model(s.model, s.deployment, profile);
   simulator::BatchShape batch;
   batch.decode_contexts.assign(static_cast<std::size_t>(decode), context);

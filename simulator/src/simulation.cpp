@@ -109,7 +109,7 @@ SimulationResult run_simulation(const specs::ScenarioSpec& scenario, const RunOp
   // Trace classes take their lengths and rate from the trace before anything is planned.
   const specs::ScenarioSpec resolved = resolve_trace_classes(scenario);
   const specs::ScenarioSpec& s = resolved;
-  const calibration::Profile profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime);
+  const calibration::Profile profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime, s.model);
   // Disaggregated: each pool its own memory plan and step-time model; the report's memory is the decode pool's.
   std::optional<DisaggregatedPlan> pools;
   std::optional<StepTimeModel> aggregated_model;

@@ -1,5 +1,6 @@
 // The serving fit recovers a profile from measurements that profile produced, and the bounded fit never
 // returns an efficiency above the best kernel-level figure, whatever the rows ask for.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
@@ -169,6 +170,11 @@ TEST_CASE("MoE rows fit the experts' kernel efficiency per weight format, a dens
   CHECK_THAT(fp8, Catch::Contains("; set by the training rows of minimax-m2.5 ("));
   CHECK_THAT(fp4, !Catch::Contains("minimax") && !Catch::Contains("llama"));
   CHECK_THAT(fp8, !Catch::Contains("gpt-oss-120b (") && !Catch::Contains("llama"));
+  // The fitted profile names the models of its training rows (model_scope.hpp reads them).
+  std::vector<std::string> trained_on;
+  for (const auto& [model, rows] : moe.train_rows_by_model) trained_on.push_back(model);
+  CHECK(moe.profile.fitted_models == trained_on);
+  CHECK(std::find(trained_on.begin(), trained_on.end(), "minimax-m2.5") != trained_on.end());
   // --no-experts: the same rows fit none, and one set of GEMM parameters cannot give back two experts' rates.
   options.fit_experts = false;
   const validation::ServingFit none = validation::fit_serving_profile(results, "h200", "vllm", options);
@@ -195,10 +201,13 @@ TEST_CASE("leaving a model out scores every one of its rows and trains on none",
   const validation::ServingFit fit = validation::fit_serving_profile(results, "h200", "vllm", options);
   CHECK(fit.after_held_out.rows == 1);
   CHECK(fit.after_train.rows == 16);
+  // The training rows by model: not the one left out.
+  CHECK(fit.train_rows_by_model == std::map<std::string, int>{{"llama-3.1-70b", 8}, {"llama-3.1-8b", 8}});
   options.leave_out_model = "llama-3.1-8b";
   const validation::ServingFit without_8b = validation::fit_serving_profile(results, "h200", "vllm", options);
   CHECK(without_8b.after_held_out.rows == 8);
   CHECK(without_8b.after_train.rows == 9);
+  CHECK(without_8b.train_rows_by_model == std::map<std::string, int>{{"llama-3.1-70b", 8}, {"qwen3-32b", 1}});
 }
 
 TEST_CASE("the robust serving fit is not pulled off by a few rows the model does not describe", "[fit]") {

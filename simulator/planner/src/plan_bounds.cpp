@@ -69,7 +69,7 @@ std::optional<Rejection> memory_rejection(const specs::ScenarioSpec& s, specs::P
 // A request alone: its prefill in chunks back to back (TTFT floor), then one decode step per accepted token
 // (TPOT floor). Queueing, other requests and KV transfer only add to both.
 std::optional<Rejection> slo_rejection(const specs::ScenarioSpec& s) {
-  const auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime);
+  const auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime, s.model);
   const specs::DeploymentSpec pd = pool_or_whole(s.deployment, specs::Pool::prefill);
   const specs::DeploymentSpec dd = pool_or_whole(s.deployment, specs::Pool::decode);
   const simulator::StepTimeModel prefill_model(s.model, pd, profile);
@@ -115,7 +115,7 @@ std::optional<Rejection> slo_rejection(const specs::ScenarioSpec& s) {
 // The mix's saturated throughput (workload_plan.hpp: batch at max_num_seqs, the KV cache or the token budget)
 // against the offered rate.
 std::optional<Rejection> capacity_rejection(const specs::PlanSpec& plan, const specs::ScenarioSpec& s) {
-  const auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime);
+  const auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime, s.model);
   simulator::WorkloadPlan w;
   if (s.deployment.disaggregation) {
     const simulator::DisaggregatedPlan pools = simulator::plan_pools(s, profile, "");

@@ -81,7 +81,7 @@ specs::ScenarioSpec with_mtp(const specs::ScenarioSpec& s, int next_n, double ac
 
 nlohmann::json decode_point_line(const specs::ScenarioSpec& s, int requests_per_rank, int context_tokens) {
   const specs::DeploymentSpec d = pool_or_whole(s.deployment, specs::Pool::decode);
-  const calibration::Profile profile = calibration::profile_for(d.hardware, d.runtime);
+  const calibration::Profile profile = calibration::profile_for(d.hardware, d.runtime, s.model);
   const simulator::StepTimeModel model(s.model, d, profile);
   const simulator::DecodePoint p = simulator::decode_point(model, d, requests_per_rank, context_tokens);
   traces::BenchmarkRecord b = steady_record(s, d);
@@ -108,7 +108,7 @@ nlohmann::json decode_point_line(const specs::ScenarioSpec& s, int requests_per_
 
 nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_rank, int prompt_tokens) {
   const specs::DeploymentSpec d = pool_or_whole(s.deployment, specs::Pool::prefill);
-  const calibration::Profile profile = calibration::profile_for(d.hardware, d.runtime);
+  const calibration::Profile profile = calibration::profile_for(d.hardware, d.runtime, s.model);
   const simulator::StepTimeModel model(s.model, d, profile);
   const simulator::PrefillPoint p = simulator::prefill_point(model, d, tokens_per_rank, prompt_tokens);
   traces::BenchmarkRecord b = steady_record(s, d);

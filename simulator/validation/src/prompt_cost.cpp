@@ -17,8 +17,8 @@ double marginal_prompt_ms(const traces::MeasuredServingRun& run, int decode_cont
   if (!std::holds_alternative<MappedRun>(mapped)) return NAN;
   try {
     const specs::ScenarioSpec s = specs::parse_scenario(std::get<MappedRun>(mapped).scenario, run.id);
-    const simulator::StepTimeModel model(s.model, s.deployment,
-                                         calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
+    const simulator::StepTimeModel model(
+        s.model, s.deployment, calibration::profile_for(s.deployment.hardware, s.deployment.runtime, s.model));
     const int dp = std::max(1, s.deployment.replica.dp);
     simulator::BatchShape decodes;
     decodes.decode_contexts.assign(static_cast<std::size_t>((run.concurrency - 1 + dp - 1) / dp),

@@ -210,6 +210,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     }
     train = std::move(spaced);
   }
+  for (const Row* r : train) ++fit.train_rows_by_model[serving_run_model(r->run)];
   // The experts' weight formats of the training rows' MoE models, and per format the rows of each model.
   std::map<std::string, std::map<std::string, int>> formats;
   for (const Row* r : train) {
@@ -312,6 +313,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   fit.profile = apply(base, best.theta, options, expert_formats);
   fit.profile.kind = "fitted";
   fit.profile.runtime = runtime;
+  for (const auto& [model, n] : fit.train_rows_by_model) fit.profile.fitted_models.push_back(model);
   fit.after_train = score(residuals(train, fit.profile, options.threads));
   if (!test.empty()) fit.after_held_out = score(residuals(test, fit.profile, options.threads));
   const std::string source =

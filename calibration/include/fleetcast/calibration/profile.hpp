@@ -89,6 +89,10 @@ struct Profile {
   // MoE kernels, NVFP4 ones CUTLASS grouped GEMMs, FP8 block-scaled ones triton's fused_moe); "*" stands for every
   // format not named. A format not named, with no "*", runs at 1.
   std::map<std::string, double> expert_kernel_efficiency;
+  // The model presets whose measured serving runs a serving fit was made on (`calibrate serving`'s training rows),
+  // sorted; empty where not recorded (datasheet profiles, fits from calibration traces). A fit made on MoE models
+  // alone does not give a dense model its GEMM and attention rates (model_scope.hpp).
+  std::vector<std::string> fitted_models;
 
   std::map<std::string, std::string> sources;  // field -> where the number came from
 

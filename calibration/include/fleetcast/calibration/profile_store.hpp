@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/specs/model.hpp"
 
 namespace fleetcast::calibration {
 
@@ -42,6 +43,9 @@ bool datasheet_profiles_only();
 // so a shipped fitted (hardware, runtime) profile is the default. Under FLEETCAST_PROFILES=datasheet, over the
 // shipped datasheet profiles only (for figures that must not move when a fit is refreshed). Read once per process.
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime);
+// The same, as `model` uses it: a dense model on a fit made on MoE models alone takes the datasheet GEMM and
+// attention rates (model_scope.hpp). What every simulation, step and plan of a model asks for.
+Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime, const specs::ModelSpec& model);
 
 // The datasheet profile shipped for `hardware` (calibration/profiles/<hardware>.json), or the one computed from its
 // spec where none ships: the kernel-level figures a fit is held against (kernel_caveats.hpp, calibrate serving).

@@ -17,6 +17,7 @@
 // for. Not the default: held out model by model (`--cross-validate`, docs/ACCURACY.md) it did not predict the models
 // it never saw better than the plain least squares (efficiencies capped at 1 only), which the shipped profiles use.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,8 @@ struct ServingFit {
   // the descent from it ended at the lower training cost.
   std::string started_from = "datasheet";
   std::vector<std::string> skipped;  // rows of the pair not usable by the replay, with the reason
+  // The training rows by model preset; their names are the profile's fitted_models.
+  std::map<std::string, int> train_rows_by_model;
   // The fitted figures outside what the kernels reach (calibration/kernel_caveats.hpp), also noted in the sources.
   std::vector<calibration::KernelCaveat> caveats;
 };
