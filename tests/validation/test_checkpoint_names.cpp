@@ -50,6 +50,8 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("zai-org/GLM-4.7-FP8").note.empty());
   CHECK(model_for_checkpoint("Qwen/Qwen3-Next-80B-A3B-Instruct").preset == "qwen3-next-80b-a3b");
   CHECK(model_for_checkpoint("Qwen/Qwen3.5-35B-A3B-FP8").preset == "qwen3.5-35b-a3b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3.6-35B-A3B").preset == "qwen3.5-35b-a3b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3.6-35B-A3B-FP8").preset == "qwen3.5-35b-a3b");
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V3.2").preset == "deepseek-v3.2");
   const auto v32_exp = model_for_checkpoint("deepseek-ai/DeepSeek-V3.2-Exp");
   CHECK(v32_exp.preset == "deepseek-v3.2");

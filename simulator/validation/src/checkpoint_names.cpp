@@ -57,6 +57,10 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // (deepseek-ai/DeepSeek-V3.2-Exp inference/model.py); both are DeepseekV32ForCausalLM.
     {"deepseek-v3.2-exp", "deepseek-v3.2",
      "DeepSeek-V3.2-Exp is DeepSeek-V3.2's architecture (DeepseekV32ForCausalLM)"},
+    // vLLM 0.20.1 resolves Qwen/Qwen3.6-35B-A3B to Qwen3_5MoeForConditionalGeneration with a 248,320-token vocabulary
+    // (ai-dynamo/aiconfigurator fpm_golden_runs/fpm_upfront_qwen36_moe_full_once_20260613_201336/collect.log): the
+    // class and vocabulary of Qwen3.5-35B-A3B, at the same 35B-A3B size.
+    {"qwen3.6-35b-a3b", "qwen3.5-35b-a3b", "Qwen3.6-35B-A3B is Qwen3.5-35B-A3B's architecture (Qwen3_5Moe)"},
 };
 
 // Suffixes that name a checkpoint's precision, tuning or packaging, not its architecture; stripped repeatedly, in
