@@ -31,7 +31,8 @@ const char* kUsage =
     "       | import FILE [--format nsys-kern-sum|nsys-trace|chrome] [--map PATTERNS.json] [--device NAME]\n"
     "                -o TRACE.jsonl\n"
     "       | compose TRACE.jsonl [--json] [--max-median-ape X] [--no-predictors]\n"
-    "       | serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]";
+    "       | serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]\n"
+    "       | steps SCENARIO FPM.csv [--pool prefill|decode] [--json]";
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -193,6 +194,7 @@ int run_calibrate(const Args& args) {
   if (verb == "import") return run_import(parse(args, {"-o", "--format", "--map", "--device"}, {}));
   if (verb == "compose") return run_compose(parse(args, {"--max-median-ape"}, {"--json", "--no-predictors"}));
   if (verb == "serving") return run_calibrate_serving(args);
+  if (verb == "steps") return run_calibrate_steps(args);
   if (verb == "show") {
     const Parsed p = parse(args, {"--runtime"}, {});
     if (p.positional.size() != 1) throw InputError("", "calibrate show", "", kUsage);

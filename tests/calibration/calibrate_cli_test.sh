@@ -55,6 +55,27 @@ FLEETCAST_PROFILES=fitest "$bin" calibrate show h200 >/dev/null 2>"$work/err"
 "$bin" calibrate compose "$fixtures/cpu_compose.jsonl" --max-median-ape 0.01 >/dev/null 2>&1
 [ $? -eq 1 ] && ok || bad "compose above --max-median-ape should exit 1"
 
+# calibrate steps: measured engine iterations (Dynamo's forward-pass metrics) against the step model; a file without
+# the KV-cache columns cannot be costed and exits 2 naming the column.
+cat >"$work/steps.json" <<'EOF'
+{"name": "steps", "model": "qwen3-32b",
+ "deployment": {"hardware": "b300", "nodes": 1, "replica": {"tp": 1}, "runtime": "vllm"},
+ "workload": {"arrival": {"kind": "poisson", "rate_per_s": 1}, "input_tokens": {"kind": "fixed", "value": 100},
+              "output_tokens": {"kind": "fixed", "value": 10}},
+ "seed": 1, "num_requests": 10}
+EOF
+printf 'ctx_tokens,ctx_requests,ctx_kv_tokens,decode_tokens,decode_requests,decode_kv_tokens,latency_ms\n4096,1,0,0,0,0,205\n0,0,0,1,1,4096,13.5\n0,0,0,0,0,0,1\n' >"$work/fpm.csv"
+"$bin" --datasheet-profiles calibrate steps "$work/steps.json" "$work/fpm.csv" >"$work/out" 2>&1 &&
+  grep -q "profile datasheet: 2 measured steps" "$work/out" && grep -q "^  context  *1  *205.00" "$work/out" &&
+  grep -q "1 idle iterations" "$work/out" && ok || bad "calibrate steps: $(cat "$work/out")"
+"$bin" calibrate steps "$work/steps.json" "$work/fpm.csv" --json >"$work/out" 2>&1 &&
+  python3 -c "import json,sys; j=json.load(open('$work/out')); sys.exit(0 if len(j['rows'])==2 and j['groups'][-1]['group']=='all' else 1)" &&
+  ok || bad "calibrate steps --json: $(head -5 "$work/out")"
+printf 'num_context_tokens,num_decode_tokens,latency_ms\n128,0,17.1\n' >"$work/compact.csv"
+"$bin" calibrate steps "$work/steps.json" "$work/compact.csv" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q "compact.csv:1" "$work/err" && grep -q "ctx_kv_tokens" "$work/err" && ok ||
+  bad "calibrate steps on a file without KV columns should exit 2: $(cat "$work/err")"
+
 head -c 3000 "$fixtures/cpu_compose.jsonl" >"$work/cut.jsonl"
 "$bin" calibrate fit "$work/cut.jsonl" -o "$work/cut.json" >/dev/null 2>"$work/err"
 [ $? -eq 2 ] && grep -q "cut.jsonl:" "$work/err" && [ ! -e "$work/cut.json" ] && ok || bad "truncated trace: $(cat "$work/err")"

@@ -1,0 +1,122 @@
+// `fleetcast calibrate steps SCENARIO FPM.csv`: the step-time model, with the profile the scenario would use,
+// against the engine iterations a serving engine measured (Dynamo's forward-pass metrics): per phase the median
+// measured and predicted step, their ratio and the absolute percentage error. The step model checked alone, apart
+// from the clients and scheduler an end-to-end benchmark also holds.
+#include <cstdio>
+#include <string>
+
+#include "commands.hpp"
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/simulator/step_time.hpp"
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/traces/forward_pass_metrics.hpp"
+#include "fleetcast/validation/step_check.hpp"
+#include "scenario_arg.hpp"
+
+namespace fleetcast::cli {
+namespace {
+
+constexpr const char* kStepsUsage =
+    "usage: fleetcast calibrate steps SCENARIO FPM.csv [--pool prefill|decode] [--json]";
+
+nlohmann::json to_json(const validation::StepCheck& c) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : c.rows) {
+    rows.push_back({{"line", r.step.line},
+                    {"phase", r.step.phase},
+                    {"segment", r.step.segment},
+                    {"dp_rank", r.step.dp_rank},
+                    {"prefill_tokens", r.step.prefill_tokens},
+                    {"prefill_requests", r.step.prefill_requests},
+                    {"prefill_kv_tokens", r.step.prefill_kv_tokens},
+                    {"decode_tokens", r.step.decode_tokens},
+                    {"decode_requests", r.step.decode_requests},
+                    {"decode_kv_tokens", r.step.decode_kv_tokens},
+                    {"measured_ms", 1e3 * r.step.latency_s},
+                    {"predicted_ms", 1e3 * r.predicted_s},
+                    {"ape", r.ape}});
+  }
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& g : c.groups) {
+    groups.push_back({{"group", g.key},
+                      {"steps", g.steps},
+                      {"measured_median_ms", g.measured_median_ms},
+                      {"predicted_median_ms", g.predicted_median_ms},
+                      {"median_ratio", g.median_ratio},
+                      {"median_ape", g.median_ape},
+                      {"p90_ape", g.p90_ape}});
+  }
+  return {{"rows", rows},
+          {"groups", groups},
+          {"empty_steps", c.empty_steps},
+          {"steps_with_uncosted_drafts", c.steps_with_uncosted_drafts}};
+}
+
+}  // namespace
+
+int run_calibrate_steps(const Args& args) {
+  std::string scenario_arg, fpm_file, pool_name;
+  bool json = false;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") {
+      json = true;
+    } else if (a == "--pool" && i + 1 < args.size()) {
+      pool_name = args[++i];
+      if (pool_name != "prefill" && pool_name != "decode")
+        throw InputError("", "--pool", pool_name, "valid: prefill, decode");
+    } else if (!a.empty() && a[0] != '-' && scenario_arg.empty()) {
+      scenario_arg = a;
+    } else if (!a.empty() && a[0] != '-' && fpm_file.empty()) {
+      fpm_file = a;
+    } else {
+      throw InputError("", "calibrate steps", a, kStepsUsage);
+    }
+  }
+  if (fpm_file.empty()) throw InputError("", "calibrate steps", "", kStepsUsage);
+  specs::ScenarioSpec s = load_scenario_arg(scenario_arg);
+  if (s.deployment.disaggregation) {
+    if (pool_name.empty()) {
+      throw InputError(scenario_arg, "--pool", "(not given)",
+                       "the deployment is disaggregated: say which pool measured the steps, --pool prefill or decode");
+    }
+    s.deployment =
+        specs::pool_deployment(s.deployment, pool_name == "prefill" ? specs::Pool::prefill : specs::Pool::decode);
+  } else if (!pool_name.empty()) {
+    throw InputError(scenario_arg, "--pool", pool_name, "the deployment is not disaggregated: it has no pools");
+  }
+  const traces::ForwardPassMetrics fpm = traces::read_forward_pass_metrics(fpm_file);
+  const auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime, s.model);
+  const simulator::StepTimeModel model(s.model, s.deployment, profile);
+  const auto check = validation::check_steps(model, fpm, s.deployment.speculative.has_value());
+
+  if (json) {
+    nlohmann::json j = to_json(check);
+    j["file"] = fpm_file;
+    j["model"] = s.model.name;
+    j["hardware"] = s.deployment.hardware.name;
+    j["runtime"] = s.deployment.runtime;
+    j["profile_kind"] = profile.kind;
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+  const auto& layout = s.deployment.replica;
+  std::printf("%s on %d x %s (dp %d tp %d pp %d ep %d) under %s, profile %s: %zu measured steps of %s\n",
+              s.model.name.c_str(), layout.gpus(), s.deployment.hardware.name.c_str(), layout.dp, layout.tp, layout.pp,
+              layout.ep, s.deployment.runtime.c_str(), profile.kind.c_str(), check.rows.size(), fpm_file.c_str());
+  std::printf("  %-28s %6s %12s %13s %10s %11s %8s\n", "group", "steps", "measured ms", "predicted ms", "pred/meas",
+              "APE median", "APE p90");
+  for (const auto& g : check.groups) {
+    std::printf("  %-28s %6d %12.2f %13.2f %10.2f %10.1f%% %7.1f%%\n", g.key.c_str(), g.steps, g.measured_median_ms,
+                g.predicted_median_ms, g.median_ratio, 100.0 * g.median_ape, 100.0 * g.p90_ape);
+  }
+  if (check.empty_steps > 0)
+    std::printf("  %d idle iterations (no prefill, no decode) not costed\n", check.empty_steps);
+  if (check.steps_with_uncosted_drafts > 0) {
+    std::printf("  note: %d steps ran draft tokens the scenario has no speculative decoding for: not costed\n",
+                check.steps_with_uncosted_drafts);
+  }
+  return 0;
+}
+
+}  // namespace fleetcast::cli

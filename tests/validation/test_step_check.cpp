@@ -1,0 +1,109 @@
+// Measured engine iterations against the step model (validation/step_check.hpp): how a step's sums become a batch,
+// and that the check reports the ratio it was given. The steps are made up; their layout is Dynamo's forward-pass
+// metrics as aiconfigurator's collector writes them.
+#include <catch2/catch.hpp>
+
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/simulator/step_time.hpp"
+#include "fleetcast/specs/load.hpp"
+#include "fleetcast/validation/step_check.hpp"
+
+using namespace fleetcast;
+using Catch::Detail::Approx;
+
+namespace {
+
+specs::ScenarioSpec qwen3_32b_tp2() {
+  const nlohmann::json j = {
+      {"name", "steps"},
+      {"model", "qwen3-32b"},
+      {"deployment",
+       {{"hardware", "b300"}, {"nodes", 1}, {"gpus_per_node", 8}, {"replica", {{"tp", 2}}}, {"runtime", "vllm"}}},
+      {"workload",
+       {{"arrival", {{"kind", "poisson"}, {"rate_per_s", 1.0}}},
+        {"input_tokens", {{"kind", "fixed"}, {"value", 1000}}},
+        {"output_tokens", {{"kind", "fixed"}, {"value", 10}}}}},
+      {"seed", 1},
+      {"num_requests", 10}};
+  return specs::parse_scenario(j, "steps");
+}
+
+traces::MeasuredStep step(int prefill_tokens, int prefill_requests, long long prefill_kv, int decode_requests,
+                          long long decode_kv, double latency_s) {
+  traces::MeasuredStep s;
+  s.prefill_tokens = prefill_tokens;
+  s.prefill_requests = prefill_requests;
+  s.prefill_kv_tokens = prefill_kv;
+  s.decode_tokens = decode_requests;
+  s.decode_requests = decode_requests;
+  s.decode_kv_tokens = decode_kv;
+  s.latency_s = latency_s;
+  s.phase = decode_requests == 0 ? "context" : prefill_requests == 0 ? "decode" : "mixed";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a measured step's sums spread evenly over its requests, and sum back exactly", "[validation][steps]") {
+  // 8,189 prompt tokens of 3 requests with 4,094 cached before them; 3 decodes at 12,291 tokens of context in all.
+  const auto b = validation::batch_of(step(8189, 3, 4094, 3, 12291, 0.4), false);
+  REQUIRE(b.prefill.size() == 3);
+  CHECK(b.prefill[0].tokens == 2730);
+  CHECK(b.prefill[1].tokens == 2730);
+  CHECK(b.prefill[2].tokens == 2729);
+  CHECK(b.prefill[0].context_before == 1365);
+  CHECK(b.prefill[2].context_before == 1364);
+  CHECK(b.prefill_tokens() == 8189);
+  CHECK(b.decode_contexts == std::vector<int>{4097, 4097, 4097});
+  CHECK(b.draft_tokens == 0);
+  // Drafts: 3 requests running 9 tokens verify 2 drafts each, where the scenario runs drafts.
+  auto spec = step(0, 0, 0, 3, 12291, 0.02);
+  spec.decode_tokens = 9;
+  CHECK(validation::batch_of(spec, true).draft_tokens == 2);
+  CHECK(validation::batch_of(spec, false).draft_tokens == 0);
+}
+
+TEST_CASE("the check gives back the ratio the measured steps were made with, per phase", "[validation][steps]") {
+  const auto s = qwen3_32b_tp2();
+  const auto profile = calibration::datasheet_profile(s.deployment.hardware, "vllm");
+  const simulator::StepTimeModel model(s.model, s.deployment, profile);
+  traces::ForwardPassMetrics fpm;
+  fpm.empty_steps = 2;
+  // Each step measured 1.25 times what the model predicts for its batch: the model reads 0.8 of every one.
+  for (auto st : {step(4096, 1, 0, 0, 0, 0), step(1024, 1, 0, 0, 0, 0), step(0, 0, 0, 1, 4096, 0),
+                  step(0, 0, 0, 16, 16 * 4100, 0), step(8189, 3, 4094, 3, 12291, 0)}) {
+    st.latency_s = 1.25 * model.predict(validation::batch_of(st, false)).total_s;
+    fpm.steps.push_back(st);
+  }
+  fpm.steps[2].decode_tokens = 3;  // drafts the scenario does not run
+  const auto check = validation::check_steps(model, fpm, false);
+  REQUIRE(check.rows.size() == 5);
+  CHECK(check.empty_steps == 2);
+  CHECK(check.steps_with_uncosted_drafts == 1);
+  for (const auto& r : check.rows) {
+    CHECK(r.ratio == Approx(0.8));
+    CHECK(r.ape == Approx(0.2));
+  }
+  REQUIRE(check.groups.size() == 4);  // context, decode, mixed, all
+  CHECK(check.groups[0].key == "context");
+  CHECK(check.groups[0].steps == 2);
+  CHECK(check.groups[1].key == "decode");
+  CHECK(check.groups[2].key == "mixed");
+  CHECK(check.groups[3].key == "all");
+  CHECK(check.groups[3].steps == 5);
+  CHECK(check.groups[3].median_ratio == Approx(0.8));
+  // The 4,096-token prompt costs about four 1,024-token ones (linear layers), so the context medians sit between.
+  CHECK(check.groups[0].measured_median_ms == Approx(0.5 * 1e3 * (fpm.steps[0].latency_s + fpm.steps[1].latency_s)));
+}
+
+TEST_CASE("a longer prompt, more cached context or more decodes never make a measured step cheaper to the model",
+          "[validation][steps]") {
+  const auto s = qwen3_32b_tp2();
+  const simulator::StepTimeModel model(s.model, s.deployment,
+                                       calibration::datasheet_profile(s.deployment.hardware, "vllm"));
+  auto cost = [&](const traces::MeasuredStep& st) { return model.predict(validation::batch_of(st, false)).total_s; };
+  CHECK(cost(step(2048, 1, 0, 0, 0, 1)) > cost(step(1024, 1, 0, 0, 0, 1)));
+  CHECK(cost(step(1024, 1, 8192, 0, 0, 1)) > cost(step(1024, 1, 0, 0, 0, 1)));
+  CHECK(cost(step(0, 0, 0, 32, 32 * 8192, 1)) > cost(step(0, 0, 0, 32, 32 * 1024, 1)));
+  CHECK(cost(step(0, 0, 0, 32, 32 * 1024, 1)) > cost(step(0, 0, 0, 1, 1024, 1)));
+}
