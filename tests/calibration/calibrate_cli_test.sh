@@ -71,6 +71,18 @@ printf 'ctx_tokens,ctx_requests,ctx_kv_tokens,decode_tokens,decode_requests,deco
 "$bin" calibrate steps "$work/steps.json" "$work/fpm.csv" --json >"$work/out" 2>&1 &&
   python3 -c "import json,sys; j=json.load(open('$work/out')); sys.exit(0 if len(j['rows'])==2 and j['groups'][-1]['group']=='all' else 1)" &&
   ok || bad "calibrate steps --json: $(head -5 "$work/out")"
+# -o fits a profile to the steps (here 2: too few, exit 2, nothing written); 15 steps fit and write one.
+"$bin" calibrate steps "$work/steps.json" "$work/fpm.csv" -o "$work/fpm-fit.json" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q "too few engine iterations" "$work/err" && [ ! -e "$work/fpm-fit.json" ] && ok ||
+  bad "calibrate steps -o on 2 steps should exit 2 and write nothing: $(cat "$work/err")"
+{
+  echo 'ctx_tokens,ctx_requests,ctx_kv_tokens,decode_tokens,decode_requests,decode_kv_tokens,latency_ms'
+  for t in 128 512 1024 2048 4096; do echo "$t,1,0,0,0,0,$((t / 20 + 12))"; done
+  for n in 1 2 4 8 16 32 48 64 96 128; do echo "0,0,0,$n,$n,$((n * 4096)),$((14 + n / 8))"; done
+} >"$work/fpm15.csv"
+"$bin" calibrate steps "$work/steps.json" "$work/fpm15.csv" -o "$work/fpm-fit.json" >"$work/out" 2>&1 &&
+  grep -q "held out" "$work/out" && grep -q '"kind": "measured"' "$work/fpm-fit.json" &&
+  grep -q '"qwen3-32b"' "$work/fpm-fit.json" && ok || bad "calibrate steps -o: $(cat "$work/out")"
 printf 'num_context_tokens,num_decode_tokens,latency_ms\n128,0,17.1\n' >"$work/compact.csv"
 "$bin" calibrate steps "$work/steps.json" "$work/compact.csv" >/dev/null 2>"$work/err"
 [ $? -eq 2 ] && grep -q "compact.csv:1" "$work/err" && grep -q "ctx_kv_tokens" "$work/err" && ok ||

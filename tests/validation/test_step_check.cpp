@@ -1,12 +1,16 @@
 // Measured engine iterations against the step model (validation/step_check.hpp): how a step's sums become a batch,
-// and that the check reports the ratio it was given. The steps are made up; their layout is Dynamo's forward-pass
+// that the check reports the ratio it was given, and that a step fit (validation/step_fit.hpp) gives back the profile
+// that made the steps. The steps are made up; their layout is Dynamo's forward-pass
 // metrics as aiconfigurator's collector writes them.
 #include <catch2/catch.hpp>
 
+#include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/simulator/step_time.hpp"
+#include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/validation/step_check.hpp"
+#include "fleetcast/validation/step_fit.hpp"
 
 using namespace fleetcast;
 using Catch::Detail::Approx;
@@ -106,4 +110,58 @@ TEST_CASE("a longer prompt, more cached context or more decodes never make a mea
   CHECK(cost(step(1024, 1, 8192, 0, 0, 1)) > cost(step(1024, 1, 0, 0, 0, 1)));
   CHECK(cost(step(0, 0, 0, 32, 32 * 8192, 1)) > cost(step(0, 0, 0, 32, 32 * 1024, 1)));
   CHECK(cost(step(0, 0, 0, 32, 32 * 1024, 1)) > cost(step(0, 0, 0, 1, 1024, 1)));
+}
+
+TEST_CASE("a step fit gives back the profile the measured steps were made with, and scores the held-out fifth",
+          "[validation][steps]") {
+  const auto s = qwen3_32b_tp2();
+  const auto datasheet = calibration::datasheet_profile(s.deployment.hardware, "vllm");
+  // The truth: GEMMs at 0.8 of the datasheet rates, slower attention and HBM, host time per step and per sequence.
+  calibration::Profile truth = datasheet;
+  for (auto& [cls, eff] : truth.matmul_efficiency) eff *= 0.8;
+  truth.attention_compute_efficiency = 0.5;
+  truth.memory_efficiency = 0.75;
+  truth.step_overhead_s = 0.8e-3;
+  truth.sequence_overhead_s = 60e-6;
+  truth.nvlink_efficiency = 0.6;
+  const simulator::StepTimeModel made(s.model, s.deployment, truth);
+  traces::ForwardPassMetrics fpm;
+  // Prompts alone and after cached context, decodes of 1-48 requests at short and long contexts, mixed steps.
+  for (int tokens : {128, 512, 2048, 8192})
+    for (long long cached : {0LL, 4096LL}) fpm.steps.push_back(step(tokens, 1, cached, 0, 0, 0));
+  for (int n : {1, 4, 16, 48})
+    for (long long context : {1024LL, 16384LL}) fpm.steps.push_back(step(0, 0, 0, n, n * context, 0));
+  for (int n : {4, 32}) fpm.steps.push_back(step(2048, 2, 1024, n, n * 3000LL, 0));
+  for (auto& st : fpm.steps) st.latency_s = made.predict(validation::batch_of(st, false)).total_s;
+  const auto fit = validation::fit_step_profile(s.model, s.deployment, datasheet, datasheet, fpm, "made.csv", 30);
+  CHECK(fit.after_train.steps == 15);  // of 18: every fifth held out
+  CHECK(fit.after_held_out.steps == 3);
+  CHECK(fit.before_train.median_ape > 0.1);
+  CHECK(fit.after_train.median_ape < 0.01);
+  CHECK(fit.after_held_out.median_ape < 0.01);
+  CHECK(fit.profile.matmul_efficiency.at("bf16") == Approx(truth.matmul_efficiency.at("bf16")).epsilon(0.05));
+  CHECK(fit.profile.memory_efficiency == Approx(0.75).epsilon(0.05));
+  CHECK(fit.profile.step_overhead_s == Approx(0.8e-3).epsilon(0.15));
+  CHECK(fit.profile.kind == "measured");
+  CHECK(fit.profile.fitted_models == std::vector<std::string>{"qwen3-32b"});
+  CHECK_THAT(fit.profile.sources.at("memory_efficiency"), Catch::Contains("made.csv"));
+}
+
+TEST_CASE("a step fit keeps its efficiencies at the kernel-level ceilings and wants enough steps",
+          "[validation][steps]") {
+  const auto s = qwen3_32b_tp2();
+  const auto datasheet = calibration::datasheet_profile(s.deployment.hardware, "vllm");
+  const simulator::StepTimeModel made(s.model, s.deployment, datasheet);
+  traces::ForwardPassMetrics fpm;
+  for (int tokens : {256, 1024, 4096})
+    for (int n : {1, 8, 32, 64}) fpm.steps.push_back(step(tokens, 1, 0, n, n * 2048LL, 0));
+  // Steps twice as fast as the datasheet model: no efficiency may rise past the best kernel-level figure for them.
+  for (auto& st : fpm.steps) st.latency_s = 0.5 * made.predict(validation::batch_of(st, false)).total_s;
+  const auto fit = validation::fit_step_profile(s.model, s.deployment, datasheet, datasheet, fpm, "fast.csv");
+  CHECK(fit.profile.matmul_efficiency.at("bf16") <= datasheet.matmul_efficiency.at("bf16") + 1e-9);
+  CHECK(fit.profile.attention_compute_efficiency <= calibration::kMaxAttentionEfficiency + 1e-9);
+  CHECK(fit.profile.memory_efficiency <= calibration::kMaxMemoryEfficiency + 1e-9);
+  fpm.steps.resize(11);  // 9 to train on
+  CHECK_THROWS_AS(validation::fit_step_profile(s.model, s.deployment, datasheet, datasheet, fpm, "few.csv"),
+                  InputError);
 }

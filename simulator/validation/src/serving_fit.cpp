@@ -19,6 +19,7 @@
 #include "fleetcast/validation/closed_loop_replay.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
+#include "levenberg_marquardt.hpp"
 
 namespace fleetcast::validation {
 namespace {
@@ -250,53 +251,11 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     fit.after_held_out = fit.before_held_out;
     return fit;
   }
-  struct Descent {
-    Params theta;
-    double cost = 0.0;
-    int iterations = 0;
-  };
-  // Levenberg-Marquardt from `start`.
+  using detail::Descent;
+  // Levenberg-Marquardt from `start`, inside the box (levenberg_marquardt.hpp).
   const Box limits = box(options, params);
   const auto descend = [&](const Params& start) {
-    Params theta = start.cwiseMax(limits.lo).cwiseMin(limits.hi);
-    Eigen::VectorXd r = objective(theta);
-    double cost = r.squaredNorm(), lambda = 1e-2;
-    const double h = 0.05;  // forward-difference step in log space (5%)
-    int iterations = 0;
-    for (int it = 0; it < options.max_iterations; ++it) {
-      iterations = it + 1;
-      Eigen::MatrixXd J(r.size(), params);
-      for (Eigen::Index j = 0; j < params; ++j) {
-        // Forward, or backward where a forward step would leave the box (a parameter at its ceiling).
-        const double dh = theta(j) + h > limits.hi(j) ? -h : h;
-        Params t = theta;
-        t(j) += dh;
-        J.col(j) = (objective(t) - r) / dh;
-      }
-      const Eigen::MatrixXd A = J.transpose() * J;
-      const Eigen::VectorXd g = J.transpose() * r;
-      bool improved = false;
-      for (int tries = 0; tries < 6 && !improved; ++tries) {
-        Eigen::MatrixXd damped = A;
-        damped.diagonal() += lambda * (A.diagonal().array() + 1e-9).matrix();
-        const Params step = damped.ldlt().solve(-g);
-        const Params candidate =  // at most a factor e per iteration, inside the box
-            (theta + step.cwiseMax(-1.0).cwiseMin(1.0)).cwiseMax(limits.lo).cwiseMin(limits.hi);
-        const Eigen::VectorXd rc = objective(candidate);
-        if (rc.squaredNorm() < cost) {
-          improved = cost - rc.squaredNorm() > 1e-4 * cost;
-          theta = candidate;
-          r = rc;
-          cost = rc.squaredNorm();
-          lambda = std::max(lambda / 3.0, 1e-6);
-          if (!improved) tries = 6;
-        } else {
-          lambda *= 4.0;
-        }
-      }
-      if (!improved) break;
-    }
-    return Descent{theta, cost, iterations};
+    return detail::levenberg_marquardt(objective, start, limits.lo, limits.hi, options.max_iterations);
   };
   // --refine with a fit in use: no descent from the datasheet profile; its end stands at an infinite cost, so the
   // descent from the fit in use is the one kept.
