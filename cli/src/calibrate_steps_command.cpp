@@ -88,16 +88,7 @@ int run_calibrate_steps(const Args& args) {
   }
   if (fpm_file.empty()) throw InputError("", "calibrate steps", "", kStepsUsage);
   specs::ScenarioSpec s = load_scenario_arg(scenario_arg);
-  if (s.deployment.disaggregation) {
-    if (pool_name.empty()) {
-      throw InputError(scenario_arg, "--pool", "(not given)",
-                       "the deployment is disaggregated: say which pool measured the steps, --pool prefill or decode");
-    }
-    s.deployment =
-        specs::pool_deployment(s.deployment, pool_name == "prefill" ? specs::Pool::prefill : specs::Pool::decode);
-  } else if (!pool_name.empty()) {
-    throw InputError(scenario_arg, "--pool", pool_name, "the deployment is not disaggregated: it has no pools");
-  }
+  select_pool(s, scenario_arg, pool_name);  // a disaggregated deployment: the pool that measured the steps
   const traces::ForwardPassMetrics fpm = traces::read_forward_pass_metrics(fpm_file);
   auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime, s.model);
   if (!out_file.empty()) {

@@ -67,17 +67,7 @@ int run_step(const Args& args) {
   }
 
   specs::ScenarioSpec s = load_scenario_arg(scenario_arg);
-  // A disaggregated deployment's replicas are its pools': the step is one pool's.
-  if (s.deployment.disaggregation) {
-    if (pool_name.empty()) {
-      throw InputError(scenario_arg, "--pool", "(not given)",
-                       "the deployment is disaggregated: say which pool's step, --pool prefill or --pool decode");
-    }
-    s.deployment =
-        specs::pool_deployment(s.deployment, pool_name == "prefill" ? specs::Pool::prefill : specs::Pool::decode);
-  } else if (!pool_name.empty()) {
-    throw InputError(scenario_arg, "--pool", pool_name, "the deployment is not disaggregated: it has no pools");
-  }
+  select_pool(s, scenario_arg, pool_name);  // a disaggregated deployment: the one pool's replicas
   const auto profile = calibration::profile_for(s.deployment.hardware, s.deployment.runtime, s.model);
   const simulator::StepTimeModel model(s.model, s.deployment, profile);
   simulator::BatchShape batch;
