@@ -61,7 +61,7 @@ nlohmann::json to_json(const validation::StepCheck& c) {
 int run_calibrate_steps(const Args& args) {
   std::string scenario_arg, fpm_file, pool_name, out_file;
   int iterations = 20;
-  bool json = false;
+  bool json = false, iterations_given = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--json") {
@@ -71,9 +71,10 @@ int run_calibrate_steps(const Args& args) {
     } else if (a == "--iterations" && i + 1 < args.size()) {
       const std::string text = args[++i];
       const auto n = parse_number(text);
-      if (!n || *n != static_cast<int>(*n) || *n < 0 || *n > 1000)
+      if (!n || !(*n >= 0 && *n <= 1000) || *n != static_cast<int>(*n))
         throw InputError("", "--iterations", text, "expected a whole number from 0 to 1,000");
       iterations = static_cast<int>(*n);
+      iterations_given = true;
     } else if (a == "--pool" && i + 1 < args.size()) {
       pool_name = args[++i];
       if (pool_name != "prefill" && pool_name != "decode")
@@ -87,6 +88,8 @@ int run_calibrate_steps(const Args& args) {
     }
   }
   if (fpm_file.empty()) throw InputError("", "calibrate steps", "", kStepsUsage);
+  if (out_file.empty() && iterations_given)
+    throw InputError("", "--iterations", std::to_string(iterations), "the fit's iterations: give it with -o");
   specs::ScenarioSpec s = load_scenario_arg(scenario_arg);
   select_pool(s, scenario_arg, pool_name);  // a disaggregated deployment: the pool that measured the steps
   const traces::ForwardPassMetrics fpm = traces::read_forward_pass_metrics(fpm_file);
