@@ -69,14 +69,16 @@ commands:
         Kernel timings from nsys stats CSV or a PyTorch-profiler Chrome trace, mapped to op classes by name.
   calibrate compose TRACE.jsonl [--json] [--max-median-ape X]
         Fit the trace's device from its ops and predict its model_step records with the step-time model.
-  calibrate steps SCENARIO FPM.csv [--pool prefill|decode] [--json] [-o PROFILE.json [--iterations N]]
+  calibrate steps SCENARIO FPM.csv [SCENARIO FPM.csv ...] [--pool prefill|decode] [--json]
+                  [-o PROFILE.json [--iterations N]]
         The step-time model, with the profile the scenario uses, against engine iterations a serving engine
         measured: Dynamo's forward-pass metrics as CSV (prefill and decode tokens, requests and KV-cache tokens
         and the latency of each iteration). Per phase the median measured and predicted step, their ratio and
         the median and p90 error: the step model checked apart from clients, scheduler and front end.
         -o fits a profile to the steps first (GEMM, attention, HBM, host time per step and per sequence, NVLink,
-        a MoE model's experts; at most the kernel-level figures; every fifth step held out), writes it as kind
-        measured (FLEETCAST_PROFILE_DIR makes it the hardware's profile) and checks the steps with it.
+        collective latency, a MoE model's experts; at most the kernel-level figures; every fifth step held out),
+        one profile for every pair given (one hardware and runtime), writes it as kind measured
+        (FLEETCAST_PROFILE_DIR makes it the hardware's profile) and checks the steps with it.
   calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]
                     [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--max-step-ms X]
                     [--ttft-weight W] [--leave-out-model M | --cross-validate]

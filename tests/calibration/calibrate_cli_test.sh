@@ -83,6 +83,12 @@ printf 'ctx_tokens,ctx_requests,ctx_kv_tokens,decode_tokens,decode_requests,deco
 "$bin" calibrate steps "$work/steps.json" "$work/fpm15.csv" -o "$work/fpm-fit.json" >"$work/out" 2>&1 &&
   grep -q "held out" "$work/out" && grep -q '"kind": "measured"' "$work/fpm-fit.json" &&
   grep -q '"qwen3-32b"' "$work/fpm-fit.json" && ok || bad "calibrate steps -o: $(cat "$work/out")"
+# Several SCENARIO FPM.csv pairs: each checked ({"cases": [...]}); a scenario without its file exits 2.
+"$bin" calibrate steps "$work/steps.json" "$work/fpm.csv" "$work/steps.json" "$work/fpm15.csv" --json >"$work/out" 2>&1 &&
+  python3 -c "import json,sys; j=json.load(open('$work/out')); sys.exit(0 if [len(c['rows']) for c in j['cases']]==[2,15] else 1)" &&
+  ok || bad "calibrate steps with two pairs --json: $(head -5 "$work/out")"
+"$bin" calibrate steps "$work/steps.json" "$work/fpm.csv" "$work/steps.json" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q "SCENARIO FPM.csv pairs" "$work/err" && ok || bad "an unpaired scenario should exit 2: $(cat "$work/err")"
 printf 'num_context_tokens,num_decode_tokens,latency_ms\n128,0,17.1\n' >"$work/compact.csv"
 "$bin" calibrate steps "$work/steps.json" "$work/compact.csv" >/dev/null 2>"$work/err"
 [ $? -eq 2 ] && grep -q "compact.csv:1" "$work/err" && grep -q "ctx_kv_tokens" "$work/err" && ok ||

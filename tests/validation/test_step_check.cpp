@@ -9,6 +9,7 @@
 #include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
+#include "fleetcast/specs/presets.hpp"
 #include "fleetcast/validation/step_check.hpp"
 #include "fleetcast/validation/step_fit.hpp"
 
@@ -164,4 +165,41 @@ TEST_CASE("a step fit keeps its efficiencies at the kernel-level ceilings and wa
   fpm.steps.resize(11);  // 9 to train on
   CHECK_THROWS_AS(validation::fit_step_profile(s.model, s.deployment, datasheet, datasheet, fpm, "few.csv"),
                   InputError);
+}
+
+TEST_CASE("steps of two layouts fitted together part the GEMMs and weight reads from the all-reduces",
+          "[validation][steps]") {
+  auto tp1 = qwen3_32b_tp2();
+  tp1.deployment.replica.tp = 1;
+  const auto tp2 = qwen3_32b_tp2();
+  const auto datasheet = calibration::datasheet_profile(tp2.deployment.hardware, "vllm");
+  calibration::Profile truth = datasheet;
+  for (auto& [cls, eff] : truth.matmul_efficiency) eff *= 0.8;
+  truth.memory_efficiency = 0.7;
+  truth.nvlink_efficiency = 0.4;
+  truth.collective_latency_s = 8e-6;
+  std::vector<validation::StepCase> cases;
+  for (const specs::ScenarioSpec* s : std::vector<const specs::ScenarioSpec*>{&tp1, &tp2}) {
+    const simulator::StepTimeModel made(s->model, s->deployment, truth);
+    traces::ForwardPassMetrics fpm;
+    for (int tokens : {256, 1024, 4096, 8192}) fpm.steps.push_back(step(tokens, 1, 0, 0, 0, 0));
+    for (int n : {1, 4, 16, 32, 64, 128})
+      for (long long context : {1024LL, 8192LL}) fpm.steps.push_back(step(0, 0, 0, n, n * context, 0));
+    for (auto& st : fpm.steps) st.latency_s = made.predict(validation::batch_of(st, false)).total_s;
+    cases.push_back(validation::StepCase{s->model, s->deployment, fpm, s == &tp1 ? "tp1.csv" : "tp2.csv"});
+  }
+  const auto joint = validation::fit_step_profile(cases, datasheet, datasheet, 40);
+  CHECK(joint.after_held_out.median_ape < 0.02);
+  CHECK(joint.profile.memory_efficiency == Approx(0.7).epsilon(0.1));
+  CHECK(joint.profile.nvlink_efficiency == Approx(0.4).epsilon(0.25));
+  CHECK_THAT(joint.profile.sources.at("nvlink_efficiency"), Catch::Contains("tp1.csv, tp2.csv"));
+  // One GPU's steps alone leave NVLink and the call latency at the start's figures, sources and all.
+  const auto alone = validation::fit_step_profile({cases[0]}, datasheet, datasheet, 40);
+  CHECK(alone.profile.nvlink_efficiency == Approx(datasheet.nvlink_efficiency));
+  CHECK(alone.profile.collective_latency_s == Approx(datasheet.collective_latency_s));
+  CHECK(alone.profile.sources.at("nvlink_efficiency") == datasheet.sources.at("nvlink_efficiency"));
+  // One profile is one hardware's.
+  auto other = cases[1];
+  other.deployment.hardware = specs::hardware_preset("h200");
+  CHECK_THROWS_AS(validation::fit_step_profile({cases[0], other}, datasheet, datasheet), InputError);
 }
