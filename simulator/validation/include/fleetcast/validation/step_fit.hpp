@@ -1,11 +1,12 @@
 #pragma once
 // A profile fitted to engine iterations a serving engine measured (Dynamo's forward-pass metrics): the step model's
 // GEMM factor (on the datasheet GEMM rates), attention and HBM efficiencies, host time per step and per sequence,
-// NVLink efficiency and the latency of one collective call under TP, and for a MoE model its experts' kernel efficiency, by Levenberg-Marquardt on
-// log(predicted / measured) step time, errors beyond a factor 1.5 weighed linearly (a few mis-timed iterations, such
-// as a step whose wall time overlapped the one before, do not pull the fit). Every fifth step, by position in the
-// file, is held out and scored. A fit to one model's steps describes that model on that engine, GPU and layout;
-// docs/ACCURACY.md, "The step model against measured engine iterations", says how far it carries.
+// NVLink efficiency and the latency of one collective call under TP, and for a MoE model its experts' kernel
+// efficiency, by Levenberg-Marquardt on log(predicted / measured) step time, errors beyond a factor 1.5 weighed
+// linearly (a few mis-timed iterations, such as a step whose wall time overlapped the one before, do not pull the fit).
+// Every fifth step, by position in the file, is held out and scored. A fit to one model's steps describes that model on
+// that engine, GPU and layout; docs/ACCURACY.md, "The step model against measured engine iterations", says how far it
+// carries.
 
 #include <string>
 #include <vector>
