@@ -13,8 +13,9 @@
 #include "fleetcast/calibration/fit.hpp"
 #include "fleetcast/calibration/held_out.hpp"
 #include "fleetcast/calibration/kernel_caveats.hpp"
-#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/kernel_import.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/calibration/quality_report.hpp"
 #include "fleetcast/specs/error.hpp"
@@ -207,6 +208,14 @@ int run_calibrate(const Args& args) {
       const specs::HardwareSpec hw = specs::hardware_preset(profile.hardware);
       for (const auto& c : calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, runtime)))
         std::fprintf(stderr, "note: %s\n", calibration::describe(c).c_str());
+    }
+    if (calibration::fitted_on_moe_models_only(profile)) {
+      std::string models;
+      for (const auto& m : profile.fitted_models) models += (models.empty() ? "" : ", ") + m;
+      std::fprintf(stderr,
+                   "note: fitted on MoE models only (%s): a dense model takes the datasheet GEMM and attention rates "
+                   "(docs/CALIBRATION.md, \"Where profiles come from\")\n",
+                   models.c_str());
     }
     // And how wrong it was on held-out measured runs, where that exact profile's error is on record.
     if (const auto measured = calibration::measured_accuracy_for(profile, runtime)) {

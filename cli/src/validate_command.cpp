@@ -14,9 +14,9 @@
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
-#include "validate_decomposition.hpp"
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
@@ -24,6 +24,7 @@
 #include "fleetcast/traces/serving_results.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
+#include "validate_decomposition.hpp"
 
 namespace fleetcast::cli {
 namespace {
@@ -101,7 +102,17 @@ std::optional<std::pair<std::string, std::string>> model_and_system(const std::s
 struct ProfileInUse {
   std::string hardware, runtime, kind;
   std::vector<calibration::KernelCaveat> caveats;
+  std::vector<std::string> fitted_models;
+  bool moe_models_only = false;  // a dense model takes the datasheet GEMM and attention rates (model_scope.hpp)
 };
+
+// " (fitted on MoE models only: ...)" where a dense model does not take the fit's GEMM and attention rates.
+std::string scope_note(const ProfileInUse& p) {
+  if (!p.moe_models_only) return "";
+  std::string models;
+  for (const auto& m : p.fitted_models) models += (models.empty() ? "" : ", ") + m;
+  return " [fitted on MoE models only (" + models + "): a dense model takes the datasheet GEMM and attention rates]";
+}
 
 std::vector<ProfileInUse> profiles_in_use(const validation::ValidationResult& r) {
   std::set<std::pair<std::string, std::string>> pairs;
@@ -114,7 +125,8 @@ std::vector<ProfileInUse> profiles_in_use(const validation::ValidationResult& r)
     const specs::HardwareSpec hw = specs::hardware_preset(pair.first);
     const calibration::Profile profile = calibration::profile_for(hw, pair.second);
     out.push_back({pair.first, pair.second, profile.kind,
-                   calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, pair.second))});
+                   calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, pair.second)),
+                   profile.fitted_models, calibration::fitted_on_moe_models_only(profile)});
   }
   return out;
 }
@@ -134,8 +146,8 @@ void print_profiles(const std::vector<ProfileInUse>& profiles) {
       "below: under half of it):\n");
   for (const auto& p : profiles) {
     if (!p.caveats.empty())
-      std::printf("  %s %s (%s): %s\n", p.hardware.c_str(), p.runtime.c_str(), p.kind.c_str(),
-                  caveat_list(p.caveats).c_str());
+      std::printf("  %s %s (%s): %s%s\n", p.hardware.c_str(), p.runtime.c_str(), p.kind.c_str(),
+                  caveat_list(p.caveats).c_str(), scope_note(p).c_str());
   }
 }
 
@@ -145,7 +157,9 @@ nlohmann::json profiles_json(const std::vector<ProfileInUse>& profiles) {
     out.push_back({{"hardware", p.hardware},
                    {"runtime", p.runtime},
                    {"kind", p.kind},
-                   {"kernel_caveats", calibration::to_json(p.caveats)}});
+                   {"kernel_caveats", calibration::to_json(p.caveats)},
+                   {"fitted_models", p.fitted_models},
+                   {"dense_models_take_datasheet_compute", p.moe_models_only}});
   }
   return out;
 }
@@ -222,7 +236,8 @@ std::string markdown_groups(const validation::ValidationResult& r, const std::ve
   std::string flagged;
   for (const auto& p : profiles) {
     if (!p.caveats.empty())
-      flagged += "- " + p.hardware + " " + p.runtime + " (" + p.kind + "): " + caveat_list(p.caveats) + "\n";
+      flagged +=
+          "- " + p.hardware + " " + p.runtime + " (" + p.kind + "): " + caveat_list(p.caveats) + scope_note(p) + "\n";
   }
   if (!flagged.empty()) {
     out +=
