@@ -20,6 +20,7 @@
 #include "fleetcast/validation/serving_mapping.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
 #include "levenberg_marquardt.hpp"
+#include "profile_parameters.hpp"
 
 namespace fleetcast::validation {
 namespace {
@@ -66,15 +67,8 @@ using Params = Eigen::VectorXd;
 // values within apply()'s clamps.
 Params initial(const calibration::Profile& p, const calibration::Profile& base, bool from_datasheet,
                const std::vector<std::string>& expert_formats) {
-  double gemm_factor = 0.0;
-  for (const auto& [cls, eff] : p.matmul_efficiency) {
-    const auto datasheet = base.matmul_efficiency.find(cls);
-    if (datasheet != base.matmul_efficiency.end() && datasheet->second > 0.0)
-      gemm_factor = std::max(gemm_factor, eff / datasheet->second);
-  }
-  if (gemm_factor <= 0.0) gemm_factor = 1.0;
   Params t(kCommonParams + static_cast<Eigen::Index>(expert_formats.size()));
-  t.head(kCommonParams) << std::log(gemm_factor), std::log(p.attention_compute_efficiency),
+  t.head(kCommonParams) << std::log(detail::gemm_factor(p, base)), std::log(p.attention_compute_efficiency),
       std::log(p.memory_efficiency), std::log(std::max(p.step_overhead_s, 1e-5)), std::log(p.nvlink_efficiency),
       std::log(std::max(p.sequence_overhead_s, from_datasheet ? 2e-5 : 1e-7)),
       std::log(std::max(p.request_overhead_s, from_datasheet ? 5e-3 : 1e-5));
@@ -117,12 +111,7 @@ calibration::Profile apply(const calibration::Profile& base, const Params& t, co
   const Box limits = box(options, t.size());
   const Params x = t.cwiseMax(limits.lo).cwiseMin(limits.hi).array().exp();
   calibration::Profile p = base;
-  for (auto& [cls, eff] : p.matmul_efficiency) eff = std::min(1.0, eff * x(0));
-  p.attention_compute_efficiency = x(1);
-  p.memory_efficiency = x(2);
-  p.step_overhead_s = x(3);
-  p.nvlink_efficiency = x(4);
-  p.sequence_overhead_s = x(5);
+  detail::set_shared_parameters(p, base, x);
   p.request_overhead_s = x(6);
   p.expert_kernel_efficiency.clear();  // formats no training row runs stay at 1
   for (std::size_t k = 0; k < expert_formats.size(); ++k) {

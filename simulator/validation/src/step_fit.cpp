@@ -11,6 +11,7 @@
 #include "fleetcast/stats/summary.hpp"
 #include "fleetcast/validation/step_check.hpp"
 #include "levenberg_marquardt.hpp"
+#include "profile_parameters.hpp"
 
 namespace fleetcast::validation {
 namespace {
@@ -28,13 +29,7 @@ calibration::Profile apply(const calibration::Profile& datasheet, const calibrat
                            const Eigen::VectorXd& t, const std::vector<std::string>& experts_formats) {
   const Eigen::VectorXd x = t.array().exp();
   calibration::Profile p = start;
-  p.matmul_efficiency = datasheet.matmul_efficiency;
-  for (auto& [cls, eff] : p.matmul_efficiency) eff = std::min(1.0, eff * x(0));
-  p.attention_compute_efficiency = x(1);
-  p.memory_efficiency = x(2);
-  p.step_overhead_s = x(3);
-  p.nvlink_efficiency = x(4);
-  p.sequence_overhead_s = x(5);
+  detail::set_shared_parameters(p, datasheet, x);
   p.collective_latency_s = x(6);
   for (std::size_t k = 0; k < experts_formats.size(); ++k)
     p.expert_kernel_efficiency[experts_formats[k]] = x(kCommonParams + static_cast<Eigen::Index>(k));
@@ -117,15 +112,9 @@ StepFit fit_step_profile(const std::vector<StepCase>& cases, const calibration::
     for (std::size_t i = 0; i < r.size(); ++i) v(static_cast<Eigen::Index>(i)) = huber(r[i]);
     return v;
   };
-  // The start: `start`'s figures, its GEMMs as one factor on the datasheet rates (the largest ratio).
-  double gemm_factor = 0.0;
-  for (const auto& [cls, eff] : start.matmul_efficiency) {
-    const auto it = datasheet.matmul_efficiency.find(cls);
-    if (it != datasheet.matmul_efficiency.end() && it->second > 0.0)
-      gemm_factor = std::max(gemm_factor, eff / it->second);
-  }
+  // The start: `start`'s figures, its GEMMs as one factor on the datasheet rates.
   Eigen::VectorXd t0(params);
-  t0.head(kCommonParams) << std::log(gemm_factor > 0.0 ? gemm_factor : 1.0),
+  t0.head(kCommonParams) << std::log(detail::gemm_factor(start, datasheet)),
       std::log(start.attention_compute_efficiency), std::log(start.memory_efficiency),
       std::log(std::max(start.step_overhead_s, 1e-5)), std::log(start.nvlink_efficiency),
       std::log(std::max(start.sequence_overhead_s, 2e-5)), std::log(std::max(start.collective_latency_s, 1e-6));
