@@ -2,8 +2,15 @@
 #include "levenberg_marquardt.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fleetcast::validation::detail {
+
+double huber_residual(double r) {
+  const double delta = std::log(1.5), a = std::abs(r);
+  if (a <= delta) return r;
+  return std::copysign(std::sqrt(2.0 * delta * (a - delta / 2.0)), r);
+}
 
 Descent levenberg_marquardt(const std::function<Eigen::VectorXd(const Eigen::VectorXd&)>& objective,
                             const Eigen::VectorXd& start, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,

@@ -139,15 +139,6 @@ Eigen::VectorXd residuals(const std::vector<const Row*>& rows, const calibration
   return r;
 }
 
-// The robust fit's residual: r itself within a factor 1.5 (|r| <= log 1.5), beyond it the square root of twice the
-// Huber loss, so that a row off by a factor of several (a KV-capacity cliff, a run the model does not describe)
-// pulls on the parameters linearly rather than quadratically.
-double huber_residual(double r) {
-  const double delta = std::log(1.5), a = std::abs(r);
-  if (a <= delta) return r;
-  return std::copysign(std::sqrt(2.0 * delta * (a - delta / 2.0)), r);
-}
-
 ServingFitScore score(const Eigen::VectorXd& r) {
   std::vector<double> ttft, tpot;
   for (Eigen::Index i = 0; i + 1 < r.size(); i += 2) {
@@ -221,7 +212,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   // The data residuals, then (bounded) the prior's: (log x - log x0) / sigma per efficiency.
   const auto objective = [&](const Params& t) {
     Eigen::VectorXd data = residuals(train, apply(base, t, options, expert_formats), options.threads);
-    if (options.robust) data = data.unaryExpr(&huber_residual);
+    if (options.robust) data = data.unaryExpr(&detail::huber_residual);
     for (Eigen::Index k = 0; k < data.size(); k += 2) data(k) *= options.ttft_weight;
     if (!options.bounded) return data;
     Eigen::VectorXd all(data.size() + static_cast<Eigen::Index>(std::size(kPriorParams)));

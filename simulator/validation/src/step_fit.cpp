@@ -20,11 +20,6 @@ namespace {
 // overhead (s), latency of one collective call (s), then per experts' weight format its kernel efficiency.
 constexpr int kCommonParams = 7;
 
-double huber(double r) {  // quadratic within a factor 1.5, linear beyond
-  const double delta = std::log(1.5), a = std::abs(r);
-  return a <= delta ? r : std::copysign(std::sqrt(2.0 * delta * (a - delta / 2.0)), r);
-}
-
 calibration::Profile apply(const calibration::Profile& datasheet, const calibration::Profile& start,
                            const Eigen::VectorXd& t, const std::vector<std::string>& experts_formats) {
   const Eigen::VectorXd x = t.array().exp();
@@ -109,7 +104,7 @@ StepFit fit_step_profile(const std::vector<StepCase>& cases, const calibration::
     const std::vector<double> r =
         log_errors(apply(datasheet, start, t.cwiseMax(lo).cwiseMin(hi), experts_formats), false);
     Eigen::VectorXd v(static_cast<Eigen::Index>(r.size()));
-    for (std::size_t i = 0; i < r.size(); ++i) v(static_cast<Eigen::Index>(i)) = huber(r[i]);
+    for (std::size_t i = 0; i < r.size(); ++i) v(static_cast<Eigen::Index>(i)) = detail::huber_residual(r[i]);
     return v;
   };
   // The start: `start`'s figures, its GEMMs as one factor on the datasheet rates.
