@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "embedded_profiles.hpp"
+#include "json_member.hpp"
 #include "fleetcast/calibration/sha256.hpp"
 #include "fleetcast/specs/error.hpp"
 
@@ -16,15 +17,11 @@ namespace {
 constexpr const char* kSchema = "fleetcast.accuracy/1";
 constexpr const char* kShippedName = "accuracy/held-out";
 
-const nlohmann::json& member(const nlohmann::json& j, const std::string& key, const std::string& file,
-                             const std::string& where, bool (nlohmann::json::*is)() const noexcept) {
-  if (!j.is_object() || !j.contains(key) || !(j.at(key).*is)())
-    throw InputError(file, where + key, j.is_object() && j.contains(key) ? j.at(key).dump() : "",
-                     "missing or of the wrong type");
-  return j.at(key);
-}
+using detail::member;
 
-ErrorFigures parse_errors(const nlohmann::json& j, const std::string& file, const std::string& where) {
+}  // namespace
+
+ErrorFigures parse_error_figures(const nlohmann::json& j, const std::string& file, const std::string& where) {
   ErrorFigures e;
   e.median_ape = member(j, "median_ape", file, where, &nlohmann::json::is_number).get<double>();
   e.p90_ape = member(j, "p90_ape", file, where, &nlohmann::json::is_number).get<double>();
@@ -38,11 +35,9 @@ ErrorFigures parse_errors(const nlohmann::json& j, const std::string& file, cons
   return e;
 }
 
-nlohmann::json errors_json(const ErrorFigures& e) {
+nlohmann::json to_json(const ErrorFigures& e) {
   return {{"median_ape", e.median_ape}, {"p90_ape", e.p90_ape}, {"median_ratio", e.median_ratio}};
 }
-
-}  // namespace
 
 std::string profile_fingerprint(const Profile& p) { return sha256_hex(to_json(p).dump()).substr(0, 16); }
 
@@ -53,8 +48,8 @@ nlohmann::json to_json(const PairAccuracy& a) {
           {"profile_fingerprint", a.profile_fingerprint},
           {"rows", a.rows},
           {"models", a.models},
-          {"ttft", errors_json(a.ttft)},
-          {"tpot", errors_json(a.tpot)}};
+          {"ttft", to_json(a.ttft)},
+          {"tpot", to_json(a.tpot)}};
 }
 
 PairAccuracy parse_pair_accuracy(const nlohmann::json& e, const std::string& file, const std::string& at) {
@@ -69,8 +64,8 @@ PairAccuracy parse_pair_accuracy(const nlohmann::json& e, const std::string& fil
     if (!m.is_string()) throw InputError(file, at + "models", m.dump(), "model names are strings");
     a.models.push_back(m.get<std::string>());
   }
-  a.ttft = parse_errors(member(e, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
-  a.tpot = parse_errors(member(e, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
+  a.ttft = parse_error_figures(member(e, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
+  a.tpot = parse_error_figures(member(e, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
   return a;
 }
 

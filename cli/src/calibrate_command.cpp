@@ -15,6 +15,7 @@
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/kernel_import.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/calibration/quality_report.hpp"
@@ -221,6 +222,10 @@ int run_calibrate(const Args& args) {
     if (const auto measured = calibration::measured_accuracy_for(profile, runtime)) {
       std::fprintf(stderr, "note: measured on %s %s: %s\n", profile.hardware.c_str(), runtime.c_str(),
                    calibration::describe(*measured).c_str());
+    }
+    // And what its recipe did on models it was refitted without: a forecast of a model outside fitted_models.
+    if (const auto unseen = calibration::unseen_model_error_for(profile, runtime, "")) {
+      std::fprintf(stderr, "note: %s\n", calibration::describe(*unseen).c_str());
     }
     return 0;
   }

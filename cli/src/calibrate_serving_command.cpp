@@ -3,25 +3,62 @@
 // the fitted profiles (calibration/profiles/<hardware>-<runtime>.json is where shipped ones live).
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
 #include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/calibration/unseen_model_accuracy.hpp"
+#include "fleetcast/specs/presets.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
 #include "number_arg.hpp"
 
 namespace fleetcast::cli {
+namespace {
+
+constexpr const char* kAccuracyHow =
+    "fleetcast --datasheet-profiles calibrate serving --silicon silicon-dev.csv --hardware H --runtime R RECIPE "
+    "--cross-validate --accuracy FILE: each model of the pair's aggregated runs left out in turn, the pair refitted "
+    "from the datasheet profile on the others, the left-out model's runs scored by the fast replay (fit: the refit, "
+    "as a forecast of that model would use it; datasheet: the datasheet profile)";
+
+// The fit's options that differ from the defaults, as the command line gives them.
+std::string recipe_text(const validation::ServingFitOptions& o) {
+  const validation::ServingFitOptions d;
+  std::string text = "--train-rows " + std::to_string(o.max_train_rows);
+  if (o.max_iterations != d.max_iterations) text += " --iterations " + std::to_string(o.max_iterations);
+  if (o.bounded) text += " --bounded";
+  if (o.robust) text += " --robust";
+  if (o.benchmark_clients) text += " --benchmark-clients";
+  if (!o.fit_experts) text += " --no-experts";
+  if (o.max_step_overhead_s != d.max_step_overhead_s) text += " --max-step-ms " + std::to_string(1e3 * o.max_step_overhead_s);
+  if (o.ttft_weight != d.ttft_weight) text += " --ttft-weight " + std::to_string(o.ttft_weight);
+  return text;
+}
+
+// The table in FILE, or none when FILE does not exist; a file that is not such a table is named, not replaced.
+std::vector<calibration::UnseenModelAccuracy> read_unseen_model_table(const std::string& file) {
+  if (!std::filesystem::exists(file)) return {};
+  std::ifstream in(file);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) throw InputError(file, "", "", "not JSON: the table is merged into, not replaced");
+  return calibration::parse_unseen_model_table(j, file);
+}
+
+}  // namespace
 
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
       "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--max-step-ms X] "
-      "[--ttft-weight W] [--leave-out-model M | --cross-validate]";
-  std::string silicon, hardware, runtime, out_dir;
+      "[--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]";
+  std::string silicon, hardware, runtime, out_dir, accuracy_file;
   validation::ServingFitOptions options;
   bool cross_validate = false, benchmark_clients = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -62,6 +99,8 @@ int run_calibrate_serving(const Args& args) {
     } else if (a == "--train-rows") {
       options.max_train_rows = std::stoi(args[++i]);
       if (options.max_train_rows < 6) throw InputError("", "--train-rows", args[i], "must be >= 6");
+    } else if (a == "--accuracy") {
+      accuracy_file = args[++i];
     } else if (a == "--leave-out-model") {
       options.leave_out_model = args[++i];
     } else if (a == "--max-step-ms") {
@@ -93,9 +132,13 @@ int run_calibrate_serving(const Args& args) {
   if (cross_validate && (!options.leave_out_model.empty() || !out_dir.empty())) {
     throw InputError("", "--cross-validate", "", "leaves out each model in turn: not with --leave-out-model or -o");
   }
+  if (!accuracy_file.empty() && !cross_validate) {
+    throw InputError("", "--accuracy", accuracy_file, "records the models left out: give --cross-validate too");
+  }
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir)) {
     throw InputError("", "-o", out_dir, "not a directory");
   }
+  if (!accuracy_file.empty()) read_unseen_model_table(accuracy_file);  // a bad table is named before hours of fits
   auto results = traces::read_silicon_csv(silicon);
   if (!benchmark_clients) traces::forget_benchmark_clients(results);
   options.benchmark_clients = benchmark_clients;
@@ -112,14 +155,15 @@ int run_calibrate_serving(const Args& args) {
   std::printf("%-8s %-7s %-16s %5s %5s | %-22s | %-22s | %s\n", "hardware", "runtime", "left out", "train", "held",
               "train TTFT/TPOT med", "held-out TTFT/TPOT med",
               "fitted: bf16 gemm, attn, mem, step ms, nvlink, seq us, req ms, experts");
-  const auto fit_and_print = [&](const std::string& hw, const std::string& rt, const validation::ServingFitOptions& o) {
+  const auto fit_and_print = [&](const std::string& hw, const std::string& rt,
+                                  const validation::ServingFitOptions& o) -> std::optional<validation::ServingFit> {
     const std::string left_out = o.leave_out_model.empty() ? "1 in 5 by id" : o.leave_out_model;
     validation::ServingFit fit;
     try {
       fit = validation::fit_serving_profile(results, hw, rt, o);
     } catch (const InputError& e) {
       std::printf("%-8s %-7s %-16s skipped: %s\n", hw.c_str(), rt.c_str(), left_out.c_str(), e.problem().c_str());
-      return;
+      return std::nullopt;
     }
     const auto& p = fit.profile;
     // "fp4 0.80 fp8 0.23": the experts' efficiency per weight format, "-" for dense rows only.
@@ -137,10 +181,10 @@ int run_calibrate_serving(const Args& args) {
         "%-8s %-7s %-16s %5d %5d | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | %4.0f%%/%3.0f%% -> %3.0f%%/%3.0f%% | "
         "%.2f, %.2f, %.2f, %.2f, %.2f, %.1f, %.1f, %s\n",
         hw.c_str(), rt.c_str(), left_out.c_str(), fit.after_train.rows, fit.after_held_out.rows,
-        100 * fit.before_train.ttft_median_ape, 100 * fit.before_train.tpot_median_ape,
-        100 * fit.after_train.ttft_median_ape, 100 * fit.after_train.tpot_median_ape,
-        100 * fit.before_held_out.ttft_median_ape, 100 * fit.before_held_out.tpot_median_ape,
-        100 * fit.after_held_out.ttft_median_ape, 100 * fit.after_held_out.tpot_median_ape, gemm_bf16,
+        100 * fit.before_train.ttft.median_ape, 100 * fit.before_train.tpot.median_ape,
+        100 * fit.after_train.ttft.median_ape, 100 * fit.after_train.tpot.median_ape,
+        100 * fit.before_held_out.ttft.median_ape, 100 * fit.before_held_out.tpot.median_ape,
+        100 * fit.after_held_out.ttft.median_ape, 100 * fit.after_held_out.tpot.median_ape, gemm_bf16,
         p.attention_compute_efficiency, p.memory_efficiency, 1e3 * p.step_overhead_s, p.nvlink_efficiency,
         1e6 * p.sequence_overhead_s, 1e3 * p.request_overhead_s, experts(p).c_str());
     std::string trained_on;
@@ -156,6 +200,7 @@ int run_calibrate_serving(const Args& args) {
       const auto path = std::filesystem::path(out_dir) / (hw + "-" + rt + ".json");
       write_file_atomically(path, calibration::to_json(p).dump(2) + "\n");
     }
+    return fit;
   };
   for (const auto& [pair, models] : pairs) {
     const auto& [hw, rt] = pair;
@@ -163,11 +208,36 @@ int run_calibrate_serving(const Args& args) {
       fit_and_print(hw, rt, options);
       continue;
     }
-    // Each model of the pair in turn is the held-out set: the error on a model the fit never saw.
+    // Each model of the pair in turn is the held-out set: the error on a model the fit never saw. A fit in use was
+    // made on every model's runs, the left-out one's too, so neither its descent nor its "before" figures may enter a
+    // record of what an unseen model gets.
+    if (!accuracy_file.empty() && calibration::profile_for(specs::hardware_preset(hw), rt).kind != "datasheet") {
+      throw InputError("", "--accuracy", accuracy_file,
+                       hw + " " + rt + " has a fit in use, made on the models left out too: run `fleetcast "
+                                      "--datasheet-profiles calibrate serving ...`");
+    }
+    calibration::UnseenModelAccuracy record{hw, rt, recipe_text(options), {}};
     for (const std::string& model : models) {
       validation::ServingFitOptions o = options;
       o.leave_out_model = model;
-      fit_and_print(hw, rt, o);
+      const auto fit = fit_and_print(hw, rt, o);
+      if (!fit || fit->after_held_out.rows == 0) continue;
+      calibration::LeftOutModel fold;
+      fold.model = model;
+      fold.rows = fit->after_held_out.rows;
+      for (const auto& [trained, n] : fit->train_rows_by_model) fold.trained_on.push_back(trained);
+      fold.fit_ttft = fit->after_held_out.ttft;
+      fold.fit_tpot = fit->after_held_out.tpot;
+      fold.datasheet_ttft = fit->before_held_out.ttft;
+      fold.datasheet_tpot = fit->before_held_out.tpot;
+      record.folds.push_back(std::move(fold));
+    }
+    if (!accuracy_file.empty() && !record.folds.empty()) {
+      // Read again for each pair, so that runs of other pairs writing the same file at other times keep theirs.
+      write_file_atomically(accuracy_file, calibration::merge_unseen_model_table(
+                                               read_unseen_model_table(accuracy_file), record, kAccuracyHow)
+                                                   .dump(2) +
+                                               "\n");
     }
   }
   return 0;

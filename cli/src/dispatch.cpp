@@ -81,7 +81,7 @@ commands:
         (FLEETCAST_PROFILE_DIR makes it the hardware's profile) and checks the steps with it.
   calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]
                     [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--max-step-ms X]
-                    [--ttft-weight W] [--leave-out-model M | --cross-validate]
+                    [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads, and the routed experts' kernel efficiency per expert weight format, to the
         measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the rows, by id hash, held out);
@@ -93,7 +93,10 @@ commands:
         per step at or below X ms (default 100: free); --ttft-weight W in (0, 1] weighs the TTFT residuals W
         times the TPOT ones (default 1), leaning on the decode steps the model holds.
         --leave-out-model M holds out every row of model preset M instead; --cross-validate does so for each
-        model of the pair in turn (the error on models the fit never saw).
+        model of the pair in turn (the error on models the fit never saw); with --accuracy FILE it merges
+        each pair's folds into that table (calibration/profiles/accuracy/unseen-models.json is the one
+        forecasts of a model outside a fit's runs quote; needs --datasheet-profiles, since a fit in use saw
+        the left-out models).
         --iterations 0 fits nothing: the fast replay's error of the profile in use, on the same rows.
         --benchmark-clients: as validate's. --no-experts fits no experts' efficiency (the routed experts at
         the GEMM rate, as the shipped profiles are fitted: a format's figure set by one model's rows does not

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/planner/grid.hpp"
 #include "fleetcast/planner/pareto.hpp"
 #include "fleetcast/planner/sweep_points.hpp"
@@ -198,6 +199,13 @@ int finish(const std::optional<planner::SweepOutcome>& ranked, const fs::path& d
                 measured.is_object()
                     ? calibration::describe(calibration::parse_pair_accuracy(measured, "results.jsonl")).c_str()
                     : "no measured error on record");
+    const nlohmann::json unseen = line.value("profile_unseen_model_error", nlohmann::json());
+    if (unseen.is_object()) {
+      std::printf("%s profile %s\n", who.c_str(),
+                  calibration::describe(
+                      calibration::parse_unseen_model_error(unseen, "results.jsonl", "profile_unseen_model_error."))
+                      .c_str());
+    }
     const std::string caveats = calibration::short_list(line.value("profile_kernel_caveats", nlohmann::json::array()));
     if (!caveats.empty())
       std::printf("%s profile outside the kernel-level figures: %s\n", who.c_str(), caveats.c_str());

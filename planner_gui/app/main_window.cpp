@@ -285,7 +285,8 @@ void MainWindow::show_plan(const PlanOutcome& plan) {
   for (const PlanProfile& p : plan.profiles) {
     measured << QString("%1 %2 (%3): %4")
                     .arg(p.hardware, p.runtime, p.kind,
-                         p.measured_error.isEmpty() ? QString("no measured error on record") : p.measured_error)
+                         (p.measured_error.isEmpty() ? QString("no measured error on record") : p.measured_error) +
+                             (p.unseen_model_error.isEmpty() ? QString() : "; " + p.unseen_model_error))
                     .toHtmlEscaped();
   }
   if (!measured.isEmpty())

@@ -4,6 +4,7 @@
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/simulator/report.hpp"
 
 namespace fleetcast::simulator {
@@ -107,6 +108,13 @@ std::string format_summary(const nlohmann::json& r) {
   } else {
     out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") has no measured error on record for " + pair +
            " (no held-out measured runs of it)\n";
+  }
+  const nlohmann::json unseen = d.value("profile_unseen_model_error", nlohmann::json());
+  if (unseen.is_object()) {
+    out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") " +
+           calibration::describe(
+               calibration::parse_unseen_model_error(unseen, "report", "derived.profile_unseen_model_error.")) +
+           "\n";
   }
   const std::string caveats = calibration::short_list(d.value("profile_kernel_caveats", nlohmann::json::array()));
   if (!caveats.empty())

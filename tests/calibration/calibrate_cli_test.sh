@@ -94,6 +94,40 @@ printf 'num_context_tokens,num_decode_tokens,latency_ms\n128,0,17.1\n' >"$work/c
 [ $? -eq 2 ] && grep -q "compact.csv:1" "$work/err" && grep -q "ctx_kv_tokens" "$work/err" && ok ||
   bad "calibrate steps on a file without KV columns should exit 2: $(cat "$work/err")"
 
+# calibrate serving --cross-validate --accuracy: each model left out in turn, its fold merged into the table; refused
+# without --cross-validate, over a fit in use (which saw the model left out), and on a file that is no such table.
+{
+  echo "id,silicon_data_source,backend,backend_version,model_path,system,precision,mode,isl,osl,gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,moe_ep_size,prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms"
+  for model in meta-llama/Llama-3.1-8B Qwen/Qwen3-32B; do
+    for c in 1 2 4 8 16 32 64; do
+      echo "${model#*/}_c$c,x,vllm,0.12.0,$model,h100_sxm,fp8,agg,256,16,fp8,fp8,$c,1,1,,,,,,,,,,,,,,,,,,$((40 + c)),$((10 + c / 8))"
+    done
+  done
+} >"$work/two-models.csv"
+"$bin" --datasheet-profiles calibrate serving --silicon "$work/two-models.csv" --hardware h100 --runtime vllm \
+  --train-rows 6 --iterations 1 --cross-validate --accuracy "$work/unseen.json" >"$work/out" 2>&1 &&
+  python3 -c "
+import json, sys
+t = json.load(open('$work/unseen.json'))
+p = t['pairs'][0]
+folds = {f['left_out']: f['trained_on'] for f in p['folds']}
+ok = (t['schema'] == 'fleetcast.unseen-model-accuracy/1' and p['hardware'] == 'h100' and p['runtime'] == 'vllm'
+      and folds == {'llama-3.1-8b': ['qwen3-32b'], 'qwen3-32b': ['llama-3.1-8b']}
+      and all(f['rows'] == 7 for f in p['folds']) and '--train-rows 6 --iterations 1' in p['recipe'])
+sys.exit(0 if ok else 1)" && ok || bad "calibrate serving --cross-validate --accuracy: $(cat "$work/out") $(cat "$work/unseen.json")"
+"$bin" calibrate serving --silicon "$work/two-models.csv" --accuracy "$work/unseen.json" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q -- "--cross-validate" "$work/err" && ok || bad "--accuracy alone should exit 2: $(cat "$work/err")"
+cp "$work/unseen.json" "$work/unseen.before"
+"$bin" calibrate serving --silicon "$work/two-models.csv" --hardware h100 --runtime vllm --cross-validate \
+  --accuracy "$work/unseen.json" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q -- "--datasheet-profiles" "$work/err" && cmp -s "$work/unseen.json" "$work/unseen.before" && ok ||
+  bad "--accuracy over a fit in use should exit 2 and leave the table: $(cat "$work/err")"
+echo '{"schema": "fleetcast.accuracy/1", "pairs": []}' >"$work/other.json"
+"$bin" --datasheet-profiles calibrate serving --silicon "$work/two-models.csv" --cross-validate \
+  --accuracy "$work/other.json" >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && grep -q "other.json" "$work/err" && grep -q "schema" "$work/err" && ok ||
+  bad "--accuracy on another table should exit 2 naming it: $(cat "$work/err")"
+
 head -c 3000 "$fixtures/cpu_compose.jsonl" >"$work/cut.jsonl"
 "$bin" calibrate fit "$work/cut.jsonl" -o "$work/cut.json" >/dev/null 2>"$work/err"
 [ $? -eq 2 ] && grep -q "cut.jsonl:" "$work/err" && [ ! -e "$work/cut.json" ] && ok || bad "truncated trace: $(cat "$work/err")"

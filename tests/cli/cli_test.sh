@@ -261,6 +261,13 @@ FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" sweep grid "$fixtures/good.json" k
 { [ $? -eq 0 ] && grep -E -q "^  profile \(fitted\) measured on h100 vllm: TTFT off by a median [0-9]+% \(p90 [0-9]+%, predicted/measured [0-9.]+x\), TPOT [0-9]+% .* held-out measured runs of " "$work/out" &&
   FLEETCAST_PROFILE_DIR="$work/profiles" "$bin" simulate "$fixtures/good.json" | grep -q "^  profile (measured) has no measured error on record for h100 vllm"; } && ok ||
   bad "simulate did not quote its profile's measured error: $(cat "$work/out" "$work/err")"
+# Llama-3.1-8B is outside the runs the h100 vllm fit was made on: the forecast also quotes what that fit's recipe did on
+# the models it was refitted without (calibration/profiles/accuracy/unseen-models.json); a datasheet profile, nothing.
+{ grep -E -q "^  profile \(fitted\) on a model outside the fit's measured runs: TTFT off by a median [0-9]+% \([0-9]+-[0-9]+% by model, predicted/measured [0-9.]+x\), TPOT .* 4 models of h100 vllm left out one at a time" "$work/out" &&
+  "$bin" simulate "$fixtures/good.json" -o "$work/unseen-report.json" >/dev/null 2>&1 &&
+  python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['derived']['profile_unseen_model_error']; sys.exit(not (e['scope']=='pair' and len(e['models_left_out'])==4))" "$work/unseen-report.json" &&
+  ! "$bin" --datasheet-profiles simulate "$fixtures/good.json" 2>/dev/null | grep -q "outside the fit's measured runs"; } &&
+  ok || bad "simulate did not quote the error on models left out: $(cat "$work/out")"
 # validate --accuracy writes the table from held-out rows only, merges into a table, and leaves a bad one as it was.
 "$bin" validate --silicon "$silicon" --accuracy "$work/acc.json" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q -- "--accuracy" "$work/err" && [ ! -e "$work/acc.json" ]; } && ok ||

@@ -10,6 +10,7 @@
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 
@@ -110,6 +111,8 @@ QString measured_line(const QString& measured) {
   return measured.isEmpty() ? QString() : "\nprofile measured: " + measured;
 }
 
+QString unseen_line(const QString& unseen) { return unseen.isEmpty() ? QString() : "\nprofile " + unseen; }
+
 QString caveats_line(const QString& caveats) {
   return caveats.isEmpty() ? QString() : "\nprofile outside the kernel-level figures: " + caveats;
 }
@@ -121,6 +124,16 @@ QString measured_error_text(const json& measured, const QString& path, const std
   try {
     return QString::fromStdString(
         calibration::describe(calibration::parse_pair_accuracy(measured, path.toStdString(), field + ".")));
+  } catch (const InputError& e) {
+    throw LoadError(e.what());
+  }
+}
+
+QString unseen_model_error_text(const json& unseen, const QString& path, const std::string& field) {
+  if (!unseen.is_object()) return {};
+  try {
+    return QString::fromStdString(
+        calibration::describe(calibration::parse_unseen_model_error(unseen, path.toStdString(), field + ".")));
   } catch (const InputError& e) {
     throw LoadError(e.what());
   }
@@ -153,9 +166,12 @@ Configuration load_report(const QString& path) {
     c.profile_caveats = caveats_from(derived.value("profile_kernel_caveats", json()));
     c.profile_measured_error =
         measured_error_text(derived.value("profile_measured_error", json()), path, "derived.profile_measured_error");
+    c.profile_unseen_model_error = unseen_model_error_text(derived.value("profile_unseen_model_error", json()), path,
+                                                           "derived.profile_unseen_model_error");
   }
   c.details = QString::fromStdString(scenario_name) + "\n" + layout_text(c.record) +
-              measured_line(c.profile_measured_error) + caveats_line(c.profile_caveats);
+              measured_line(c.profile_measured_error) + unseen_line(c.profile_unseen_model_error) +
+              caveats_line(c.profile_caveats);
   return c;
 }
 
@@ -189,8 +205,10 @@ QVector<Configuration> load_sweep_results(const QString& path) {
       c.profile_caveats = caveats_from(j.value("profile_kernel_caveats", json()));
       c.profile_measured_error =
           measured_error_text(j.value("profile_measured_error", json()), where, "profile_measured_error");
+      c.profile_unseen_model_error =
+          unseen_model_error_text(j.value("profile_unseen_model_error", json()), where, "profile_unseen_model_error");
       c.details = parameters + "\n" + layout_text(c.record) + measured_line(c.profile_measured_error) +
-                  caveats_line(c.profile_caveats);
+                  unseen_line(c.profile_unseen_model_error) + caveats_line(c.profile_caveats);
     }
     out.push_back(std::move(c));
   }

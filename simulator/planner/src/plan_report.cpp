@@ -9,6 +9,7 @@
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/specs/presets.hpp"
 
 namespace fleetcast::planner {
@@ -49,13 +50,17 @@ nlohmann::json profiles_json(const specs::PlanSpec& plan) {
   nlohmann::json out = nlohmann::json::array();
   for (const std::string& name : plan.hardware) {
     const specs::HardwareSpec hw = specs::hardware_preset(name);
-    const calibration::Profile profile = calibration::profile_for(hw, plan.runtime);
-    out.push_back({{"hardware", name},
-                   {"runtime", plan.runtime},
-                   {"kind", profile.kind},
-                   {"kernel_caveats", calibration::to_json(calibration::kernel_caveats(
-                                          profile, calibration::datasheet_profile_for(hw, plan.runtime)))},
-                   {"measured_error", calibration::measured_error_json(profile, plan.runtime)}});
+    // As the plan's simulations take it for this model (a dense model on a fit made on MoE models alone: the
+    // kernel-level GEMM and attention rates, model_scope.hpp).
+    const calibration::Profile profile = calibration::profile_for(hw, plan.runtime, plan.model_spec);
+    out.push_back(
+        {{"hardware", name},
+         {"runtime", plan.runtime},
+         {"kind", profile.kind},
+         {"kernel_caveats", calibration::to_json(calibration::kernel_caveats(
+                                profile, calibration::datasheet_profile_for(hw, plan.runtime)))},
+         {"measured_error", calibration::measured_error_json(profile, plan.runtime)},
+         {"unseen_model_error", calibration::unseen_model_error_json(profile, plan.runtime, plan.model_spec.name)}});
   }
   return out;
 }
@@ -163,6 +168,12 @@ std::string plan_text(const nlohmann::json& out, int rows) {
             (measured.is_object() ? calibration::describe(calibration::parse_pair_accuracy(measured, "plan output"))
                                   : std::string("no measured error on record")) +
             "\n";
+    const nlohmann::json& unseen = p.value("unseen_model_error", nlohmann::json());
+    if (unseen.is_object()) {
+      text += "    " +
+              calibration::describe(calibration::parse_unseen_model_error(unseen, "plan output", "unseen_model_error.")) +
+              "\n";
+    }
     const std::string caveats = calibration::short_list(p["kernel_caveats"]);
     if (!caveats.empty()) text += "    outside the kernel-level figures: " + caveats + "\n";
   }

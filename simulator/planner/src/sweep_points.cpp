@@ -4,6 +4,7 @@
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/planner/grid.hpp"
 #include "fleetcast/simulator/simulation.hpp"
@@ -65,7 +66,8 @@ nlohmann::json grid_point(const nlohmann::json& scenario_json, const nlohmann::j
           {"cost", report.at("cost")},
           {"input_tokens_per_s_per_gpu", report.at("metrics").at("throughput").at("input_tokens_per_s_per_gpu")},
           {"profile_kernel_caveats", report.at("derived").at("profile_kernel_caveats")},
-          {"profile_measured_error", report.at("derived").at("profile_measured_error")}};
+          {"profile_measured_error", report.at("derived").at("profile_measured_error")},
+          {"profile_unseen_model_error", report.at("derived").at("profile_unseen_model_error")}};
 }
 
 specs::ScenarioSpec with_mtp(const specs::ScenarioSpec& s, int next_n, double acceptance, const std::string& file) {
@@ -103,7 +105,8 @@ nlohmann::json decode_point_line(const specs::ScenarioSpec& s, int requests_per_
             {"tokens_per_s_per_user", p.tokens_per_s_per_user},
             {"output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu}}},
           {"profile_kernel_caveats", caveats_json(d, profile)},
-          {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)}};
+          {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)},
+          {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)}};
 }
 
 nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_rank, int prompt_tokens) {
@@ -132,7 +135,8 @@ nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_r
             {"mean_prompt_s", p.mean_prompt_s},
             {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}}},
           {"profile_kernel_caveats", caveats_json(d, profile)},
-          {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)}};
+          {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)},
+          {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)}};
 }
 
 }  // namespace fleetcast::planner

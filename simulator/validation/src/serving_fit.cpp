@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
@@ -121,12 +122,18 @@ calibration::Profile apply(const calibration::Profile& base, const Params& t, co
 }
 
 // log(predicted / measured) TTFT and TPOT per row, the rows spread over `threads` threads (the replay keeps
-// no global state, unlike a SimGrid simulation).
-Eigen::VectorXd residuals(const std::vector<const Row*>& rows, const calibration::Profile& profile, int threads) {
+// no global state, unlike a SimGrid simulation). With `datasheet`, each row's model takes `profile` as a forecast of
+// it would (calibration::scope_to_model: a dense model on a fit made on MoE models alone); without, as it is (the
+// descent's trial profiles name no models).
+Eigen::VectorXd residuals(const std::vector<const Row*>& rows, const calibration::Profile& profile, int threads,
+                          const calibration::Profile* datasheet = nullptr) {
   Eigen::VectorXd r(2 * static_cast<Eigen::Index>(rows.size()));
   auto work = [&](std::size_t first) {
     for (std::size_t i = first; i < rows.size(); i += static_cast<std::size_t>(threads)) {
-      const ReplayMeans m = replay_closed_loop(rows[i]->scenario, profile);
+      const ReplayMeans m =
+          datasheet ? replay_closed_loop(rows[i]->scenario,
+                                         calibration::scope_to_model(profile, rows[i]->scenario.model, *datasheet))
+                    : replay_closed_loop(rows[i]->scenario, profile);
       const auto k = static_cast<Eigen::Index>(2 * i);
       r(k) = std::log(std::max(m.ttft_ms, 1e-6) / rows[i]->run.ttft_ms);
       r(k + 1) = std::log(std::max(m.tpot_ms, 1e-6) / rows[i]->run.tpot_ms);
@@ -139,13 +146,19 @@ Eigen::VectorXd residuals(const std::vector<const Row*>& rows, const calibration
   return r;
 }
 
-ServingFitScore score(const Eigen::VectorXd& r) {
-  std::vector<double> ttft, tpot;
-  for (Eigen::Index i = 0; i + 1 < r.size(); i += 2) {
-    ttft.push_back(std::abs(std::exp(r(i)) - 1.0));
-    tpot.push_back(std::abs(std::exp(r(i + 1)) - 1.0));
+// Median and p90 absolute percentage error and median predicted / measured of the even (TTFT) or odd (TPOT) entries.
+calibration::ErrorFigures figures(const Eigen::VectorXd& r, Eigen::Index first) {
+  std::vector<double> ape, ratio;
+  for (Eigen::Index i = first; i < r.size(); i += 2) {
+    ape.push_back(std::abs(std::exp(r(i)) - 1.0));
+    ratio.push_back(std::exp(r(i)));
   }
-  return {static_cast<int>(ttft.size()), summarise_errors(ttft).median, summarise_errors(tpot).median};
+  const ErrorSummary e = summarise_errors(ape);
+  return {e.median, e.p90, summarise_errors(ratio).median};
+}
+
+ServingFitScore score(const Eigen::VectorXd& r) {
+  return {static_cast<int>(r.size() / 2), figures(r, 0), figures(r, 1)};
 }
 
 }  // namespace
@@ -224,7 +237,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   };
 
   fit.before_train = score(residuals(train, in_use, options.threads));
-  if (!test.empty()) fit.before_held_out = score(residuals(test, in_use, options.threads));
+  if (!test.empty()) fit.before_held_out = score(residuals(test, in_use, options.threads, &base));
   if (options.max_iterations == 0) {  // a score of the profile in use, as it is
     fit.profile = in_use;
     fit.after_train = fit.before_train;
@@ -254,7 +267,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   fit.profile.runtime = runtime;
   for (const auto& [model, n] : fit.train_rows_by_model) fit.profile.fitted_models.push_back(model);
   fit.after_train = score(residuals(train, fit.profile, options.threads));
-  if (!test.empty()) fit.after_held_out = score(residuals(test, fit.profile, options.threads));
+  if (!test.empty()) fit.after_held_out = score(residuals(test, fit.profile, options.threads, &base));
   const std::string source =
       "fitted to " + std::to_string(train.size()) + " measured " + runtime + " runs on " + hardware + " (" +
       results.file + ", fnv1a64 " + file_hash(results.file) +

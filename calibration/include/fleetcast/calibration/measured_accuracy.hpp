@@ -25,6 +25,11 @@ struct ErrorFigures {
   double median_ratio = 0.0;
 };
 
+// As to_json writes them; an InputError names `file` and the field (prefixed by `where`) otherwise: every figure
+// present, errors finite and >= 0, the ratio > 0.
+nlohmann::json to_json(const ErrorFigures& e);
+ErrorFigures parse_error_figures(const nlohmann::json& j, const std::string& file, const std::string& where);
+
 struct PairAccuracy {
   std::string hardware;             // preset name: "h100"
   std::string runtime;              // "vllm", "sglang", "trtllm"

@@ -50,6 +50,10 @@ struct Configuration {
   // The error the profile showed on held-out measured runs (calibration/measured_accuracy.hpp), one line; empty where
   // none is on record or the source does not say.
   QString profile_measured_error;
+  // For a model outside the runs the profile was fitted to: how wrong its recipe was on models it was refitted
+  // without (calibration/unseen_model_accuracy.hpp), one line; empty where it does not apply or the source does not
+  // say.
+  QString profile_unseen_model_error;
   traces::BenchmarkRecord record;  // the benchmark record (measured: the fields the measurement gives)
   CostFigures cost;
   LatencyQuantiles ttft, tpot, e2e;  // reports only

@@ -25,6 +25,8 @@ class LoadError : public std::runtime_error {
 // A profile's held-out error on record (calibration/measured_accuracy.hpp) as the CLI words it; "" for null. `field`
 // names where it sits ("derived.profile_measured_error") for the LoadError of a bad one.
 QString measured_error_text(const nlohmann::json& measured, const QString& path, const std::string& field);
+// The error on models left out of a fit (calibration/unseen_model_accuracy.hpp) as the CLI words it; "" for null.
+QString unseen_model_error_text(const nlohmann::json& unseen, const QString& path, const std::string& field);
 
 Configuration load_report(const QString& path);
 // Failed points are kept (with `error` set and NaN figures) so the table can show them.

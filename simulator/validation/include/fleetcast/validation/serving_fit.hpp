@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 
@@ -62,16 +63,18 @@ struct ServingFitOptions {
   double ttft_weight = 1.0;
 };
 
+// The fast replay's error on a set of rows: median and p90 absolute percentage error, median predicted / measured.
 struct ServingFitScore {
   int rows = 0;
-  double ttft_median_ape = 0.0;
-  double tpot_median_ape = 0.0;
+  calibration::ErrorFigures ttft, tpot;
 };
 
 struct ServingFit {
   calibration::Profile profile;  // kind "fitted", runtime set, sources naming the file, its hash and the rows
   ServingFitScore before_train, after_train;        // replay errors on the rows fitted
-  ServingFitScore before_held_out, after_held_out;  // and on the held-out rows
+  // And on the held-out rows, each as its model would use the profile (calibration::scope_to_model): with
+  // leave_out_model, a model the fit never saw takes what a forecast of it would.
+  ServingFitScore before_held_out, after_held_out;
   int iterations = 0;
   // Where the descent that was kept started: "datasheet", or "profile in use" when the pair already had a fit and
   // the descent from it ended at the lower training cost.

@@ -1,0 +1,245 @@
+// The leave-one-model-out error table of the shipped serving fits (unseen_model_accuracy.hpp).
+#include "fleetcast/calibration/unseen_model_accuracy.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <tuple>
+
+#include "embedded_profiles.hpp"
+#include "json_member.hpp"
+#include "fleetcast/specs/error.hpp"
+
+namespace fleetcast::calibration {
+namespace {
+
+constexpr const char* kSchema = "fleetcast.unseen-model-accuracy/1";
+constexpr const char* kShippedName = "accuracy/unseen-models";
+
+using detail::member;
+
+std::vector<std::string> strings(const nlohmann::json& j, const std::string& file, const std::string& where) {
+  std::vector<std::string> out;
+  for (const auto& s : j) {
+    if (!s.is_string()) throw InputError(file, where, s.dump(), "model names are strings");
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+nlohmann::json fold_json(const LeftOutModel& f) {
+  return {{"left_out", f.model},
+          {"rows", f.rows},
+          {"trained_on", f.trained_on},
+          {"fit", {{"ttft", to_json(f.fit_ttft)}, {"tpot", to_json(f.fit_tpot)}}},
+          {"datasheet", {{"ttft", to_json(f.datasheet_ttft)}, {"tpot", to_json(f.datasheet_tpot)}}}};
+}
+
+LeftOutModel parse_fold(const nlohmann::json& j, const std::string& file, const std::string& at) {
+  LeftOutModel f;
+  f.model = member(j, "left_out", file, at, &nlohmann::json::is_string).get<std::string>();
+  f.rows = member(j, "rows", file, at, &nlohmann::json::is_number_integer).get<int>();
+  if (f.rows < 1) throw InputError(file, at + "rows", std::to_string(f.rows), "at least one run scored");
+  f.trained_on = strings(member(j, "trained_on", file, at, &nlohmann::json::is_array), file, at + "trained_on");
+  if (f.trained_on.empty()) throw InputError(file, at + "trained_on", "[]", "a refit is trained on some model");
+  const auto& fit = member(j, "fit", file, at, &nlohmann::json::is_object);
+  const auto& datasheet = member(j, "datasheet", file, at, &nlohmann::json::is_object);
+  f.fit_ttft = parse_error_figures(member(fit, "ttft", file, at + "fit.", &nlohmann::json::is_object), file,
+                                   at + "fit.ttft.");
+  f.fit_tpot = parse_error_figures(member(fit, "tpot", file, at + "fit.", &nlohmann::json::is_object), file,
+                                   at + "fit.tpot.");
+  f.datasheet_ttft = parse_error_figures(member(datasheet, "ttft", file, at + "datasheet.", &nlohmann::json::is_object),
+                                         file, at + "datasheet.ttft.");
+  f.datasheet_tpot = parse_error_figures(member(datasheet, "tpot", file, at + "datasheet.", &nlohmann::json::is_object),
+                                         file, at + "datasheet.tpot.");
+  return f;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+UnseenModelError::Spread spread(const std::vector<const ErrorFigures*>& folds) {
+  std::vector<double> ape, ratio;
+  for (const ErrorFigures* e : folds) {
+    ape.push_back(e->median_ape);
+    ratio.push_back(e->median_ratio);
+  }
+  return {median_of(ape), *std::min_element(ape.begin(), ape.end()), *std::max_element(ape.begin(), ape.end()),
+          median_of(ratio)};
+}
+
+nlohmann::json spread_json(const UnseenModelError::Spread& s) {
+  return {{"median_ape", s.median_ape},
+          {"lowest_ape", s.lowest_ape},
+          {"highest_ape", s.highest_ape},
+          {"median_ratio", s.median_ratio}};
+}
+
+UnseenModelError::Spread parse_spread(const nlohmann::json& j, const std::string& file, const std::string& at) {
+  UnseenModelError::Spread s;
+  s.median_ape = member(j, "median_ape", file, at, &nlohmann::json::is_number).get<double>();
+  s.lowest_ape = member(j, "lowest_ape", file, at, &nlohmann::json::is_number).get<double>();
+  s.highest_ape = member(j, "highest_ape", file, at, &nlohmann::json::is_number).get<double>();
+  s.median_ratio = member(j, "median_ratio", file, at, &nlohmann::json::is_number).get<double>();
+  if (!(s.lowest_ape >= 0.0 && s.lowest_ape <= s.median_ape && s.median_ape <= s.highest_ape))
+    throw InputError(file, at + "median_ape", std::to_string(s.median_ape),
+                     "expected 0 <= lowest_ape <= median_ape <= highest_ape");
+  if (!(s.median_ratio > 0.0)) throw InputError(file, at + "median_ratio", std::to_string(s.median_ratio), "a ratio > 0");
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> UnseenModelAccuracy::models() const {
+  std::set<std::string> all;
+  for (const LeftOutModel& f : folds) {
+    all.insert(f.model);
+    all.insert(f.trained_on.begin(), f.trained_on.end());
+  }
+  return {all.begin(), all.end()};
+}
+
+nlohmann::json to_json(const UnseenModelAccuracy& a) {
+  nlohmann::json folds = nlohmann::json::array();
+  for (const LeftOutModel& f : a.folds) folds.push_back(fold_json(f));
+  return {{"hardware", a.hardware}, {"runtime", a.runtime}, {"recipe", a.recipe}, {"folds", folds}};
+}
+
+std::vector<UnseenModelAccuracy> parse_unseen_model_table(const nlohmann::json& j, const std::string& file) {
+  if (!j.is_object() || j.value("schema", "") != kSchema)
+    throw InputError(file, "schema", j.is_object() && j.contains("schema") ? j["schema"].dump() : "",
+                     std::string("not a table of errors on models left out (") + kSchema + ")");
+  std::vector<UnseenModelAccuracy> out;
+  const nlohmann::json& pairs = member(j, "pairs", file, "", &nlohmann::json::is_array);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const std::string at = "pairs[" + std::to_string(i) + "].";
+    UnseenModelAccuracy a;
+    a.hardware = member(pairs[i], "hardware", file, at, &nlohmann::json::is_string).get<std::string>();
+    a.runtime = member(pairs[i], "runtime", file, at, &nlohmann::json::is_string).get<std::string>();
+    a.recipe = member(pairs[i], "recipe", file, at, &nlohmann::json::is_string).get<std::string>();
+    const auto& folds = member(pairs[i], "folds", file, at, &nlohmann::json::is_array);
+    if (folds.empty()) throw InputError(file, at + "folds", "[]", "at least one model left out");
+    for (std::size_t k = 0; k < folds.size(); ++k)
+      a.folds.push_back(parse_fold(folds[k], file, at + "folds[" + std::to_string(k) + "]."));
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+nlohmann::json merge_unseen_model_table(std::vector<UnseenModelAccuracy> all, const UnseenModelAccuracy& fresh,
+                                        const std::string& how) {
+  const auto key = [](const UnseenModelAccuracy& a) { return std::tie(a.hardware, a.runtime); };
+  all.erase(std::remove_if(all.begin(), all.end(), [&](const auto& a) { return key(a) == key(fresh); }), all.end());
+  all.push_back(fresh);
+  std::sort(all.begin(), all.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const UnseenModelAccuracy& a : all) pairs.push_back(to_json(a));
+  return {{"schema", kSchema}, {"how", how}, {"pairs", pairs}};
+}
+
+const std::vector<UnseenModelAccuracy>& shipped_unseen_model_accuracy() {
+  static const std::vector<UnseenModelAccuracy> table = [] {
+    for (const auto& e : detail::embedded_profiles()) {
+      if (std::string(e.name) == kShippedName)
+        return parse_unseen_model_table(nlohmann::json::parse(e.json),
+                                        std::string("calibration/profiles/") + kShippedName + ".json");
+    }
+    return std::vector<UnseenModelAccuracy>{};
+  }();
+  return table;
+}
+
+std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, const std::string& runtime,
+                                                       const std::string& model,
+                                                       const std::vector<UnseenModelAccuracy>& table) {
+  if (in_use.kind != "fitted" || in_use.fitted_models.empty()) return std::nullopt;
+  const auto& seen = in_use.fitted_models;
+  if (std::find(seen.begin(), seen.end(), model) != seen.end()) return std::nullopt;
+  std::vector<std::string> fit_models = seen;
+  std::sort(fit_models.begin(), fit_models.end());
+
+  UnseenModelError e;
+  e.hardware = in_use.hardware;
+  e.runtime = runtime;
+  std::vector<const ErrorFigures*> ttft, tpot;
+  const auto take = [&](const UnseenModelAccuracy& a, bool name_pair) {
+    for (const LeftOutModel& f : a.folds) {
+      e.models_left_out.push_back(name_pair ? a.hardware + " " + f.model : f.model);
+      e.rows += f.rows;
+      ttft.push_back(&f.fit_ttft);
+      tpot.push_back(&f.fit_tpot);
+    }
+  };
+  for (const UnseenModelAccuracy& a : table) {
+    if (a.hardware == in_use.hardware && a.runtime == runtime && a.models() == fit_models) {
+      e.scope = "pair";
+      take(a, false);
+    }
+  }
+  // A fit of one model has nothing to leave out: the same runtime's folds on the other GPUs say what its recipe does
+  // on a model it did not see.
+  if (e.scope.empty() && fit_models.size() == 1) {
+    e.scope = "runtime";
+    for (const UnseenModelAccuracy& a : table) {
+      if (a.runtime == runtime && a.hardware != in_use.hardware) take(a, true);
+    }
+  }
+  if (ttft.empty()) return std::nullopt;
+  e.ttft = spread(ttft);
+  e.tpot = spread(tpot);
+  return e;
+}
+
+std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, const std::string& runtime,
+                                                       const std::string& model) {
+  return unseen_model_error_for(in_use, runtime, model, shipped_unseen_model_accuracy());
+}
+
+nlohmann::json to_json(const UnseenModelError& e) {
+  return {{"scope", e.scope},
+          {"hardware", e.hardware},
+          {"runtime", e.runtime},
+          {"models_left_out", e.models_left_out},
+          {"rows", e.rows},
+          {"ttft", spread_json(e.ttft)},
+          {"tpot", spread_json(e.tpot)}};
+}
+
+nlohmann::json unseen_model_error_json(const Profile& in_use, const std::string& runtime, const std::string& model) {
+  const auto e = unseen_model_error_for(in_use, runtime, model);
+  return e ? to_json(*e) : nlohmann::json(nullptr);
+}
+
+UnseenModelError parse_unseen_model_error(const nlohmann::json& j, const std::string& file, const std::string& at) {
+  UnseenModelError e;
+  e.scope = member(j, "scope", file, at, &nlohmann::json::is_string).get<std::string>();
+  if (e.scope != "pair" && e.scope != "runtime")
+    throw InputError(file, at + "scope", e.scope, "expected \"pair\" or \"runtime\"");
+  e.hardware = member(j, "hardware", file, at, &nlohmann::json::is_string).get<std::string>();
+  e.runtime = member(j, "runtime", file, at, &nlohmann::json::is_string).get<std::string>();
+  e.models_left_out =
+      strings(member(j, "models_left_out", file, at, &nlohmann::json::is_array), file, at + "models_left_out");
+  if (e.models_left_out.empty()) throw InputError(file, at + "models_left_out", "[]", "at least one model left out");
+  e.rows = member(j, "rows", file, at, &nlohmann::json::is_number_integer).get<int>();
+  e.ttft = parse_spread(member(j, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
+  e.tpot = parse_spread(member(j, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
+  return e;
+}
+
+std::string describe(const UnseenModelError& e) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "on a model outside the fit's measured runs: TTFT off by a median %.0f%% (%.0f-%.0f%% by model, "
+                "predicted/measured %.2fx), TPOT %.0f%% (%.0f-%.0f%%, %.2fx), ",
+                100.0 * e.ttft.median_ape, 100.0 * e.ttft.lowest_ape, 100.0 * e.ttft.highest_ape, e.ttft.median_ratio,
+                100.0 * e.tpot.median_ape, 100.0 * e.tpot.lowest_ape, 100.0 * e.tpot.highest_ape, e.tpot.median_ratio);
+  const std::string n = std::to_string(e.models_left_out.size());
+  return std::string(buf) + (e.scope == "pair" ? n + " models of " + e.hardware + " " + e.runtime
+                                               : n + " models of the other " + e.runtime + " GPUs (this fit saw one)") +
+         " left out one at a time and refitted without them (" + std::to_string(e.rows) + " runs)";
+}
+
+}  // namespace fleetcast::calibration
