@@ -7,9 +7,9 @@
 #include <tuple>
 
 #include "embedded_profiles.hpp"
-#include "json_member.hpp"
 #include "fleetcast/calibration/sha256.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "json_member.hpp"
 
 namespace fleetcast::calibration {
 namespace {

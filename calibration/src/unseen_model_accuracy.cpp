@@ -7,8 +7,8 @@
 #include <tuple>
 
 #include "embedded_profiles.hpp"
-#include "json_member.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "json_member.hpp"
 
 namespace fleetcast::calibration {
 namespace {
@@ -44,10 +44,10 @@ LeftOutModel parse_fold(const nlohmann::json& j, const std::string& file, const 
   if (f.trained_on.empty()) throw InputError(file, at + "trained_on", "[]", "a refit is trained on some model");
   const auto& fit = member(j, "fit", file, at, &nlohmann::json::is_object);
   const auto& datasheet = member(j, "datasheet", file, at, &nlohmann::json::is_object);
-  f.fit_ttft = parse_error_figures(member(fit, "ttft", file, at + "fit.", &nlohmann::json::is_object), file,
-                                   at + "fit.ttft.");
-  f.fit_tpot = parse_error_figures(member(fit, "tpot", file, at + "fit.", &nlohmann::json::is_object), file,
-                                   at + "fit.tpot.");
+  f.fit_ttft =
+      parse_error_figures(member(fit, "ttft", file, at + "fit.", &nlohmann::json::is_object), file, at + "fit.ttft.");
+  f.fit_tpot =
+      parse_error_figures(member(fit, "tpot", file, at + "fit.", &nlohmann::json::is_object), file, at + "fit.tpot.");
   f.datasheet_ttft = parse_error_figures(member(datasheet, "ttft", file, at + "datasheet.", &nlohmann::json::is_object),
                                          file, at + "datasheet.ttft.");
   f.datasheet_tpot = parse_error_figures(member(datasheet, "tpot", file, at + "datasheet.", &nlohmann::json::is_object),
@@ -87,7 +87,8 @@ UnseenModelError::Spread parse_spread(const nlohmann::json& j, const std::string
   if (!(s.lowest_ape >= 0.0 && s.lowest_ape <= s.median_ape && s.median_ape <= s.highest_ape))
     throw InputError(file, at + "median_ape", std::to_string(s.median_ape),
                      "expected 0 <= lowest_ape <= median_ape <= highest_ape");
-  if (!(s.median_ratio > 0.0)) throw InputError(file, at + "median_ratio", std::to_string(s.median_ratio), "a ratio > 0");
+  if (!(s.median_ratio > 0.0))
+    throw InputError(file, at + "median_ratio", std::to_string(s.median_ratio), "a ratio > 0");
   return s;
 }
 
@@ -237,8 +238,9 @@ std::string describe(const UnseenModelError& e) {
                 100.0 * e.ttft.median_ape, 100.0 * e.ttft.lowest_ape, 100.0 * e.ttft.highest_ape, e.ttft.median_ratio,
                 100.0 * e.tpot.median_ape, 100.0 * e.tpot.lowest_ape, 100.0 * e.tpot.highest_ape, e.tpot.median_ratio);
   const std::string n = std::to_string(e.models_left_out.size());
-  return std::string(buf) + (e.scope == "pair" ? n + " models of " + e.hardware + " " + e.runtime
-                                               : n + " models of the other " + e.runtime + " GPUs (this fit saw one)") +
+  return std::string(buf) +
+         (e.scope == "pair" ? n + " models of " + e.hardware + " " + e.runtime
+                            : n + " models of the other " + e.runtime + " GPUs (this fit saw one)") +
          " left out one at a time and refitted without them (" + std::to_string(e.rows) + " runs)";
 }
 

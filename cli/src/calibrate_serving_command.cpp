@@ -13,8 +13,8 @@
 #include "fleetcast/calibration/profile.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
-#include "fleetcast/specs/presets.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/presets.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
 #include "number_arg.hpp"
@@ -37,7 +37,8 @@ std::string recipe_text(const validation::ServingFitOptions& o) {
   if (o.robust) text += " --robust";
   if (o.benchmark_clients) text += " --benchmark-clients";
   if (!o.fit_experts) text += " --no-experts";
-  if (o.max_step_overhead_s != d.max_step_overhead_s) text += " --max-step-ms " + std::to_string(1e3 * o.max_step_overhead_s);
+  if (o.max_step_overhead_s != d.max_step_overhead_s)
+    text += " --max-step-ms " + std::to_string(1e3 * o.max_step_overhead_s);
   if (o.ttft_weight != d.ttft_weight) text += " --ttft-weight " + std::to_string(o.ttft_weight);
   return text;
 }
@@ -152,11 +153,22 @@ int run_calibrate_serving(const Args& args) {
     }
   }
   if (!hardware.empty()) pairs = {{{hardware, runtime}, pairs[{hardware, runtime}]}};
+  // A fit in use was made on every model's runs, the left-out ones' too, so neither its descent nor its "before"
+  // figures may enter a record of what an unseen model gets: refused for every pair before any is fitted.
+  for (const auto& [pair, models] : pairs) {
+    if (!accuracy_file.empty() &&
+        calibration::profile_for(specs::hardware_preset(pair.first), pair.second).kind != "datasheet") {
+      throw InputError("", "--accuracy", accuracy_file,
+                       pair.first + " " + pair.second +
+                           " has a fit in use, made on the models left out too: run `fleetcast "
+                           "--datasheet-profiles calibrate serving ...`");
+    }
+  }
   std::printf("%-8s %-7s %-16s %5s %5s | %-22s | %-22s | %s\n", "hardware", "runtime", "left out", "train", "held",
               "train TTFT/TPOT med", "held-out TTFT/TPOT med",
               "fitted: bf16 gemm, attn, mem, step ms, nvlink, seq us, req ms, experts");
   const auto fit_and_print = [&](const std::string& hw, const std::string& rt,
-                                  const validation::ServingFitOptions& o) -> std::optional<validation::ServingFit> {
+                                 const validation::ServingFitOptions& o) -> std::optional<validation::ServingFit> {
     const std::string left_out = o.leave_out_model.empty() ? "1 in 5 by id" : o.leave_out_model;
     validation::ServingFit fit;
     try {
@@ -208,14 +220,7 @@ int run_calibrate_serving(const Args& args) {
       fit_and_print(hw, rt, options);
       continue;
     }
-    // Each model of the pair in turn is the held-out set: the error on a model the fit never saw. A fit in use was
-    // made on every model's runs, the left-out one's too, so neither its descent nor its "before" figures may enter a
-    // record of what an unseen model gets.
-    if (!accuracy_file.empty() && calibration::profile_for(specs::hardware_preset(hw), rt).kind != "datasheet") {
-      throw InputError("", "--accuracy", accuracy_file,
-                       hw + " " + rt + " has a fit in use, made on the models left out too: run `fleetcast "
-                                      "--datasheet-profiles calibrate serving ...`");
-    }
+    // Each model of the pair in turn is the held-out set: the error on a model the fit never saw.
     calibration::UnseenModelAccuracy record{hw, rt, recipe_text(options), {}};
     for (const std::string& model : models) {
       validation::ServingFitOptions o = options;
@@ -234,10 +239,10 @@ int run_calibrate_serving(const Args& args) {
     }
     if (!accuracy_file.empty() && !record.folds.empty()) {
       // Read again for each pair, so that runs of other pairs writing the same file at other times keep theirs.
-      write_file_atomically(accuracy_file, calibration::merge_unseen_model_table(
-                                               read_unseen_model_table(accuracy_file), record, kAccuracyHow)
-                                                   .dump(2) +
-                                               "\n");
+      write_file_atomically(
+          accuracy_file,
+          calibration::merge_unseen_model_table(read_unseen_model_table(accuracy_file), record, kAccuracyHow).dump(2) +
+              "\n");
     }
   }
   return 0;

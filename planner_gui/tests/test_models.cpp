@@ -233,21 +233,20 @@ class ModelsTest : public QObject {
                     {"models", QJsonArray{"qwen3-32b"}},
                     {"ttft", QJsonObject{{"median_ape", 0.25}, {"p90_ape", 0.5}, {"median_ratio", 1.2}}},
                     {"tpot", QJsonObject{{"median_ape", 0.1}, {"p90_ape", 0.2}, {"median_ratio", 0.9}}}};
-    derived["profile_unseen_model_error"] =
-        QJsonObject{{"scope", "pair"},
-                    {"hardware", "h100"},
-                    {"runtime", "vllm"},
-                    {"models_left_out", QJsonArray{"llama-3.1-70b", "qwen3-32b"}},
-                    {"rows", 138},
-                    {"ttft", QJsonObject{{"median_ape", 0.5}, {"lowest_ape", 0.2}, {"highest_ape", 0.8},
-                                         {"median_ratio", 1.5}}},
-                    {"tpot", QJsonObject{{"median_ape", 0.1}, {"lowest_ape", 0.05}, {"highest_ape", 0.15},
-                                         {"median_ratio", 1.0}}}};
+    derived["profile_unseen_model_error"] = QJsonObject{
+        {"scope", "pair"},
+        {"hardware", "h100"},
+        {"runtime", "vllm"},
+        {"models_left_out", QJsonArray{"llama-3.1-70b", "qwen3-32b"}},
+        {"rows", 138},
+        {"ttft", QJsonObject{{"median_ape", 0.5}, {"lowest_ape", 0.2}, {"highest_ape", 0.8}, {"median_ratio", 1.5}}},
+        {"tpot", QJsonObject{{"median_ape", 0.1}, {"lowest_ape", 0.05}, {"highest_ape", 0.15}, {"median_ratio", 1.0}}}};
     j["derived"] = derived;
     const Configuration noted = load_report(write("noted.json"));
     QVERIFY(clean.profile_unseen_model_error.isEmpty());
-    QVERIFY(noted.profile_unseen_model_error.startsWith("on a model outside the fit's measured runs: TTFT off by a "
-                                                        "median 50% (20-80% by model, predicted/measured 1.50x)"));
+    QVERIFY(
+        noted.profile_unseen_model_error.startsWith("on a model outside the fit's measured runs: TTFT off by a "
+                                                    "median 50% (20-80% by model, predicted/measured 1.50x)"));
     QVERIFY(noted.details.contains("profile on a model outside the fit's measured runs"));
     // A bad one is named.
     derived["profile_unseen_model_error"] = QJsonObject{{"scope", "model"}};

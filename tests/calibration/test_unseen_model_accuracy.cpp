@@ -62,9 +62,9 @@ TEST_CASE("a table of models left out reads back what it wrote, and a merge repl
   UnseenModelAccuracy again = three_models();
   again.folds.pop_back();
   const nlohmann::json merged = calibration::merge_unseen_model_table(
-      calibration::parse_unseen_model_table(calibration::merge_unseen_model_table(
-                                                calibration::parse_unseen_model_table(first, "f"), b200, "second"),
-                                            "s"),
+      calibration::parse_unseen_model_table(
+          calibration::merge_unseen_model_table(calibration::parse_unseen_model_table(first, "f"), b200, "second"),
+          "s"),
       again, "third");
   CHECK(merged["schema"] == "fleetcast.unseen-model-accuracy/1");
   CHECK(merged["how"] == "third");
@@ -157,7 +157,8 @@ TEST_CASE("a fit of one model takes the folds of the same runtime's other GPUs",
   // A bad scope in a report is named.
   nlohmann::json j = calibration::to_json(*e);
   j["scope"] = "model";
-  CHECK_THROWS_WITH(calibration::parse_unseen_model_error(j, "r.json", "derived.x."), Catch::Contains("derived.x.scope"));
+  CHECK_THROWS_WITH(calibration::parse_unseen_model_error(j, "r.json", "derived.x."),
+                    Catch::Contains("derived.x.scope"));
 }
 
 TEST_CASE("the shipped table covers every shipped fit of several models, over exactly the fit's models",

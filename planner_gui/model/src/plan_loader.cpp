@@ -76,7 +76,9 @@ PlanOutcome load_plan_output(const QString& path) {
     for (const json& p : field(j, "profiles", path, "profiles", json::value_t::array)) {
       const json& caveats = field(p, "kernel_caveats", path, "profiles[].kernel_caveats", json::value_t::array);
       const PlanProfile profile{
-          text(p, "hardware"), text(p, "runtime"), text(p, "kind"),
+          text(p, "hardware"),
+          text(p, "runtime"),
+          text(p, "kind"),
           QString::fromStdString(calibration::short_list(caveats)),
           measured_error_text(p.value("measured_error", json()), path, "profiles[].measured_error"),
           unseen_model_error_text(p.value("unseen_model_error", json()), path, "profiles[].unseen_model_error")};

@@ -170,9 +170,10 @@ std::string plan_text(const nlohmann::json& out, int rows) {
             "\n";
     const nlohmann::json& unseen = p.value("unseen_model_error", nlohmann::json());
     if (unseen.is_object()) {
-      text += "    " +
-              calibration::describe(calibration::parse_unseen_model_error(unseen, "plan output", "unseen_model_error.")) +
-              "\n";
+      text +=
+          "    " +
+          calibration::describe(calibration::parse_unseen_model_error(unseen, "plan output", "unseen_model_error.")) +
+          "\n";
     }
     const std::string caveats = calibration::short_list(p["kernel_caveats"]);
     if (!caveats.empty()) text += "    outside the kernel-level figures: " + caveats + "\n";

@@ -4,8 +4,8 @@
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
-#include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/planner/grid.hpp"
 #include "fleetcast/simulator/simulation.hpp"
 #include "fleetcast/simulator/steady_state.hpp"
