@@ -78,8 +78,8 @@ nlohmann::json to_json(const UnseenModelError& e);
 nlohmann::json unseen_model_error_json(const Profile& in_use, const std::string& runtime, const std::string& model);
 UnseenModelError parse_unseen_model_error(const nlohmann::json& j, const std::string& file, const std::string& at);
 
-// "on a model outside the fit's measured runs: TTFT off by a median 33% (15-186% by model, predicted/measured 1.21x),
-// TPOT 21% (8-70%, 1.05x), 5 models of h200 vllm left out one at a time and refitted without them"
+// "on a model outside the fit's measured runs: TTFT off by a median 53% (15-193% by model, predicted/measured 1.13x),
+// TPOT 27% (9-75%, 1.16x), 5 models of h200 vllm left out one at a time and refitted without them (291 runs)"
 std::string describe(const UnseenModelError& e);
 
 }  // namespace fleetcast::calibration
