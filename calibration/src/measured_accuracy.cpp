@@ -99,12 +99,10 @@ nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> all, const std::ve
 const std::vector<PairAccuracy>& shipped_accuracy() {
   // Parsed once: every report asks.
   static const std::vector<PairAccuracy> table = [] {
-    for (const auto& e : detail::embedded_profiles()) {
-      if (std::string(e.name) == kShippedName)
-        return parse_accuracy_table(nlohmann::json::parse(e.json),
-                                    std::string("calibration/profiles/") + kShippedName + ".json");
-    }
-    return std::vector<PairAccuracy>{};
+    const char* json = detail::embedded_json(kShippedName);
+    return json ? parse_accuracy_table(nlohmann::json::parse(json),
+                                       std::string("calibration/profiles/") + kShippedName + ".json")
+                : std::vector<PairAccuracy>{};
   }();
   return table;
 }

@@ -143,12 +143,10 @@ nlohmann::json merge_unseen_model_table(std::vector<UnseenModelAccuracy> all, co
 
 const std::vector<UnseenModelAccuracy>& shipped_unseen_model_accuracy() {
   static const std::vector<UnseenModelAccuracy> table = [] {
-    for (const auto& e : detail::embedded_profiles()) {
-      if (std::string(e.name) == kShippedName)
-        return parse_unseen_model_table(nlohmann::json::parse(e.json),
-                                        std::string("calibration/profiles/") + kShippedName + ".json");
-    }
-    return std::vector<UnseenModelAccuracy>{};
+    const char* json = detail::embedded_json(kShippedName);
+    return json ? parse_unseen_model_table(nlohmann::json::parse(json),
+                                           std::string("calibration/profiles/") + kShippedName + ".json")
+                : std::vector<UnseenModelAccuracy>{};
   }();
   return table;
 }
