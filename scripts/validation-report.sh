@@ -2,7 +2,9 @@
 # Regenerates docs/VALIDATION.md: predicted against measured mean TTFT and TPOT on the silicon development set
 # (../shared/validation/silicon-dev.csv) with the shipped profiles, on the held-out rows (the fifth of the rows,
 # by id hash, that `fleetcast calibrate serving` never fits) and on all rows; and the held-out error table every
-# forecast quotes, calibration/profiles/accuracy/held-out.json.
+# forecast quotes, calibration/profiles/accuracy/held-out.json; and the table a forecast on a GPU without a fit quotes,
+# calibration/profiles/accuracy/unfitted-gpus.json (every fitted GPU's runs scored with the pick it would get without
+# its fit).
 # usage: scripts/validation-report.sh [BUILD_DIR] [JOBS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +21,8 @@ trap 'rm -rf "$tmp"' EXIT
   --accuracy "$tmp/accuracy.json" >/dev/null
 "$bin" --datasheet-profiles validate --silicon "$csv" --split held-out --summary-only -j "$jobs" \
   --accuracy "$tmp/accuracy.json" >/dev/null
+# Every row of every GPU with the profile it would take without a fit of its own (unfitted_gpu_accuracy.hpp).
+"$bin" --unfitted-profiles validate --silicon "$csv" --summary-only -j "$jobs" --accuracy "$tmp/unfitted.json" >/dev/null
 "$bin" validate --silicon "$csv" --summary-only -j "$jobs" --decompose --markdown "$tmp/all.md" --json "$tmp/all.json" \
   >/dev/null
 {
@@ -43,4 +47,6 @@ trap 'rm -rf "$tmp"' EXIT
 mv "$tmp/VALIDATION.md" "$root/docs/VALIDATION.md"
 mkdir -p "$root/calibration/profiles/accuracy"
 mv "$tmp/accuracy.json" "$root/calibration/profiles/accuracy/held-out.json"
-echo "wrote docs/VALIDATION.md and calibration/profiles/accuracy/held-out.json (rebuild to compile it in)"
+mv "$tmp/unfitted.json" "$root/calibration/profiles/accuracy/unfitted-gpus.json"
+echo "wrote docs/VALIDATION.md, calibration/profiles/accuracy/held-out.json and unfitted-gpus.json (rebuild to compile" \
+  "them in)"

@@ -14,7 +14,6 @@
 namespace fleetcast::calibration {
 namespace {
 
-constexpr const char* kSchema = "fleetcast.accuracy/1";
 constexpr const char* kShippedName = "accuracy/held-out";
 
 using detail::member;
@@ -37,6 +36,42 @@ ErrorFigures parse_error_figures(const nlohmann::json& j, const std::string& fil
 
 nlohmann::json to_json(const ErrorFigures& e) {
   return {{"median_ape", e.median_ape}, {"p90_ape", e.p90_ape}, {"median_ratio", e.median_ratio}};
+}
+
+ErrorSpread spread_of(const std::vector<const ErrorFigures*>& each) {
+  const auto median_of = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  };
+  std::vector<double> ape, ratio;
+  for (const ErrorFigures* e : each) {
+    ape.push_back(e->median_ape);
+    ratio.push_back(e->median_ratio);
+  }
+  return {median_of(ape), *std::min_element(ape.begin(), ape.end()), *std::max_element(ape.begin(), ape.end()),
+          median_of(ratio)};
+}
+
+nlohmann::json to_json(const ErrorSpread& s) {
+  return {{"median_ape", s.median_ape},
+          {"lowest_ape", s.lowest_ape},
+          {"highest_ape", s.highest_ape},
+          {"median_ratio", s.median_ratio}};
+}
+
+ErrorSpread parse_error_spread(const nlohmann::json& j, const std::string& file, const std::string& at) {
+  ErrorSpread s;
+  s.median_ape = member(j, "median_ape", file, at, &nlohmann::json::is_number).get<double>();
+  s.lowest_ape = member(j, "lowest_ape", file, at, &nlohmann::json::is_number).get<double>();
+  s.highest_ape = member(j, "highest_ape", file, at, &nlohmann::json::is_number).get<double>();
+  s.median_ratio = member(j, "median_ratio", file, at, &nlohmann::json::is_number).get<double>();
+  if (!(s.lowest_ape >= 0.0 && s.lowest_ape <= s.median_ape && s.median_ape <= s.highest_ape))
+    throw InputError(file, at + "median_ape", std::to_string(s.median_ape),
+                     "expected 0 <= lowest_ape <= median_ape <= highest_ape");
+  if (!(s.median_ratio > 0.0))
+    throw InputError(file, at + "median_ratio", std::to_string(s.median_ratio), "a ratio > 0");
+  return s;
 }
 
 std::string profile_fingerprint(const Profile& p) { return sha256_hex(to_json(p).dump()).substr(0, 16); }
@@ -69,10 +104,10 @@ PairAccuracy parse_pair_accuracy(const nlohmann::json& e, const std::string& fil
   return a;
 }
 
-std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const std::string& file) {
-  if (!j.is_object() || j.value("schema", "") != kSchema)
+std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const std::string& file, const char* schema) {
+  if (!j.is_object() || j.value("schema", "") != schema)
     throw InputError(file, "schema", j.is_object() && j.contains("schema") ? j["schema"].dump() : "",
-                     std::string("not an accuracy table (") + kSchema + ")");
+                     std::string("not an accuracy table of this kind (") + schema + ")");
   std::vector<PairAccuracy> out;
   const nlohmann::json& pairs = member(j, "pairs", file, "", &nlohmann::json::is_array);
   for (std::size_t i = 0; i < pairs.size(); ++i)
@@ -81,7 +116,7 @@ std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const st
 }
 
 nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> all, const std::vector<PairAccuracy>& fresh,
-                                    const std::string& how) {
+                                    const std::string& how, const char* schema) {
   auto key = [](const PairAccuracy& a) {
     return std::tie(a.hardware, a.runtime, a.profile_kind, a.profile_fingerprint);
   };
@@ -93,7 +128,7 @@ nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> all, const std::ve
   std::sort(all.begin(), all.end(), [&](const PairAccuracy& a, const PairAccuracy& b) { return key(a) < key(b); });
   nlohmann::json pairs = nlohmann::json::array();
   for (const PairAccuracy& a : all) pairs.push_back(to_json(a));
-  return {{"schema", kSchema}, {"how", how}, {"pairs", pairs}};
+  return {{"schema", schema}, {"how", how}, {"pairs", pairs}};
 }
 
 const std::vector<PairAccuracy>& shipped_accuracy() {

@@ -141,18 +141,24 @@ Profile select_profile(const std::vector<Profile>& candidates, const specs::Hard
   return with_runtime_host_costs(best ? *best : datasheet_profile(hardware, runtime), candidates, runtime);
 }
 
-bool datasheet_profiles_only() {
+ProfileChoice profile_choice() {
   const char* choice = std::getenv("FLEETCAST_PROFILES");
-  if (choice == nullptr || *choice == '\0' || std::string(choice) == "best") return false;
-  if (std::string(choice) == "datasheet") return true;
+  if (choice == nullptr || *choice == '\0' || std::string(choice) == "best") return ProfileChoice::best;
+  if (std::string(choice) == "datasheet") return ProfileChoice::datasheet;
+  if (std::string(choice) == "unfitted") return ProfileChoice::unfitted;
   throw InputError("environment", "FLEETCAST_PROFILES", choice,
-                   "must be \"best\" (the most specific profile: measured, then fitted, then datasheet) or "
-                   "\"datasheet\" (the profiles derived from datasheets and kernel benchmarks only)");
+                   "must be \"best\" (the most specific profile: measured, then fitted, then datasheet), "
+                   "\"datasheet\" (the profiles derived from datasheets and kernel benchmarks only) or \"unfitted\" "
+                   "(each GPU as if it had no fit of its own)");
 }
 
+bool datasheet_profiles_only() { return profile_choice() == ProfileChoice::datasheet; }
+
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime) {
-  static const std::vector<Profile> all = [] {
-    const bool datasheet_only = datasheet_profiles_only();
+  const ProfileChoice choice = profile_choice();
+  if (choice == ProfileChoice::unfitted) return profile_without_own_fit(hardware, runtime);
+  static const std::vector<Profile> all = [choice] {
+    const bool datasheet_only = choice == ProfileChoice::datasheet;
     std::vector<Profile> v = datasheet_only ? std::vector<Profile>{} : user_profiles();
     for (Profile& p : shipped_profiles()) {
       if (!datasheet_only || p.kind == "datasheet") v.push_back(std::move(p));
@@ -160,6 +166,15 @@ Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runt
     return v;
   }();
   return select_profile(all, hardware, runtime);
+}
+
+Profile profile_without_own_fit(const specs::HardwareSpec& hardware, const std::string& runtime) {
+  static const std::vector<Profile> shipped = shipped_profiles();
+  std::vector<Profile> others;
+  for (const Profile& p : shipped) {
+    if (p.hardware != hardware.name || p.kind == "datasheet") others.push_back(p);
+  }
+  return select_profile(others, hardware, runtime);
 }
 
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime, const specs::ModelSpec& model) {

@@ -55,43 +55,6 @@ LeftOutModel parse_fold(const nlohmann::json& j, const std::string& file, const 
   return f;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-UnseenModelError::Spread spread(const std::vector<const ErrorFigures*>& folds) {
-  std::vector<double> ape, ratio;
-  for (const ErrorFigures* e : folds) {
-    ape.push_back(e->median_ape);
-    ratio.push_back(e->median_ratio);
-  }
-  return {median_of(ape), *std::min_element(ape.begin(), ape.end()), *std::max_element(ape.begin(), ape.end()),
-          median_of(ratio)};
-}
-
-nlohmann::json spread_json(const UnseenModelError::Spread& s) {
-  return {{"median_ape", s.median_ape},
-          {"lowest_ape", s.lowest_ape},
-          {"highest_ape", s.highest_ape},
-          {"median_ratio", s.median_ratio}};
-}
-
-UnseenModelError::Spread parse_spread(const nlohmann::json& j, const std::string& file, const std::string& at) {
-  UnseenModelError::Spread s;
-  s.median_ape = member(j, "median_ape", file, at, &nlohmann::json::is_number).get<double>();
-  s.lowest_ape = member(j, "lowest_ape", file, at, &nlohmann::json::is_number).get<double>();
-  s.highest_ape = member(j, "highest_ape", file, at, &nlohmann::json::is_number).get<double>();
-  s.median_ratio = member(j, "median_ratio", file, at, &nlohmann::json::is_number).get<double>();
-  if (!(s.lowest_ape >= 0.0 && s.lowest_ape <= s.median_ape && s.median_ape <= s.highest_ape))
-    throw InputError(file, at + "median_ape", std::to_string(s.median_ape),
-                     "expected 0 <= lowest_ape <= median_ape <= highest_ape");
-  if (!(s.median_ratio > 0.0))
-    throw InputError(file, at + "median_ratio", std::to_string(s.median_ratio), "a ratio > 0");
-  return s;
-}
-
 }  // namespace
 
 std::vector<std::string> UnseenModelAccuracy::models() const {
@@ -187,8 +150,8 @@ std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, co
     }
   }
   if (ttft.empty()) return std::nullopt;
-  e.ttft = spread(ttft);
-  e.tpot = spread(tpot);
+  e.ttft = spread_of(ttft);
+  e.tpot = spread_of(tpot);
   return e;
 }
 
@@ -198,13 +161,9 @@ std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, co
 }
 
 nlohmann::json to_json(const UnseenModelError& e) {
-  return {{"scope", e.scope},
-          {"hardware", e.hardware},
-          {"runtime", e.runtime},
-          {"models_left_out", e.models_left_out},
-          {"rows", e.rows},
-          {"ttft", spread_json(e.ttft)},
-          {"tpot", spread_json(e.tpot)}};
+  return {
+      {"scope", e.scope}, {"hardware", e.hardware},  {"runtime", e.runtime},   {"models_left_out", e.models_left_out},
+      {"rows", e.rows},   {"ttft", to_json(e.ttft)}, {"tpot", to_json(e.tpot)}};
 }
 
 nlohmann::json unseen_model_error_json(const Profile& in_use, const std::string& runtime, const std::string& model) {
@@ -223,8 +182,8 @@ UnseenModelError parse_unseen_model_error(const nlohmann::json& j, const std::st
       strings(member(j, "models_left_out", file, at, &nlohmann::json::is_array), file, at + "models_left_out");
   if (e.models_left_out.empty()) throw InputError(file, at + "models_left_out", "[]", "at least one model left out");
   e.rows = member(j, "rows", file, at, &nlohmann::json::is_number_integer).get<int>();
-  e.ttft = parse_spread(member(j, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
-  e.tpot = parse_spread(member(j, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
+  e.ttft = parse_error_spread(member(j, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
+  e.tpot = parse_error_spread(member(j, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
   return e;
 }
 

@@ -18,6 +18,7 @@
 #include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/calibration/quality_report.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
@@ -226,6 +227,12 @@ int run_calibrate(const Args& args) {
     // And what its recipe did on models it was refitted without: a forecast of a model outside fitted_models.
     if (const auto unseen = calibration::unseen_model_error_for(profile, runtime, "")) {
       std::fprintf(stderr, "note: %s\n", calibration::describe(*unseen).c_str());
+    }
+    // And, for the pick of a GPU without a fit, how that pick did on the GPUs with measured runs.
+    if (specs::has_preset(specs::PresetKind::hardware, profile.hardware)) {
+      const specs::HardwareSpec hw = specs::hardware_preset(profile.hardware);
+      if (const auto unfitted = calibration::unfitted_gpu_error_for(hw, profile, runtime))
+        std::fprintf(stderr, "note: %s\n", calibration::describe(*unfitted).c_str());
     }
     return 0;
   }

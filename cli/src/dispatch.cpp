@@ -12,7 +12,7 @@
 namespace fleetcast::cli {
 
 std::string usage() {
-  return R"(usage: fleetcast [--datasheet-profiles] COMMAND [ARGS]
+  return R"(usage: fleetcast [--datasheet-profiles | --unfitted-profiles] COMMAND [ARGS]
 
 Forecast what an LLM inference fleet delivers for a traffic mix: TTFT, TPOT, percentiles, throughput per
 GPU and cost per million tokens, from a discrete-event simulation of the serving engine on SimGrid.
@@ -21,7 +21,8 @@ profiles: every command takes the most specific step-time profile for a (hardwar
   FLEETCAST_PROFILE_DIR, then the shipped fitted ones (calibration/profiles/serving/, fitted to measured serving
   runs), then the datasheet ones (with the host costs that carry over from the runtime's fits on other GPUs).
   --datasheet-profiles (or FLEETCAST_PROFILES=datasheet) uses the datasheet ones only, for every command and
-  its worker processes.
+  its worker processes. --unfitted-profiles (FLEETCAST_PROFILES=unfitted) gives every GPU the profile it would
+  take without a fit of its own (its datasheet one with the other GPUs' host costs): what GB200 gets today.
 
 commands:
   simulate SCENARIO [-o REPORT.json] [--timeline] [--chrome-trace TRACE.json [--trace-window START_S:END_S]]
@@ -129,7 +130,9 @@ commands:
         tpot_decomposition); and the TTFT of rows that differ only in isl into a + k x p(isl), k the prompts'
         prefill a request waits for (near 1: each prompt on its own; near the cohort's size: lockstep), a the
         rest (JSON: ttft_decomposition). --accuracy TABLE (with --split held-out) merges each (hardware, runtime)'s error
-        with the profile in use into the table forecasts quote (calibration/profiles/accuracy/held-out.json).
+        with the profile in use into the table forecasts quote (calibration/profiles/accuracy/held-out.json);
+        under --unfitted-profiles (every row) into the one forecasts on a GPU without a fit quote
+        (calibration/profiles/accuracy/unfitted-gpus.json).
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
            [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
         The same for the result files of `vllm bench serve --save-result` and SGLang's bench_serving
@@ -180,8 +183,8 @@ std::string command_help(const std::string& cmd) {
 
 int dispatch(int argc, char** argv) {
   // A global option before the command: the environment carries it to every worker process a command starts.
-  if (argc >= 2 && std::string(argv[1]) == "--datasheet-profiles") {
-    setenv("FLEETCAST_PROFILES", "datasheet", 1);
+  if (argc >= 2 && (std::string(argv[1]) == "--datasheet-profiles" || std::string(argv[1]) == "--unfitted-profiles")) {
+    setenv("FLEETCAST_PROFILES", std::string(argv[1]) == "--datasheet-profiles" ? "datasheet" : "unfitted", 1);
     ++argv;
     --argc;
   }

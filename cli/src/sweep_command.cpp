@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/planner/grid.hpp"
 #include "fleetcast/planner/pareto.hpp"
@@ -204,6 +205,13 @@ int finish(const std::optional<planner::SweepOutcome>& ranked, const fs::path& d
       std::printf("%s profile %s\n", who.c_str(),
                   calibration::describe(
                       calibration::parse_unseen_model_error(unseen, "results.jsonl", "profile_unseen_model_error."))
+                      .c_str());
+    }
+    const nlohmann::json unfitted = line.value("profile_unfitted_gpu_error", nlohmann::json());
+    if (unfitted.is_object()) {
+      std::printf("%s profile %s\n", who.c_str(),
+                  calibration::describe(
+                      calibration::parse_unfitted_gpu_error(unfitted, "results.jsonl", "profile_unfitted_gpu_error."))
                       .c_str());
     }
     const std::string caveats = calibration::short_list(line.value("profile_kernel_caveats", nlohmann::json::array()));

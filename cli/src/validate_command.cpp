@@ -199,16 +199,20 @@ std::vector<calibration::PairAccuracy> pair_accuracy(const validation::Validatio
   return out;
 }
 
+// FILE's entries (none when it is missing), read before any row runs: a bad table fails the command up front.
+std::vector<calibration::PairAccuracy> read_accuracy(const std::string& file, const char* schema) {
+  if (file.empty() || !std::filesystem::exists(file)) return {};
+  std::ifstream in(file);
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) throw InputError(file, "", "", "not JSON: an accuracy table is merged into, not replaced");
+  return calibration::parse_accuracy_table(j, file, schema);
+}
+
 // Merges this run's pairs into FILE (created when missing), written whole or not at all.
-void write_accuracy(const std::string& file, const validation::ValidationResult& r, const std::string& how) {
-  std::vector<calibration::PairAccuracy> existing;
-  if (std::filesystem::exists(file)) {
-    std::ifstream in(file);
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded()) throw InputError(file, "", "", "not JSON: an accuracy table is merged into, not replaced");
-    existing = calibration::parse_accuracy_table(j, file);  // a bad table is named before anything is written
-  }
-  write_file_atomically(file, calibration::merge_accuracy_table(existing, pair_accuracy(r), how).dump(2) + "\n");
+void write_accuracy(const std::string& file, std::vector<calibration::PairAccuracy> existing,
+                    const validation::ValidationResult& r, const std::string& how, const char* schema) {
+  write_file_atomically(
+      file, calibration::merge_accuracy_table(std::move(existing), pair_accuracy(r), how, schema).dump(2) + "\n");
 }
 
 // The group table as Markdown, for docs/ACCURACY.md.
@@ -339,11 +343,22 @@ int run_validate(const Args& args) {
       throw InputError("", "validate", a, kUsage);
     }
   }
-  if (!accuracy.empty() && (silicon.empty() || split != "held-out")) {
+  // Two tables: under the profiles in use, the held-out rows (the rest shaped the fits); under --unfitted-profiles,
+  // every row, since no GPU's own runs shaped the pick it is scored with (unfitted_gpu_accuracy.hpp).
+  const bool unfitted = calibration::profile_choice() == calibration::ProfileChoice::unfitted;
+  const char* accuracy_schema =
+      unfitted ? calibration::kUnfittedGpuAccuracySchema : calibration::kHeldOutAccuracySchema;
+  if (!accuracy.empty() && !unfitted && (silicon.empty() || split != "held-out")) {
     throw InputError("", "--accuracy", accuracy,
                      "the accuracy table holds the error on rows the fits never saw: give --silicon FILE --split "
                      "held-out");
   }
+  if (!accuracy.empty() && unfitted && (silicon.empty() || split != "all" || every > 1 || !match.empty())) {
+    throw InputError("", "--accuracy", accuracy,
+                     "under --unfitted-profiles the table holds every GPU's error over all its runs: give --silicon "
+                     "FILE and no --split, --match or --every");
+  }
+  const std::vector<calibration::PairAccuracy> existing_accuracy = read_accuracy(accuracy, accuracy_schema);
   if (silicon.empty() == bench_files.empty()) {
     throw InputError("", "validate", "", std::string("give either --silicon FILE or --bench FILE...; ") + kUsage);
   }
@@ -399,11 +414,16 @@ int run_validate(const Args& args) {
     write_file_atomically(markdown, markdown_groups(result, profiles) + markdown_decompositions(splits));
   }
   if (!accuracy.empty()) {
-    write_accuracy(accuracy, result,
-                   "fleetcast [--datasheet-profiles] validate --silicon " +
-                       std::filesystem::path(silicon).filename().string() +
-                       " --split held-out --accuracy FILE (each profile kind from a run that used it): the error on "
-                       "the rows `calibrate serving` never fits");
+    const std::string csv = std::filesystem::path(silicon).filename().string();
+    write_accuracy(accuracy, existing_accuracy, result,
+                   unfitted ? "fleetcast --unfitted-profiles validate --silicon " + csv +
+                                  " --accuracy FILE: every GPU given the profile it would take without a fit of its "
+                                  "own (its datasheet profile with the host costs of the other GPUs' fits), all its "
+                                  "runs scored"
+                            : "fleetcast [--datasheet-profiles] validate --silicon " + csv +
+                                  " --split held-out --accuracy FILE (each profile kind from a run that used it): the "
+                                  "error on the rows `calibrate serving` never fits",
+                   accuracy_schema);
   }
   if (!json_out.empty()) {
     nlohmann::json j = validation::to_json(result);

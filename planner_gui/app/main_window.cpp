@@ -286,7 +286,8 @@ void MainWindow::show_plan(const PlanOutcome& plan) {
     measured << QString("%1 %2 (%3): %4")
                     .arg(p.hardware, p.runtime, p.kind,
                          (p.measured_error.isEmpty() ? QString("no measured error on record") : p.measured_error) +
-                             (p.unseen_model_error.isEmpty() ? QString() : "; " + p.unseen_model_error))
+                             (p.unseen_model_error.isEmpty() ? QString() : "; " + p.unseen_model_error) +
+                             (p.unfitted_gpu_error.isEmpty() ? QString() : "; " + p.unfitted_gpu_error))
                     .toHtmlEscaped();
   }
   if (!measured.isEmpty())

@@ -259,6 +259,30 @@ class ModelsTest : public QObject {
     }
     QVERIFY(named);
     derived.remove("profile_unseen_model_error");
+    // On a GPU without a fit: its pick's error on the GPUs with measured runs, as the CLI words it.
+    derived["profile_unfitted_gpu_error"] = QJsonObject{
+        {"hardware", "gb200"},
+        {"runtime", "vllm"},
+        {"gpus", QJsonArray{"b200", "h100"}},
+        {"rows", 40},
+        {"ttft", QJsonObject{{"median_ape", 0.3}, {"lowest_ape", 0.2}, {"highest_ape", 0.4}, {"median_ratio", 0.9}}},
+        {"tpot", QJsonObject{{"median_ape", 0.1}, {"lowest_ape", 0.05}, {"highest_ape", 0.15}, {"median_ratio", 1.0}}}};
+    j["derived"] = derived;
+    const Configuration unfitted = load_report(write("unfitted.json"));
+    QVERIFY(clean.profile_unfitted_gpu_error.isEmpty());
+    QVERIFY(unfitted.profile_unfitted_gpu_error.startsWith(
+        "as a GPU without a fit: TTFT off by a median 30% (20-40% by GPU, predicted/measured 0.90x)"));
+    QVERIFY(unfitted.details.contains("profile as a GPU without a fit"));
+    derived["profile_unfitted_gpu_error"] = QJsonObject{{"hardware", "gb200"}};
+    j["derived"] = derived;
+    named = false;
+    try {
+      load_report(write("bad.json"));
+    } catch (const LoadError& e) {
+      named = QString(e.what()).contains("derived.profile_unfitted_gpu_error.");
+    }
+    QVERIFY(named);
+    derived.remove("profile_unfitted_gpu_error");
     j["derived"] = derived;
     QCOMPARE(noted.profile_caveats, QString("memory_efficiency 0.40 < half of 0.90"));
     QVERIFY(clean.profile_measured_error.isEmpty());

@@ -7,6 +7,7 @@
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/cost_model/cost.hpp"
 #include "fleetcast/cost_model/fleet_cost.hpp"
@@ -24,7 +25,6 @@
 
 namespace fleetcast::simulator {
 namespace {
-
 
 nlohmann::json memory_json(const MemoryPlan& m) {
   return {{"hbm_gb_per_gpu", m.hbm_bytes / 1e9},
@@ -92,9 +92,8 @@ void describe_traffic(const specs::WorkloadSpec& w, const WorkloadPlan& plan, tr
 // at a request's remaining output included). Analytic: the same without that cap.
 nlohmann::json speculative_json(const specs::SpeculativeSpec& spec, const WindowTotals& w) {
   const double n = spec.num_draft_tokens;
-  const double measured = w.decode_sequence_steps > 0
-                              ? static_cast<double>(w.decode_output_tokens) / w.decode_sequence_steps
-                              : NAN;
+  const double measured =
+      w.decode_sequence_steps > 0 ? static_cast<double>(w.decode_output_tokens) / w.decode_sequence_steps : NAN;
   nlohmann::json rates = nlohmann::json::array();
   for (int i = 0; i < spec.num_draft_tokens; ++i) rates.push_back(spec.rate(i));
   return {{"method", specs::to_string(spec.method)},
@@ -232,8 +231,8 @@ nlohmann::json build_report(const ReportInputs& in) {
 
   nlohmann::json queue_by_window = nlohmann::json::array();
   for (int i = 0; i < detail::kQueueWindows; ++i) {
-    queue_by_window.push_back(
-        stats::number_or_null(m.queue_by_window_count[i] > 0 ? 1e3 * m.queue_by_window_sum[i] / m.queue_by_window_count[i] : NAN));
+    queue_by_window.push_back(stats::number_or_null(
+        m.queue_by_window_count[i] > 0 ? 1e3 * m.queue_by_window_sum[i] / m.queue_by_window_count[i] : NAN));
   }
 
   nlohmann::json metrics = detail::request_figures_json(m, window_s);
@@ -308,7 +307,10 @@ nlohmann::json build_report(const ReportInputs& in) {
         {"profile_measured_error", calibration::measured_error_json(*in.profile, d.runtime)},
         // For a model outside the runs that fit was made on: how wrong its recipe was on each model it was refitted
         // without (unseen_model_accuracy.hpp); null for a model the fit saw, or a profile that is not a shipped fit.
-        {"profile_unseen_model_error", calibration::unseen_model_error_json(*in.profile, d.runtime, s.model.name)}}},
+        {"profile_unseen_model_error", calibration::unseen_model_error_json(*in.profile, d.runtime, s.model.name)},
+        // On a GPU without a fit (GB200, GB300): how wrong that same pick was on the GPUs with measured runs, each
+        // given it instead of its own fit (unfitted_gpu_accuracy.hpp); null for any other profile.
+        {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, *in.profile, d.runtime)}}},
       {"measurement",
        {{"window_start_s", rec.window_start_s()},
         {"window_end_s", rec.window_end_s()},

@@ -4,6 +4,7 @@
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/simulator/report.hpp"
 
@@ -76,8 +77,8 @@ std::string format_summary(const nlohmann::json& r) {
                                           num(m["ttft_ms"]["p99"])));
   out += line("TPOT mean / p95", fmt("%.2f / %.2f ms", num(m["tpot_ms"]["mean"]), num(m["tpot_ms"]["p95"])));
   out += line("ITL p50 / p99", fmt("%.2f / %.2f ms", num(m["itl_ms"]["p50"]), num(m["itl_ms"]["p99"])));
-  out += line("end-to-end p50 / p95", fmt("%.0f / %.0f ms", num(m["e2e_latency_ms"]["p50"]),
-                                          num(m["e2e_latency_ms"]["p95"])));
+  out += line("end-to-end p50 / p95",
+              fmt("%.0f / %.0f ms", num(m["e2e_latency_ms"]["p50"]), num(m["e2e_latency_ms"]["p95"])));
   out += line("queue time mean", fmt("%.1f ms", num(m["queue_time_ms"]["mean"])));
   out += line("tokens/s per user", fmt("%.1f", num(m["tokens_per_s_per_user"]["mean"])));
   if (m.contains("speculative")) {
@@ -89,8 +90,8 @@ std::string format_summary(const nlohmann::json& r) {
   out += line("goodput (within SLOs)", fmt("%.2f req/s, %.1f %% of requests", num(m["goodput_requests_per_s"]),
                                            100.0 * num(m["slo_attainment"])));
   if (m["by_class"].size() > 1) out += class_lines(m["by_class"]);
-  out += line("throughput per GPU (in / out)", fmt("%.0f / %.0f tokens/s", num(t["input_tokens_per_s_per_gpu"]),
-                                                   num(t["output_tokens_per_s_per_gpu"])));
+  out += line("throughput per GPU (in / out)",
+              fmt("%.0f / %.0f tokens/s", num(t["input_tokens_per_s_per_gpu"]), num(t["output_tokens_per_s_per_gpu"])));
   out += line("KV cache used (mean)", fmt("%.1f %%", 100.0 * num(m["kv_cache_used_share"]["mean"])));
   out += line("GPU busy", fmt("%.1f %%", 100.0 * num(m["gpu_busy_share"])));
   out += line("cost per hour", fmt("$%.2f", num(c["usd_per_hour"])));
@@ -102,9 +103,10 @@ std::string format_summary(const nlohmann::json& r) {
   const std::string pair = d["profile"]["hardware"].get<std::string>() + " " +
                            r["scenario"]["deployment"].value("runtime", std::string("vllm"));
   if (measured.is_object()) {
-    out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") measured on " + pair + ": " +
-           calibration::describe(calibration::parse_pair_accuracy(measured, "report", "derived.profile_measured_error.")) +
-           "\n";
+    out +=
+        "  profile (" + d["profile"]["kind"].get<std::string>() + ") measured on " + pair + ": " +
+        calibration::describe(calibration::parse_pair_accuracy(measured, "report", "derived.profile_measured_error.")) +
+        "\n";
   } else {
     out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") has no measured error on record for " + pair +
            " (no held-out measured runs of it)\n";
@@ -114,6 +116,13 @@ std::string format_summary(const nlohmann::json& r) {
     out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") " +
            calibration::describe(
                calibration::parse_unseen_model_error(unseen, "report", "derived.profile_unseen_model_error.")) +
+           "\n";
+  }
+  const nlohmann::json unfitted = d.value("profile_unfitted_gpu_error", nlohmann::json());
+  if (unfitted.is_object()) {
+    out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") " +
+           calibration::describe(
+               calibration::parse_unfitted_gpu_error(unfitted, "report", "derived.profile_unfitted_gpu_error.")) +
            "\n";
   }
   const std::string caveats = calibration::short_list(d.value("profile_kernel_caveats", nlohmann::json::array()));

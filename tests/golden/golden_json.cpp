@@ -27,10 +27,12 @@ nlohmann::json read_json(const std::string& path) {
 nlohmann::json trim(nlohmann::json report) {
   for (const char* key : kVolatile) report.erase(key);
   // The errors on record for the report's profile (calibration/profiles/accuracy/held-out.json and
-  // unseen-models.json): data about the validation set, rewritten with it, not an output of the model under test.
+  // unseen-models.json, unfitted-gpus.json): data about the validation set, rewritten with it, not an output of the
+  // model under test.
   if (report.contains("derived") && report["derived"].is_object()) {
     report["derived"].erase("profile_measured_error");
     report["derived"].erase("profile_unseen_model_error");
+    report["derived"].erase("profile_unfitted_gpu_error");
   }
   return report;
 }

@@ -10,6 +10,7 @@
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/serving_results.hpp"
@@ -111,7 +112,8 @@ QString measured_line(const QString& measured) {
   return measured.isEmpty() ? QString() : "\nprofile measured: " + measured;
 }
 
-QString unseen_line(const QString& unseen) { return unseen.isEmpty() ? QString() : "\nprofile " + unseen; }
+// An unseen-model or unfitted-GPU line: each describe()s itself after "profile ".
+QString profile_line(const QString& text) { return text.isEmpty() ? QString() : "\nprofile " + text; }
 
 QString caveats_line(const QString& caveats) {
   return caveats.isEmpty() ? QString() : "\nprofile outside the kernel-level figures: " + caveats;
@@ -134,6 +136,16 @@ QString unseen_model_error_text(const json& unseen, const QString& path, const s
   try {
     return QString::fromStdString(
         calibration::describe(calibration::parse_unseen_model_error(unseen, path.toStdString(), field + ".")));
+  } catch (const InputError& e) {
+    throw LoadError(e.what());
+  }
+}
+
+QString unfitted_gpu_error_text(const json& unfitted, const QString& path, const std::string& field) {
+  if (!unfitted.is_object()) return {};
+  try {
+    return QString::fromStdString(
+        calibration::describe(calibration::parse_unfitted_gpu_error(unfitted, path.toStdString(), field + ".")));
   } catch (const InputError& e) {
     throw LoadError(e.what());
   }
@@ -168,10 +180,12 @@ Configuration load_report(const QString& path) {
         measured_error_text(derived.value("profile_measured_error", json()), path, "derived.profile_measured_error");
     c.profile_unseen_model_error = unseen_model_error_text(derived.value("profile_unseen_model_error", json()), path,
                                                            "derived.profile_unseen_model_error");
+    c.profile_unfitted_gpu_error = unfitted_gpu_error_text(derived.value("profile_unfitted_gpu_error", json()), path,
+                                                           "derived.profile_unfitted_gpu_error");
   }
   c.details = QString::fromStdString(scenario_name) + "\n" + layout_text(c.record) +
-              measured_line(c.profile_measured_error) + unseen_line(c.profile_unseen_model_error) +
-              caveats_line(c.profile_caveats);
+              measured_line(c.profile_measured_error) + profile_line(c.profile_unseen_model_error) +
+              profile_line(c.profile_unfitted_gpu_error) + caveats_line(c.profile_caveats);
   return c;
 }
 
@@ -207,8 +221,11 @@ QVector<Configuration> load_sweep_results(const QString& path) {
           measured_error_text(j.value("profile_measured_error", json()), where, "profile_measured_error");
       c.profile_unseen_model_error =
           unseen_model_error_text(j.value("profile_unseen_model_error", json()), where, "profile_unseen_model_error");
+      c.profile_unfitted_gpu_error =
+          unfitted_gpu_error_text(j.value("profile_unfitted_gpu_error", json()), where, "profile_unfitted_gpu_error");
       c.details = parameters + "\n" + layout_text(c.record) + measured_line(c.profile_measured_error) +
-                  unseen_line(c.profile_unseen_model_error) + caveats_line(c.profile_caveats);
+                  profile_line(c.profile_unseen_model_error) + profile_line(c.profile_unfitted_gpu_error) +
+                  caveats_line(c.profile_caveats);
     }
     out.push_back(std::move(c));
   }

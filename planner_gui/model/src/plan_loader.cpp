@@ -81,7 +81,8 @@ PlanOutcome load_plan_output(const QString& path) {
           text(p, "kind"),
           QString::fromStdString(calibration::short_list(caveats)),
           measured_error_text(p.value("measured_error", json()), path, "profiles[].measured_error"),
-          unseen_model_error_text(p.value("unseen_model_error", json()), path, "profiles[].unseen_model_error")};
+          unseen_model_error_text(p.value("unseen_model_error", json()), path, "profiles[].unseen_model_error"),
+          unfitted_gpu_error_text(p.value("unfitted_gpu_error", json()), path, "profiles[].unfitted_gpu_error")};
       caveats_of.insert(profile.hardware, profile.caveats);
       out.profiles.push_back(profile);
     }

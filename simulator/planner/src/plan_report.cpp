@@ -9,6 +9,7 @@
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/specs/presets.hpp"
 
@@ -60,7 +61,8 @@ nlohmann::json profiles_json(const specs::PlanSpec& plan) {
          {"kernel_caveats", calibration::to_json(calibration::kernel_caveats(
                                 profile, calibration::datasheet_profile_for(hw, plan.runtime)))},
          {"measured_error", calibration::measured_error_json(profile, plan.runtime)},
-         {"unseen_model_error", calibration::unseen_model_error_json(profile, plan.runtime, plan.model_spec.name)}});
+         {"unseen_model_error", calibration::unseen_model_error_json(profile, plan.runtime, plan.model_spec.name)},
+         {"unfitted_gpu_error", calibration::unfitted_gpu_error_json(hw, profile, plan.runtime)}});
   }
   return out;
 }
@@ -173,6 +175,13 @@ std::string plan_text(const nlohmann::json& out, int rows) {
       text +=
           "    " +
           calibration::describe(calibration::parse_unseen_model_error(unseen, "plan output", "unseen_model_error.")) +
+          "\n";
+    }
+    const nlohmann::json& unfitted = p.value("unfitted_gpu_error", nlohmann::json());
+    if (unfitted.is_object()) {
+      text +=
+          "    " +
+          calibration::describe(calibration::parse_unfitted_gpu_error(unfitted, "plan output", "unfitted_gpu_error.")) +
           "\n";
     }
     const std::string caveats = calibration::short_list(p["kernel_caveats"]);

@@ -5,6 +5,7 @@
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/planner/grid.hpp"
 #include "fleetcast/simulator/simulation.hpp"
@@ -67,7 +68,8 @@ nlohmann::json grid_point(const nlohmann::json& scenario_json, const nlohmann::j
           {"input_tokens_per_s_per_gpu", report.at("metrics").at("throughput").at("input_tokens_per_s_per_gpu")},
           {"profile_kernel_caveats", report.at("derived").at("profile_kernel_caveats")},
           {"profile_measured_error", report.at("derived").at("profile_measured_error")},
-          {"profile_unseen_model_error", report.at("derived").at("profile_unseen_model_error")}};
+          {"profile_unseen_model_error", report.at("derived").at("profile_unseen_model_error")},
+          {"profile_unfitted_gpu_error", report.at("derived").at("profile_unfitted_gpu_error")}};
 }
 
 specs::ScenarioSpec with_mtp(const specs::ScenarioSpec& s, int next_n, double acceptance, const std::string& file) {
@@ -106,7 +108,8 @@ nlohmann::json decode_point_line(const specs::ScenarioSpec& s, int requests_per_
             {"output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu}}},
           {"profile_kernel_caveats", caveats_json(d, profile)},
           {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)},
-          {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)}};
+          {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)},
+          {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, profile, d.runtime)}};
 }
 
 nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_rank, int prompt_tokens) {
@@ -136,7 +139,8 @@ nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_r
             {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}}},
           {"profile_kernel_caveats", caveats_json(d, profile)},
           {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)},
-          {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)}};
+          {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)},
+          {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, profile, d.runtime)}};
 }
 
 }  // namespace fleetcast::planner

@@ -30,6 +30,17 @@ struct ErrorFigures {
 nlohmann::json to_json(const ErrorFigures& e);
 ErrorFigures parse_error_figures(const nlohmann::json& j, const std::string& file, const std::string& where);
 
+// Over several measurements' ErrorFigures (models left out of a fit, GPUs scored without theirs): the median, lowest
+// and highest of their median APE, and the median of their median predicted / measured.
+struct ErrorSpread {
+  double median_ape = 0.0, lowest_ape = 0.0, highest_ape = 0.0, median_ratio = 0.0;
+};
+// Of at least one measurement.
+ErrorSpread spread_of(const std::vector<const ErrorFigures*>& each);
+nlohmann::json to_json(const ErrorSpread& s);
+// Strict: every figure, 0 <= lowest <= median <= highest, ratio > 0; an InputError names `file` and `at`'s field.
+ErrorSpread parse_error_spread(const nlohmann::json& j, const std::string& file, const std::string& at);
+
 struct PairAccuracy {
   std::string hardware;             // preset name: "h100"
   std::string runtime;              // "vllm", "sglang", "trtllm"
@@ -46,14 +57,20 @@ std::string profile_fingerprint(const Profile& p);
 nlohmann::json to_json(const PairAccuracy& a);
 // One entry as to_json writes it; an InputError names `file` and the field (prefixed by `at`) otherwise.
 PairAccuracy parse_pair_accuracy(const nlohmann::json& j, const std::string& file, const std::string& at = "");
-// Strict: schema fleetcast.accuracy/1, every field present and of its type, errors in [0, inf), ratios > 0; an
-// InputError names `file` and the field otherwise.
-std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const std::string& file);
+// The two tables of such entries: held-out rows of the profiles in use (this header), and fitted GPUs' runs scored
+// with the pick a GPU without a fit gets (unfitted_gpu_accuracy.hpp).
+inline constexpr const char* kHeldOutAccuracySchema = "fleetcast.accuracy/1";
+inline constexpr const char* kUnfittedGpuAccuracySchema = "fleetcast.unfitted-gpu-accuracy/1";
+
+// Strict: that schema, every field present and of its type, errors in [0, inf), ratios > 0; an InputError names
+// `file` and the field otherwise.
+std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const std::string& file,
+                                               const char* schema = kHeldOutAccuracySchema);
 
 // A table of `existing` (parse_accuracy_table's, or none) with `fresh` in it: an entry for the same profile
 // (hardware, runtime, kind and fingerprint) is replaced, the others kept; sorted by those; `how` is the table's note.
 nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> existing, const std::vector<PairAccuracy>& fresh,
-                                    const std::string& how);
+                                    const std::string& how, const char* schema = kHeldOutAccuracySchema);
 
 // The shipped table's entry for exactly this profile serving `runtime` (same hardware, runtime and fingerprint), or
 // none.

@@ -35,17 +35,29 @@ std::vector<Profile> user_profiles();
 Profile select_profile(const std::vector<Profile>& candidates, const specs::HardwareSpec& hardware,
                        const std::string& runtime);
 
-// True when the environment asks for the datasheet profiles only: FLEETCAST_PROFILES=datasheet (the CLI's
-// --datasheet-profiles sets it). "best" or unset: false. Any other value is an InputError naming it.
+// Which profiles the environment asks for (FLEETCAST_PROFILES): "best" or unset, the most specific one; "datasheet"
+// (the CLI's --datasheet-profiles), the datasheet profiles only; "unfitted" (--unfitted-profiles), each GPU the
+// profile it would get with no fit or measured profile of its own, so a fitted GPU's measured runs say how a GPU
+// without a fit fares (unfitted_gpu_accuracy.hpp). Any other value is an InputError naming it.
+enum class ProfileChoice { best, datasheet, unfitted };
+ProfileChoice profile_choice();
+// profile_choice() == ProfileChoice::datasheet.
 bool datasheet_profiles_only();
 
 // select_profile over the user's profiles (FLEETCAST_PROFILE_DIR, first: they win ties) then the shipped ones,
 // so a shipped fitted (hardware, runtime) profile is the default. Under FLEETCAST_PROFILES=datasheet, over the
-// shipped datasheet profiles only (for figures that must not move when a fit is refreshed). Read once per process.
+// shipped datasheet profiles only (for figures that must not move when a fit is refreshed); under
+// FLEETCAST_PROFILES=unfitted, profile_without_own_fit. Read once per process.
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime);
 // The same, as `model` uses it: a dense model on a fit made on MoE models alone takes the datasheet GEMM and
 // attention rates (model_scope.hpp). What every simulation, step and plan of a model asks for.
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime, const specs::ModelSpec& model);
+
+// What `hardware` would take under `runtime` with no fit or measured profile of its own: select_profile over the
+// shipped profiles less that GPU's own fitted and measured ones, i.e. its datasheet profile with the host costs the
+// other GPUs' fits of the runtime carry. What a GPU without a fit (GB200, GB300) gets by default, and what a fitted
+// GPU's runs are scored with to measure that pick.
+Profile profile_without_own_fit(const specs::HardwareSpec& hardware, const std::string& runtime);
 
 // The datasheet profile shipped for `hardware` (calibration/profiles/<hardware>.json), or the one computed from its
 // spec where none ships: the kernel-level figures a fit is held against (kernel_caveats.hpp, calibrate serving).

@@ -56,12 +56,8 @@ struct UnseenModelError {
   std::string hardware, runtime;
   std::vector<std::string> models_left_out;  // "h200 llama-3.1-70b" under scope "runtime"
   int rows = 0;                              // runs scored over all the folds
-  // Over the folds, of each fold's median APE: the median, the lowest and the highest; and the median of the folds'
-  // median predicted / measured.
-  struct Spread {
-    double median_ape = 0.0, lowest_ape = 0.0, highest_ape = 0.0, median_ratio = 0.0;
-  };
-  Spread ttft, tpot;
+  // Over the folds (measured_accuracy.hpp's ErrorSpread).
+  ErrorSpread ttft, tpot;
 };
 
 // The figures a forecast of `model` (a preset name) made with `in_use` under `runtime` carries: none when `in_use` is

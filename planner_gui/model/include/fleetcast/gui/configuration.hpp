@@ -54,6 +54,9 @@ struct Configuration {
   // without (calibration/unseen_model_accuracy.hpp), one line; empty where it does not apply or the source does not
   // say.
   QString profile_unseen_model_error;
+  // On a GPU without a fit: how wrong that pick was on the GPUs with measured runs, each given it instead of its own
+  // fit (calibration/unfitted_gpu_accuracy.hpp), one line; empty where it does not apply or the source does not say.
+  QString profile_unfitted_gpu_error;
   traces::BenchmarkRecord record;  // the benchmark record (measured: the fields the measurement gives)
   CostFigures cost;
   LatencyQuantiles ttft, tpot, e2e;  // reports only

@@ -27,6 +27,8 @@ class LoadError : public std::runtime_error {
 QString measured_error_text(const nlohmann::json& measured, const QString& path, const std::string& field);
 // The error on models left out of a fit (calibration/unseen_model_accuracy.hpp) as the CLI words it; "" for null.
 QString unseen_model_error_text(const nlohmann::json& unseen, const QString& path, const std::string& field);
+// The error of a GPU-without-a-fit pick on fitted GPUs (calibration/unfitted_gpu_accuracy.hpp); "" for null.
+QString unfitted_gpu_error_text(const nlohmann::json& unfitted, const QString& path, const std::string& field);
 
 Configuration load_report(const QString& path);
 // Failed points are kept (with `error` set and NaN figures) so the table can show them.

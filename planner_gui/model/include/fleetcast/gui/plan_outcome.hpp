@@ -33,6 +33,7 @@ struct PlanProfile {
   QString caveats;                  // its figures outside the kernel-level ones, one short line ("" for none)
   QString measured_error;           // the error it showed on held-out measured runs, one line ("" for none on record)
   QString unseen_model_error;       // for a model outside its fit's runs: the error on models left out ("" for none)
+  QString unfitted_gpu_error;       // for a GPU without a fit: its pick's error on fitted GPUs' runs ("" for none)
 };
 
 // The rejected configurations of one reason and stage ("pruned" by the analytic bounds before simulating, or

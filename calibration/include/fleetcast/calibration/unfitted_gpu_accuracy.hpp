@@ -1,0 +1,52 @@
+#pragma once
+// How wrong a forecast on a GPU without a fit of its own is: GB200 and GB300 today, or a user's own hardware spec.
+// Such a GPU takes its datasheet profile with the host costs its runtime's fits on other GPUs carry
+// (profile_store.hpp, profile_without_own_fit), and its held-out error is on record nowhere. The nearest measurement:
+// give every GPU with measured runs that very pick, its own fit left out, and score all its runs, none of which
+// shaped the pick (`fleetcast --unfitted-profiles validate --silicon FILE --accuracy FILE`, full simulations). The
+// table is calibration/profiles/accuracy/unfitted-gpus.json (schema fleetcast.unfitted-gpu-accuracy/1, entries as
+// measured_accuracy.hpp's), compiled in; a forecast made with such a pick carries the spread over those GPUs
+// (docs/ACCURACY.md, "What a forecast on a GPU without a fit can expect").
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/specs/hardware.hpp"
+
+namespace fleetcast::calibration {
+
+// The shipped table, one entry per (GPU, runtime) scored with the pick it would get without its fit.
+const std::vector<PairAccuracy>& shipped_unfitted_gpu_accuracy();
+
+struct UnfittedGpuError {
+  std::string hardware, runtime;  // the forecast's
+  std::vector<std::string> gpus;  // the GPUs whose runs were scored with their pick, sorted
+  int rows = 0;                   // runs scored over them
+  ErrorSpread ttft, tpot;         // over those GPUs, of each one's median APE
+};
+
+// The figures a forecast made with `in_use` on `hardware` under `runtime` carries: none unless `in_use` is exactly the
+// pick a GPU without a fit gets (profile_without_own_fit; not a fit, a user's profile, or a datasheet profile without
+// the carried host costs as --datasheet-profiles gives it). Of `table`, the entries of `runtime` whose fingerprint is
+// still their GPU's pick count: a refit that moves the carried host costs, or a changed datasheet profile, leaves an
+// entry stale and unused until the table is written again.
+std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec& hardware, const Profile& in_use,
+                                                       const std::string& runtime,
+                                                       const std::vector<PairAccuracy>& table);
+std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec& hardware, const Profile& in_use,
+                                                       const std::string& runtime);
+// As to_json writes it, or null: the form reports carry (derived.profile_unfitted_gpu_error).
+nlohmann::json to_json(const UnfittedGpuError& e);
+nlohmann::json unfitted_gpu_error_json(const specs::HardwareSpec& hardware, const Profile& in_use,
+                                       const std::string& runtime);
+UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::string& file, const std::string& at);
+
+// "as a GPU without a fit: TTFT off by a median 31% (17-54% by GPU, predicted/measured 0.93x), TPOT 16% (11-18%,
+// 0.85x) on the measured runs of b200, b300, h100, h200 vllm, each given this pick instead of its own fit (1144 runs)"
+std::string describe(const UnfittedGpuError& e);
+
+}  // namespace fleetcast::calibration

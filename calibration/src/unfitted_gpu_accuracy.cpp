@@ -1,0 +1,112 @@
+// The table of fitted GPUs scored with the pick a GPU without a fit gets (unfitted_gpu_accuracy.hpp).
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "embedded_profiles.hpp"
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/presets.hpp"
+#include "json_member.hpp"
+
+namespace fleetcast::calibration {
+namespace {
+
+constexpr const char* kShippedName = "accuracy/unfitted-gpus";
+
+using detail::member;
+
+// Whether `entry` scored the pick its GPU would get today: its GPU a preset, and the fingerprints equal.
+bool still_the_pick(const PairAccuracy& entry) {
+  try {
+    const Profile pick = profile_without_own_fit(specs::hardware_preset(entry.hardware), entry.runtime);
+    return pick.kind == entry.profile_kind && profile_fingerprint(pick) == entry.profile_fingerprint;
+  } catch (const InputError&) {
+    return false;  // a GPU no longer among the presets
+  }
+}
+
+}  // namespace
+
+const std::vector<PairAccuracy>& shipped_unfitted_gpu_accuracy() {
+  static const std::vector<PairAccuracy> table = [] {
+    const char* json = detail::embedded_json(kShippedName);
+    return json ? parse_accuracy_table(nlohmann::json::parse(json),
+                                       std::string("calibration/profiles/") + kShippedName + ".json",
+                                       kUnfittedGpuAccuracySchema)
+                : std::vector<PairAccuracy>{};
+  }();
+  return table;
+}
+
+std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec& hardware, const Profile& in_use,
+                                                       const std::string& runtime,
+                                                       const std::vector<PairAccuracy>& table) {
+  if (in_use.kind != "datasheet") return std::nullopt;
+  if (profile_fingerprint(in_use) != profile_fingerprint(profile_without_own_fit(hardware, runtime)))
+    return std::nullopt;
+  UnfittedGpuError e;
+  e.hardware = in_use.hardware;
+  e.runtime = runtime;
+  std::vector<const ErrorFigures*> ttft, tpot;
+  for (const PairAccuracy& a : table) {
+    if (a.runtime != runtime || !still_the_pick(a)) continue;
+    e.gpus.push_back(a.hardware);
+    e.rows += a.rows;
+    ttft.push_back(&a.ttft);
+    tpot.push_back(&a.tpot);
+  }
+  if (ttft.empty()) return std::nullopt;
+  std::sort(e.gpus.begin(), e.gpus.end());
+  e.ttft = spread_of(ttft);
+  e.tpot = spread_of(tpot);
+  return e;
+}
+
+std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec& hardware, const Profile& in_use,
+                                                       const std::string& runtime) {
+  return unfitted_gpu_error_for(hardware, in_use, runtime, shipped_unfitted_gpu_accuracy());
+}
+
+nlohmann::json to_json(const UnfittedGpuError& e) {
+  return {{"hardware", e.hardware}, {"runtime", e.runtime},    {"gpus", e.gpus},
+          {"rows", e.rows},         {"ttft", to_json(e.ttft)}, {"tpot", to_json(e.tpot)}};
+}
+
+nlohmann::json unfitted_gpu_error_json(const specs::HardwareSpec& hardware, const Profile& in_use,
+                                       const std::string& runtime) {
+  const auto e = unfitted_gpu_error_for(hardware, in_use, runtime);
+  return e ? to_json(*e) : nlohmann::json(nullptr);
+}
+
+UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::string& file, const std::string& at) {
+  UnfittedGpuError e;
+  e.hardware = member(j, "hardware", file, at, &nlohmann::json::is_string).get<std::string>();
+  e.runtime = member(j, "runtime", file, at, &nlohmann::json::is_string).get<std::string>();
+  for (const auto& g : member(j, "gpus", file, at, &nlohmann::json::is_array)) {
+    if (!g.is_string()) throw InputError(file, at + "gpus", g.dump(), "GPU names are strings");
+    e.gpus.push_back(g.get<std::string>());
+  }
+  if (e.gpus.empty()) throw InputError(file, at + "gpus", "[]", "at least one GPU scored");
+  e.rows = member(j, "rows", file, at, &nlohmann::json::is_number_integer).get<int>();
+  if (e.rows < 1) throw InputError(file, at + "rows", std::to_string(e.rows), "at least one run scored");
+  e.ttft = parse_error_spread(member(j, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
+  e.tpot = parse_error_spread(member(j, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
+  return e;
+}
+
+std::string describe(const UnfittedGpuError& e) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "as a GPU without a fit: TTFT off by a median %.0f%% (%.0f-%.0f%% by GPU, predicted/measured %.2fx), "
+                "TPOT %.0f%% (%.0f-%.0f%%, %.2fx) on the measured runs of ",
+                100.0 * e.ttft.median_ape, 100.0 * e.ttft.lowest_ape, 100.0 * e.ttft.highest_ape, e.ttft.median_ratio,
+                100.0 * e.tpot.median_ape, 100.0 * e.tpot.lowest_ape, 100.0 * e.tpot.highest_ape, e.tpot.median_ratio);
+  std::string gpus;
+  for (const std::string& g : e.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
+  return std::string(buf) + gpus + " " + e.runtime + ", each given this pick instead of its own fit (" +
+         std::to_string(e.rows) + " runs)";
+}
+
+}  // namespace fleetcast::calibration

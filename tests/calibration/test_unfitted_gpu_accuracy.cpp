@@ -1,0 +1,164 @@
+// The pick of a GPU without a fit and the table of fitted GPUs scored with it (profile_store.hpp,
+// unfitted_gpu_accuracy.hpp): what the pick holds, which forecasts carry the table's spread and which do not, bad
+// figures named by field, and the shipped table in step with the shipped fits.
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/presets.hpp"
+
+using namespace fleetcast;
+using calibration::PairAccuracy;
+
+namespace {
+
+// An entry for `hw` under `runtime` scored with the pick it gets today (or, `stale`, with some other profile).
+PairAccuracy entry(const std::string& hw, const std::string& runtime, double ttft_ape, double tpot_ape,
+                   double ttft_ratio, int rows, bool stale = false) {
+  const calibration::Profile pick = calibration::profile_without_own_fit(specs::hardware_preset(hw), runtime);
+  return {hw,
+          runtime,
+          pick.kind,
+          stale ? std::string("0123456789abcdef") : calibration::profile_fingerprint(pick),
+          rows,
+          {"llama-3.1-70b"},
+          {ttft_ape, 2 * ttft_ape, ttft_ratio},
+          {tpot_ape, 2 * tpot_ape, 1.0}};
+}
+
+const calibration::Profile* shipped_fit(const std::string& hw, const std::string& runtime) {
+  static const std::vector<calibration::Profile> shipped = calibration::shipped_profiles();
+  for (const auto& p : shipped) {
+    if (p.hardware == hw && p.runtime == runtime && p.kind == "fitted") return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a fitted GPU's pick without its fit is its datasheet profile with the other GPUs' host costs",
+          "[calibration][accuracy]") {
+  const specs::HardwareSpec h100 = specs::hardware_preset("h100");
+  const calibration::Profile pick = calibration::profile_without_own_fit(h100, "vllm");
+  CHECK(pick.kind == "datasheet");
+  CHECK(pick.hardware == "h100");
+  // vLLM's front-end time is the median of the other three GPUs' fits (b200, b300, h200), not h100's own.
+  std::vector<double> others;
+  for (const char* hw : {"b200", "b300", "h200"}) {
+    REQUIRE(shipped_fit(hw, "vllm") != nullptr);
+    others.push_back(shipped_fit(hw, "vllm")->request_overhead_s);
+  }
+  std::sort(others.begin(), others.end());
+  CHECK(pick.request_overhead_s == others[1]);
+  REQUIRE(shipped_fit("h100", "vllm") != nullptr);
+  CHECK(pick.request_overhead_s != shipped_fit("h100", "vllm")->request_overhead_s);
+  // Everything on the GPU side is the datasheet's.
+  const calibration::Profile datasheet = calibration::datasheet_profile_for(h100, "vllm");
+  CHECK(pick.matmul_efficiency == datasheet.matmul_efficiency);
+  CHECK(pick.memory_efficiency == datasheet.memory_efficiency);
+  // TensorRT-LLM carries no host cost: its pick is the datasheet profile exactly.
+  CHECK(calibration::profile_fingerprint(calibration::profile_without_own_fit(h100, "trtllm")) ==
+        calibration::profile_fingerprint(calibration::datasheet_profile_for(h100, "trtllm")));
+  // A GPU without a fit gets the same pick by default.
+  const specs::HardwareSpec gb200 = specs::hardware_preset("gb200");
+  CHECK(calibration::profile_fingerprint(calibration::profile_for(gb200, "vllm")) ==
+        calibration::profile_fingerprint(calibration::profile_without_own_fit(gb200, "vllm")));
+}
+
+TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the GPUs scored with theirs",
+          "[calibration][accuracy]") {
+  const specs::HardwareSpec gb200 = specs::hardware_preset("gb200");
+  const calibration::Profile pick = calibration::profile_for(gb200, "vllm");
+  const std::vector<PairAccuracy> table = {
+      entry("h200", "vllm", 0.5, 0.25, 1.6, 30), entry("h100", "vllm", 0.1, 0.05, 0.9, 10),
+      entry("b200", "vllm", 0.3, 0.15, 1.2, 20),
+      entry("b300", "vllm", 0.9, 0.9, 3.0, 99, true),  // stale: scored with another profile
+      entry("h100", "sglang", 0.9, 0.9, 3.0, 99)};     // another runtime
+  const auto e = calibration::unfitted_gpu_error_for(gb200, pick, "vllm", table);
+  REQUIRE(e);
+  CHECK(e->hardware == "gb200");
+  CHECK(e->gpus == std::vector<std::string>{"b200", "h100", "h200"});
+  CHECK(e->rows == 60);
+  CHECK(e->ttft.median_ape == Approx(0.3));
+  CHECK(e->ttft.lowest_ape == Approx(0.1));
+  CHECK(e->ttft.highest_ape == Approx(0.5));
+  CHECK(e->ttft.median_ratio == Approx(1.2));
+  CHECK(e->tpot.median_ape == Approx(0.15));
+  const std::string line = calibration::describe(*e);
+  CHECK(line.find("TTFT off by a median 30% (10-50% by GPU") != std::string::npos);
+  CHECK(line.find("b200, h100, h200 vllm") != std::string::npos);
+  CHECK(line.find("(60 runs)") != std::string::npos);
+  // Its JSON reads back.
+  const auto back = calibration::parse_unfitted_gpu_error(calibration::to_json(*e), "r.json", "d.");
+  CHECK(back.gpus == e->gpus);
+  CHECK(back.tpot.highest_ape == Approx(0.25));
+
+  SECTION("none for a fit, a datasheet profile without the carried host costs, or no valid entry") {
+    const specs::HardwareSpec h100 = specs::hardware_preset("h100");
+    CHECK_FALSE(calibration::unfitted_gpu_error_for(h100, calibration::profile_for(h100, "vllm"), "vllm", table));
+    CHECK_FALSE(
+        calibration::unfitted_gpu_error_for(gb200, calibration::datasheet_profile_for(gb200, "vllm"), "vllm", table));
+    CHECK_FALSE(calibration::unfitted_gpu_error_for(gb200, pick, "vllm", {table[3], table[4]}));
+  }
+  SECTION("TensorRT-LLM's pick is the datasheet profile itself, and carries the figure") {
+    const std::vector<PairAccuracy> trtllm = {entry("h100", "trtllm", 0.4, 0.1, 1.3, 5)};
+    const auto t = calibration::unfitted_gpu_error_for(gb200, calibration::datasheet_profile_for(gb200, "trtllm"),
+                                                       "trtllm", trtllm);
+    REQUIRE(t);
+    CHECK(t->ttft.median_ape == Approx(0.4));
+  }
+}
+
+TEST_CASE("a bad unfitted-GPU figure is named by field, and a held-out table is not an unfitted-GPU one",
+          "[calibration][accuracy]") {
+  const calibration::UnfittedGpuError good{"gb200", "vllm", {"h100"}, 10, {0.3, 0.1, 0.5, 1.2}, {0.1, 0.1, 0.1, 1.0}};
+  auto error_of = [](const nlohmann::json& j) {
+    try {
+      calibration::parse_unfitted_gpu_error(j, "r.json", "d.");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of(calibration::to_json(good)).empty());
+  nlohmann::json j = calibration::to_json(good);
+  j["gpus"] = nlohmann::json::array();
+  CHECK(error_of(j).find("d.gpus") != std::string::npos);
+  j = calibration::to_json(good);
+  j["rows"] = 0;
+  CHECK(error_of(j).find("d.rows") != std::string::npos);
+  j = calibration::to_json(good);
+  j["ttft"]["lowest_ape"] = 0.4;
+  CHECK(error_of(j).find("d.ttft.median_ape") != std::string::npos);
+
+  const nlohmann::json held_out = calibration::merge_accuracy_table({}, {entry("h100", "vllm", 0.1, 0.1, 1.0, 3)}, "x");
+  CHECK_THROWS_WITH(calibration::parse_accuracy_table(held_out, "t.json", calibration::kUnfittedGpuAccuracySchema),
+                    Catch::Contains("t.json") && Catch::Contains(calibration::kUnfittedGpuAccuracySchema));
+}
+
+TEST_CASE("every shipped fit's GPU has a current entry in the shipped table, and GB200 and GB300 carry its figure",
+          "[calibration][accuracy]") {
+  const auto& table = calibration::shipped_unfitted_gpu_accuracy();
+  for (const calibration::Profile& p : calibration::shipped_profiles()) {
+    if (p.kind != "fitted" || p.runtime.empty()) continue;
+    const calibration::Profile pick =
+        calibration::profile_without_own_fit(specs::hardware_preset(p.hardware), p.runtime);
+    const bool current = std::any_of(table.begin(), table.end(), [&](const PairAccuracy& a) {
+      return a.hardware == p.hardware && a.runtime == p.runtime &&
+             a.profile_fingerprint == calibration::profile_fingerprint(pick);
+    });
+    INFO(p.hardware << " " << p.runtime
+                    << ": regenerate calibration/profiles/accuracy/unfitted-gpus.json after a refit (`fleetcast "
+                       "--unfitted-profiles validate --silicon ../shared/validation/silicon-dev.csv --accuracy FILE`)");
+    CHECK(current);
+  }
+  for (const char* hw : {"gb200", "gb300"}) {
+    for (const char* runtime : {"vllm", "sglang", "trtllm"}) {
+      const specs::HardwareSpec spec = specs::hardware_preset(hw);
+      INFO(hw << " " << runtime);
+      CHECK(calibration::unfitted_gpu_error_for(spec, calibration::profile_for(spec, runtime), runtime));
+    }
+  }
+}
