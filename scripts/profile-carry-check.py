@@ -6,13 +6,13 @@ Builds two FLEETCAST_PROFILE_DIRs and validates every row with each (full simula
 
   sibling    each fitted (GPU, runtime) takes the fit of the GPU with the same die (H100 <-> H200, B200 <-> B300)
              under that runtime, relabelled: what a GPU without a fit would get from its sibling's.
-  datasheet  each fitted pair takes its datasheet profile with the runtime's host costs set to the median of the
-             other GPUs' fits (the figures calibration::profile_for carries to a GPU without a fit: SGLang the
-             front-end time, vLLM the front end and the host time per step and per sequence, TensorRT-LLM none).
+  datasheet  each fitted pair takes the pick a GPU without a fit gets, its own fit left out (`fleetcast
+             --unfitted-profiles`, calibration::profile_without_own_fit: the datasheet profile with the figures the
+             other GPUs' fits of the runtime carry).
 
 Then prints, per (GPU, runtime, model), the median APE of TTFT and TPOT under each, and compares the datasheet pick
-with the leave-one-model-out refits of calibration/profiles/accuracy/unseen-models.json. Both directories are kind
-"measured", so they win over the shipped fits.
+with the leave-one-model-out refits of calibration/profiles/accuracy/unseen-models.json. The sibling directory's
+profiles are kind "measured", so they win over the shipped fits.
 
 usage: scripts/profile-carry-check.py [BUILD_DIR] [WORK_DIR]
 """
@@ -28,12 +28,6 @@ WORK = sys.argv[2] if len(sys.argv) > 2 else "/tmp/fleetcast-carry"
 BIN = os.path.join(BUILD, "cli", "fleetcast")
 SILICON = os.path.join(ROOT, "..", "shared", "validation", "silicon-dev.csv")
 SIBLING = {"h100": "h200", "h200": "h100", "b200": "b300", "b300": "b200"}
-# calibration/src/profile_store.cpp, kHostCostTransfers: the host costs each runtime's datasheet pick takes.
-CARRIED = {"sglang": ["request_overhead_s"],
-           "vllm": ["request_overhead_s", "step_overhead_s", "sequence_overhead_s"],
-           "trtllm": []}
-
-
 def shipped_fits():
     folder = os.path.join(ROOT, "calibration", "profiles", "serving")
     fits = {}
@@ -44,10 +38,9 @@ def shipped_fits():
     return fits
 
 
-def write_dirs(fits):
-    """Writes both directories; returns the (GPU, runtime) pairs that took a sibling's fit."""
-    for variant in ("sibling", "datasheet"):
-        os.makedirs(os.path.join(WORK, variant), exist_ok=True)
+def write_dir(fits):
+    """Writes the sibling directory; returns the (GPU, runtime) pairs that took a sibling's fit."""
+    os.makedirs(os.path.join(WORK, "sibling"), exist_ok=True)
     relabelled = set()
     for (hw, rt) in fits:
         if (SIBLING.get(hw), rt) in fits:
@@ -55,21 +48,14 @@ def write_dirs(fits):
             p = dict(fits[(SIBLING[hw], rt)], hardware=hw, kind="measured")
             with open(os.path.join(WORK, "sibling", "%s-%s.json" % (hw, rt)), "w") as f:
                 json.dump(p, f, indent=2)
-        d = json.loads(subprocess.check_output([BIN, "calibrate", "datasheet", hw]))
-        d.update(kind="measured", runtime=rt)
-        for field in CARRIED[rt]:
-            others = [q.get(field, 0.0) for (h, r), q in fits.items() if r == rt and h != hw]
-            if others:
-                d[field] = statistics.median(others)
-                d["sources"][field] = "median of the other GPUs' %s fits" % rt
-        with open(os.path.join(WORK, "datasheet", "%s-%s.json" % (hw, rt)), "w") as f:
-            json.dump(d, f, indent=2)
     return relabelled
 
 
 def validate(variant):
     out = os.path.join(WORK, variant + ".json")
     env = dict(os.environ, FLEETCAST_PROFILE_DIR=os.path.join(WORK, variant))
+    if variant == "datasheet":
+        env = dict(os.environ, FLEETCAST_PROFILES="unfitted")
     subprocess.check_call([BIN, "validate", "--silicon", SILICON, "-j", "2", "--summary-only", "--json", out], env=env,
                           stdout=subprocess.DEVNULL)
     groups = {}
@@ -90,7 +76,7 @@ def main():
     if not os.path.exists(SILICON):
         sys.exit("no %s: ../shared is not checked out" % SILICON)
     fits = shipped_fits()
-    relabelled = write_dirs(fits)
+    relabelled = write_dir(fits)
     sibling, datasheet = validate("sibling"), validate("datasheet")
 
     print("A GPU without a fit: its sibling's fit against the datasheet pick, median APE TTFT / TPOT")

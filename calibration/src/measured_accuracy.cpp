@@ -120,8 +120,13 @@ nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> all, const std::ve
   auto key = [](const PairAccuracy& a) {
     return std::tie(a.hardware, a.runtime, a.profile_kind, a.profile_fingerprint);
   };
+  // A GPU has one pick without its fit at a time: a fresh entry replaces its (hardware, runtime)'s, stale or not.
+  const bool one_per_pair = std::string(schema) == kUnfittedGpuAccuracySchema;
+  const auto same = [&](const PairAccuracy& a, const PairAccuracy& f) {
+    return one_per_pair ? a.hardware == f.hardware && a.runtime == f.runtime : key(a) == key(f);
+  };
   for (const PairAccuracy& f : fresh) {
-    all.erase(std::remove_if(all.begin(), all.end(), [&](const PairAccuracy& a) { return key(a) == key(f); }),
+    all.erase(std::remove_if(all.begin(), all.end(), [&](const PairAccuracy& a) { return same(a, f); }),
               all.end());
     all.push_back(f);
   }

@@ -9,32 +9,39 @@
 #include "embedded_profiles.hpp"
 #include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/presets.hpp"
 
 namespace fleetcast::calibration {
 namespace {
 
 int kind_rank(const std::string& kind) { return kind == "measured" ? 3 : kind == "fitted" ? 2 : 1; }
 
-// The fitted host-side figures of a runtime that carry over to a GPU without a fit of its own: CPU work (HTTP and
-// tokenization per request, scheduling per step and per sequence) that does not depend on the GPU. Chosen by
-// leaving one GPU out (docs/ACCURACY.md, "Front-end time"): each GPU's datasheet profile with the median of the
-// other GPUs' fits, every row of the development set, median TTFT / TPOT error. SGLang's front-end time: 56.6% ->
-// 27.7% TTFT (its step and sequence costs did not help); vLLM's three: 35.5% -> 30.9% TTFT, 17.4% -> 13.6% TPOT.
-// TensorRT-LLM's made both worse (37.6% -> 44.3%, 14.6% -> 16.7%) and carry nothing.
-struct HostCostTransfer {
+// The fitted figures of a runtime that carry over to a GPU without a fit of its own, each chosen by leaving one GPU
+// out: each GPU's datasheet profile with the median of the other GPUs' fits, every row of the development set, median
+// TTFT / TPOT error. Host-side CPU work (HTTP and tokenization per request, scheduling per step and per sequence) does
+// not depend on the GPU (docs/ACCURACY.md, "Front-end time"): SGLang's front-end time 56.6% -> 27.7% TTFT (its step
+// and sequence costs did not help); vLLM's three 35.5% -> 30.9% TTFT, 17.4% -> 13.6% TPOT; TensorRT-LLM's made both
+// worse (37.6% -> 44.3%, 14.6% -> 16.7%). vLLM's decode also streams its weights and KV below the kernel-level rate
+// on every fitted GPU but B300, carried as the fits' ratio to their datasheet's memory_efficiency (docs/ACCURACY.md,
+// "What a forecast on a GPU without a fit can expect"): TPOT 16% -> 12% over the runtime's four GPUs (lower in 11 of
+// its 15 groups), TTFT 31% -> 30%; SGLang's lost TPOT in 5 of 7 groups and TensorRT-LLM's moved neither median.
+struct CarriedFigures {
   const char* runtime;
-  bool request, step, sequence;
+  bool request, step, sequence, memory_ratio;
 };
-constexpr HostCostTransfer kHostCostTransfers[] = {{"sglang", true, false, false}, {"vllm", true, true, true}};
+constexpr CarriedFigures kCarriedFigures[] = {{"sglang", true, false, false, false}, {"vllm", true, true, true, true}};
 
-// The median of `field` over the fitted `runtime` profiles among `candidates`, and where it came from; none
-// without such a profile.
+// The median over the fitted `runtime` profiles among `candidates` of value(profile) (skipping those it gives none
+// for), and where it came from: "median of the fitted vllm profiles of other GPUs (h100 10 ms, ...)"; none without
+// such a profile.
+template <typename Value>
 std::optional<std::pair<double, std::string>> fitted_median(const std::vector<Profile>& candidates,
-                                                            const std::string& runtime, double Profile::*field,
-                                                            double to_unit, const char* unit) {
+                                                            const std::string& runtime, Value value, double to_unit,
+                                                            const char* unit) {
   std::vector<std::pair<double, std::string>> fits;
   for (const Profile& c : candidates) {
-    if (c.kind == "fitted" && c.runtime == runtime) fits.emplace_back(c.*field, c.hardware);
+    if (c.kind != "fitted" || c.runtime != runtime) continue;
+    if (const std::optional<double> v = value(c)) fits.emplace_back(*v, c.hardware);
   }
   if (fits.empty()) return std::nullopt;
   std::sort(fits.begin(), fits.end());
@@ -44,27 +51,49 @@ std::optional<std::pair<double, std::string>> fitted_median(const std::vector<Pr
   why.precision(4);
   why << "median of the fitted " << runtime << " profiles of other GPUs (";
   for (std::size_t i = 0; i < n; ++i) {
-    why << (i ? ", " : "") << fits[i].second << " " << fits[i].first * to_unit << " " << unit;
+    why << (i ? ", " : "") << fits[i].second << " " << fits[i].first * to_unit << (*unit ? " " : "") << unit;
   }
-  why << "): host-side, it carries over to a GPU without a fit (docs/ACCURACY.md, Front-end time)";
+  why << ")";
   return std::make_pair(median, why.str());
 }
 
-// `p`, a datasheet profile, with the host-side figures of its runtime that carry over from the fitted profiles.
-Profile with_runtime_host_costs(Profile p, const std::vector<Profile>& candidates, const std::string& runtime) {
+// A fit's memory_efficiency over its GPU's datasheet one; none for a GPU without a preset (a user's own hardware).
+std::optional<double> memory_ratio_to_datasheet(const Profile& fit, const std::string& runtime) {
+  if (!specs::has_preset(specs::PresetKind::hardware, fit.hardware)) return std::nullopt;
+  const double datasheet = datasheet_profile_for(specs::hardware_preset(fit.hardware), runtime).memory_efficiency;
+  if (!(datasheet > 0.0)) return std::nullopt;
+  return fit.memory_efficiency / datasheet;
+}
+
+// `p`, a datasheet profile, with the figures of its runtime that carry over from the fitted profiles.
+Profile with_runtime_carried_figures(Profile p, const std::vector<Profile>& candidates, const std::string& runtime) {
   if (p.kind != "datasheet") return p;
-  for (const HostCostTransfer& t : kHostCostTransfers) {
+  for (const CarriedFigures& t : kCarriedFigures) {
     if (runtime != t.runtime) continue;
+    const char* why = ": host-side, it carries over to a GPU without a fit (docs/ACCURACY.md, Front-end time)";
     auto take = [&](bool wanted, double Profile::*field, const char* name, double to_unit, const char* unit) {
       if (!wanted) return;
-      if (auto m = fitted_median(candidates, runtime, field, to_unit, unit)) {
+      const auto value = [field](const Profile& c) { return std::optional<double>(c.*field); };
+      if (auto m = fitted_median(candidates, runtime, value, to_unit, unit)) {
         p.*field = m->first;
-        p.sources[name] = m->second;
+        p.sources[name] = m->second + why;
       }
     };
     take(t.request, &Profile::request_overhead_s, "request_overhead_s", 1e3, "ms");
     take(t.step, &Profile::step_overhead_s, "step_overhead_s", 1e3, "ms");
     take(t.sequence, &Profile::sequence_overhead_s, "sequence_overhead_s", 1e6, "us");
+    if (t.memory_ratio) {
+      const auto ratio = [&runtime](const Profile& c) { return memory_ratio_to_datasheet(c, runtime); };
+      if (auto m = fitted_median(candidates, runtime, ratio, 1.0, "")) {
+        std::ostringstream was;
+        was.precision(3);
+        was << "datasheet " << p.memory_efficiency << " x the " << m->second
+            << " of fitted over datasheet memory_efficiency: the engine's decode streams below the kernel-level rate "
+               "on other GPUs too (docs/ACCURACY.md, What a forecast on a GPU without a fit can expect)";
+        p.memory_efficiency = std::min(1.0, p.memory_efficiency * m->first);
+        p.sources["memory_efficiency"] = was.str();
+      }
+    }
   }
   return p;
 }
@@ -138,7 +167,7 @@ Profile select_profile(const std::vector<Profile>& candidates, const specs::Hard
       best_score = score;
     }
   }
-  return with_runtime_host_costs(best ? *best : datasheet_profile(hardware, runtime), candidates, runtime);
+  return with_runtime_carried_figures(best ? *best : datasheet_profile(hardware, runtime), candidates, runtime);
 }
 
 ProfileChoice profile_choice() {

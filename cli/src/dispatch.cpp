@@ -19,10 +19,10 @@ GPU and cost per million tokens, from a discrete-event simulation of the serving
 
 profiles: every command takes the most specific step-time profile for a (hardware, runtime): one in
   FLEETCAST_PROFILE_DIR, then the shipped fitted ones (calibration/profiles/serving/, fitted to measured serving
-  runs), then the datasheet ones (with the host costs that carry over from the runtime's fits on other GPUs).
+  runs), then the datasheet ones (with the figures that carry over from the runtime's fits on other GPUs).
   --datasheet-profiles (or FLEETCAST_PROFILES=datasheet) uses the datasheet ones only, for every command and
   its worker processes. --unfitted-profiles (FLEETCAST_PROFILES=unfitted) gives every GPU the profile it would
-  take without a fit of its own (its datasheet one with the other GPUs' host costs): what GB200 gets today.
+  take without a fit of its own (its datasheet one with what the other GPUs' fits carry): what GB200 gets today.
 
 commands:
   simulate SCENARIO [-o REPORT.json] [--timeline] [--chrome-trace TRACE.json [--trace-window START_S:END_S]]

@@ -418,7 +418,7 @@ int run_validate(const Args& args) {
     write_accuracy(accuracy, existing_accuracy, result,
                    unfitted ? "fleetcast --unfitted-profiles validate --silicon " + csv +
                                   " --accuracy FILE: every GPU given the profile it would take without a fit of its "
-                                  "own (its datasheet profile with the host costs of the other GPUs' fits), all its "
+                                  "own (its datasheet profile with the figures the other GPUs' fits carry), all its "
                                   "runs scored"
                             : "fleetcast [--datasheet-profiles] validate --silicon " + csv +
                                   " --split held-out --accuracy FILE (each profile kind from a run that used it): the "

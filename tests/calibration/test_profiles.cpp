@@ -1,5 +1,6 @@
 // Shipped profiles: one per hardware preset, equal to what the datasheet figures give, strictly parsed,
 // and the most specific one chosen for a (hardware, runtime).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -112,6 +113,35 @@ TEST_CASE(
   CHECK(calibration::select_profile(all, specs::hardware_preset("b200"), "sglang").request_overhead_s == 0.23);
   CHECK(calibration::select_profile({}, hw, "sglang").request_overhead_s == 0.0);
   CHECK(calibration::select_profile({}, hw, "vllm").step_overhead_s == datasheet.step_overhead_s);
+  // These fits stream at their datasheet's rate, so vLLM's memory ratio (median 1) leaves the datasheet's.
+  CHECK(vllm.memory_efficiency == Approx(calibration::datasheet_profile(hw, "vllm").memory_efficiency));
+}
+
+TEST_CASE("vLLM's pick without a fit streams at the datasheet rate times the fits' median ratio to theirs",
+          "[calibration]") {
+  const auto hw = specs::hardware_preset("gb300");
+  auto fit = [](const std::string& gpu, const std::string& runtime, double ratio) {
+    auto p = calibration::datasheet_profile(specs::hardware_preset(gpu), runtime);
+    p.kind = "fitted";
+    p.memory_efficiency *= ratio;
+    return p;
+  };
+  const double datasheet = calibration::datasheet_profile(hw, "vllm").memory_efficiency;
+  // Ratios 0.5, 0.6, 1.0 and 1.1: the median of four is the middle two's mean, 0.8.
+  const std::vector<calibration::Profile> all = {fit("h100", "vllm", 0.5),   fit("h200", "vllm", 1.0),
+                                                 fit("b200", "vllm", 0.6),   fit("b300", "vllm", 1.1),
+                                                 fit("h100", "sglang", 0.5), fit("h100", "trtllm", 0.5)};
+  const auto vllm = calibration::select_profile(all, hw, "vllm");
+  CHECK(vllm.memory_efficiency == Approx(datasheet * 0.8));
+  CHECK_THAT(vllm.sources.at("memory_efficiency"), Catch::Contains("h100 0.5"));
+  // Never above the datasheet bandwidth: both at 1.5 give at most 1.
+  const std::vector<calibration::Profile> fast = {fit("h100", "vllm", 1.5), fit("h200", "vllm", 1.5)};
+  CHECK(calibration::select_profile(fast, hw, "vllm").memory_efficiency == Approx(std::min(1.0, datasheet * 1.5)));
+  // SGLang and TensorRT-LLM carry none of it; a GPU's own fit keeps its own.
+  CHECK(calibration::select_profile(all, hw, "sglang").memory_efficiency == Approx(datasheet));
+  CHECK(calibration::select_profile(all, hw, "trtllm").memory_efficiency == Approx(datasheet));
+  CHECK(calibration::select_profile(all, specs::hardware_preset("h100"), "vllm").memory_efficiency ==
+        Approx(0.5 * calibration::datasheet_profile(specs::hardware_preset("h100"), "vllm").memory_efficiency));
 }
 
 TEST_CASE("the benchmark-client candidate fits read back and stay within the kernel-level figures", "[calibration]") {

@@ -54,10 +54,17 @@ TEST_CASE("a fitted GPU's pick without its fit is its datasheet profile with the
   CHECK(pick.request_overhead_s == others[1]);
   REQUIRE(shipped_fit("h100", "vllm") != nullptr);
   CHECK(pick.request_overhead_s != shipped_fit("h100", "vllm")->request_overhead_s);
-  // Everything on the GPU side is the datasheet's.
+  // On the GPU side the datasheet's compute, and its streaming rate times the other fits' median ratio to theirs.
   const calibration::Profile datasheet = calibration::datasheet_profile_for(h100, "vllm");
   CHECK(pick.matmul_efficiency == datasheet.matmul_efficiency);
-  CHECK(pick.memory_efficiency == datasheet.memory_efficiency);
+  std::vector<double> ratios;
+  for (const char* hw : {"b200", "b300", "h200"}) {
+    ratios.push_back(shipped_fit(hw, "vllm")->memory_efficiency /
+                     calibration::datasheet_profile_for(specs::hardware_preset(hw), "vllm").memory_efficiency);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  CHECK(pick.memory_efficiency == Approx(std::min(1.0, datasheet.memory_efficiency * ratios[1])));
+  CHECK(pick.memory_efficiency < datasheet.memory_efficiency);
   // TensorRT-LLM carries no host cost: its pick is the datasheet profile exactly.
   CHECK(calibration::profile_fingerprint(calibration::profile_without_own_fit(h100, "trtllm")) ==
         calibration::profile_fingerprint(calibration::datasheet_profile_for(h100, "trtllm")));
@@ -136,6 +143,20 @@ TEST_CASE("a bad unfitted-GPU figure is named by field, and a held-out table is 
   const nlohmann::json held_out = calibration::merge_accuracy_table({}, {entry("h100", "vllm", 0.1, 0.1, 1.0, 3)}, "x");
   CHECK_THROWS_WITH(calibration::parse_accuracy_table(held_out, "t.json", calibration::kUnfittedGpuAccuracySchema),
                     Catch::Contains("t.json") && Catch::Contains(calibration::kUnfittedGpuAccuracySchema));
+}
+
+TEST_CASE("a fresh unfitted-GPU entry replaces its GPU and runtime's, stale or not", "[calibration][accuracy]") {
+  const char* schema = calibration::kUnfittedGpuAccuracySchema;
+  const nlohmann::json first = calibration::merge_accuracy_table(
+      {}, {entry("h100", "vllm", 0.5, 0.2, 1.0, 10, true), entry("h200", "vllm", 0.3, 0.1, 1.0, 20)}, "first", schema);
+  const auto merged = calibration::parse_accuracy_table(
+      calibration::merge_accuracy_table(calibration::parse_accuracy_table(first, "t.json", schema),
+                                        {entry("h100", "vllm", 0.4, 0.2, 1.0, 30)}, "second", schema),
+      "t.json", schema);
+  REQUIRE(merged.size() == 2);
+  CHECK(merged[0].hardware == "h100");
+  CHECK(merged[0].rows == 30);  // the stale entry is gone, not kept beside the fresh one
+  CHECK(merged[1].rows == 20);
 }
 
 TEST_CASE("every shipped fit's GPU has a current entry in the shipped table, and GB200 and GB300 carry its figure",

@@ -68,7 +68,8 @@ std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const st
                                                const char* schema = kHeldOutAccuracySchema);
 
 // A table of `existing` (parse_accuracy_table's, or none) with `fresh` in it: an entry for the same profile
-// (hardware, runtime, kind and fingerprint) is replaced, the others kept; sorted by those; `how` is the table's note.
+// (hardware, runtime, kind and fingerprint; in the unfitted-GPU table, the same hardware and runtime) is replaced, the
+// others kept; sorted by those; `how` is the table's note.
 nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> existing, const std::vector<PairAccuracy>& fresh,
                                     const std::string& how, const char* schema = kHeldOutAccuracySchema);
 

@@ -29,9 +29,10 @@ std::vector<Profile> user_profiles();
 // Among `candidates`, the profile for (hardware, runtime): one made for that runtime beats one for every
 // runtime (""), and within those a measured profile beats a fitted one beats a datasheet one; on a tie the
 // earlier candidate wins. None fits: the datasheet profile computed from the hardware spec (for hardware
-// that ships no profile). A datasheet pick takes the host-side figures of its runtime that carry over between GPUs,
-// each the median over the fitted profiles of that runtime among `candidates`: SGLang's request_overhead_s,
-// vLLM's request_overhead_s, step_overhead_s and sequence_overhead_s; TensorRT-LLM's none.
+// that ships no profile). A datasheet pick takes the figures of its runtime that carry over between GPUs, each the
+// median over the fitted profiles of that runtime among `candidates`: SGLang's request_overhead_s; vLLM's
+// request_overhead_s, step_overhead_s and sequence_overhead_s, and its memory_efficiency as the datasheet's times the
+// median of the fits' ratio to their own datasheet's (capped at 1); TensorRT-LLM's none.
 Profile select_profile(const std::vector<Profile>& candidates, const specs::HardwareSpec& hardware,
                        const std::string& runtime);
 
@@ -54,7 +55,7 @@ Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runt
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime, const specs::ModelSpec& model);
 
 // What `hardware` would take under `runtime` with no fit or measured profile of its own: select_profile over the
-// shipped profiles less that GPU's own fitted and measured ones, i.e. its datasheet profile with the host costs the
+// shipped profiles less that GPU's own fitted and measured ones, i.e. its datasheet profile with the figures the
 // other GPUs' fits of the runtime carry. What a GPU without a fit (GB200, GB300) gets by default, and what a fitted
 // GPU's runs are scored with to measure that pick.
 Profile profile_without_own_fit(const specs::HardwareSpec& hardware, const std::string& runtime);

@@ -1,6 +1,6 @@
 #pragma once
 // How wrong a forecast on a GPU without a fit of its own is: GB200 and GB300 today, or a user's own hardware spec.
-// Such a GPU takes its datasheet profile with the host costs its runtime's fits on other GPUs carry
+// Such a GPU takes its datasheet profile with the figures its runtime's fits on other GPUs carry
 // (profile_store.hpp, profile_without_own_fit), and its held-out error is on record nowhere. The nearest measurement:
 // give every GPU with measured runs that very pick, its own fit left out, and score all its runs, none of which
 // shaped the pick (`fleetcast --unfitted-profiles validate --silicon FILE --accuracy FILE`, full simulations). The
@@ -31,8 +31,8 @@ struct UnfittedGpuError {
 
 // The figures a forecast made with `in_use` on `hardware` under `runtime` carries: none unless `in_use` is exactly the
 // pick a GPU without a fit gets (profile_without_own_fit; not a fit, a user's profile, or a datasheet profile without
-// the carried host costs as --datasheet-profiles gives it). Of `table`, the entries of `runtime` whose fingerprint is
-// still their GPU's pick count: a refit that moves the carried host costs, or a changed datasheet profile, leaves an
+// the carried figures as --datasheet-profiles gives it). Of `table`, the entries of `runtime` whose fingerprint is
+// still their GPU's pick count: a refit that moves the carried figures, or a changed datasheet profile, leaves an
 // entry stale and unused until the table is written again.
 std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec& hardware, const Profile& in_use,
                                                        const std::string& runtime,
@@ -45,8 +45,8 @@ nlohmann::json unfitted_gpu_error_json(const specs::HardwareSpec& hardware, cons
                                        const std::string& runtime);
 UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::string& file, const std::string& at);
 
-// "as a GPU without a fit: TTFT off by a median 31% (17-54% by GPU, predicted/measured 0.93x), TPOT 16% (11-18%,
-// 0.85x) on the measured runs of b200, b300, h100, h200 vllm, each given this pick instead of its own fit (1144 runs)"
+// "as a GPU without a fit: TTFT off by a median 30% (19-56% by GPU, predicted/measured 1.04x), TPOT 12% (10-14%,
+// 1.03x) on the measured runs of b200, b300, h100, h200 vllm, each given this pick instead of its own fit (1144 runs)"
 std::string describe(const UnfittedGpuError& e);
 
 }  // namespace fleetcast::calibration
