@@ -74,6 +74,17 @@ ErrorSpread parse_error_spread(const nlohmann::json& j, const std::string& file,
   return s;
 }
 
+std::string describe(const ErrorSpread& ttft, const ErrorSpread& tpot, const std::string& by) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "TTFT off by a median %.0f%% (%.0f-%.0f%% by %s, predicted/measured %.2fx), TPOT %.0f%% (%.0f-%.0f%%, "
+                "%.2fx)",
+                100.0 * ttft.median_ape, 100.0 * ttft.lowest_ape, 100.0 * ttft.highest_ape, by.c_str(),
+                ttft.median_ratio, 100.0 * tpot.median_ape, 100.0 * tpot.lowest_ape, 100.0 * tpot.highest_ape,
+                tpot.median_ratio);
+  return buf;
+}
+
 std::string profile_fingerprint(const Profile& p) { return sha256_hex(to_json(p).dump()).substr(0, 16); }
 
 nlohmann::json to_json(const PairAccuracy& a) {
@@ -126,8 +137,7 @@ nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> all, const std::ve
     return one_per_pair ? a.hardware == f.hardware && a.runtime == f.runtime : key(a) == key(f);
   };
   for (const PairAccuracy& f : fresh) {
-    all.erase(std::remove_if(all.begin(), all.end(), [&](const PairAccuracy& a) { return same(a, f); }),
-              all.end());
+    all.erase(std::remove_if(all.begin(), all.end(), [&](const PairAccuracy& a) { return same(a, f); }), all.end());
     all.push_back(f);
   }
   std::sort(all.begin(), all.end(), [&](const PairAccuracy& a, const PairAccuracy& b) { return key(a) < key(b); });

@@ -2,7 +2,6 @@
 #include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "embedded_profiles.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
@@ -97,16 +96,10 @@ UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::st
 }
 
 std::string describe(const UnfittedGpuError& e) {
-  char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "as a GPU without a fit: TTFT off by a median %.0f%% (%.0f-%.0f%% by GPU, predicted/measured %.2fx), "
-                "TPOT %.0f%% (%.0f-%.0f%%, %.2fx) on the measured runs of ",
-                100.0 * e.ttft.median_ape, 100.0 * e.ttft.lowest_ape, 100.0 * e.ttft.highest_ape, e.ttft.median_ratio,
-                100.0 * e.tpot.median_ape, 100.0 * e.tpot.lowest_ape, 100.0 * e.tpot.highest_ape, e.tpot.median_ratio);
   std::string gpus;
   for (const std::string& g : e.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
-  return std::string(buf) + gpus + " " + e.runtime + ", each given this pick instead of its own fit (" +
-         std::to_string(e.rows) + " runs)";
+  return "as a GPU without a fit: " + describe(e.ttft, e.tpot, "GPU") + " on the measured runs of " + gpus + " " +
+         e.runtime + ", each given this pick instead of its own fit (" + std::to_string(e.rows) + " runs)";
 }
 
 }  // namespace fleetcast::calibration

@@ -2,7 +2,6 @@
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 #include <tuple>
 
@@ -188,14 +187,8 @@ UnseenModelError parse_unseen_model_error(const nlohmann::json& j, const std::st
 }
 
 std::string describe(const UnseenModelError& e) {
-  char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "on a model outside the fit's measured runs: TTFT off by a median %.0f%% (%.0f-%.0f%% by model, "
-                "predicted/measured %.2fx), TPOT %.0f%% (%.0f-%.0f%%, %.2fx), ",
-                100.0 * e.ttft.median_ape, 100.0 * e.ttft.lowest_ape, 100.0 * e.ttft.highest_ape, e.ttft.median_ratio,
-                100.0 * e.tpot.median_ape, 100.0 * e.tpot.lowest_ape, 100.0 * e.tpot.highest_ape, e.tpot.median_ratio);
   const std::string n = std::to_string(e.models_left_out.size());
-  return std::string(buf) +
+  return "on a model outside the fit's measured runs: " + describe(e.ttft, e.tpot, "model") + ", " +
          (e.scope == "pair" ? n + " models of " + e.hardware + " " + e.runtime
                             : n + " models of the other " + e.runtime + " GPUs (this fit saw one)") +
          " left out one at a time and refitted without them (" + std::to_string(e.rows) + " runs)";
