@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/planner/plan_report.hpp"
 #include "fleetcast/planner/plan_search.hpp"
 #include "fleetcast/specs/plan.hpp"
@@ -160,6 +161,15 @@ TEST_CASE("the plan's text names the profiles with figures outside the kernel-le
   CHECK(planner::plan_text(out, 5).find("  h200 vllm (datasheet): TTFT off by a median 25% (p90 50%, "
                                         "predicted/measured 1.20x), TPOT 10% (p90 20%, 0.90x) on 12 held-out "
                                         "measured runs of qwen3-32b\n") != std::string::npos);
+
+  // A GPU without a fit says how its pick did on the fitted GPUs' runs, under its profile line.
+  const calibration::UnfittedGpuError u{
+      "gb200", "vllm", {"b200", "h100"}, 40, {0.3, 0.2, 0.4, 0.9}, {0.1, 0.05, 0.15, 1.0}};
+  out["profiles"][0]["unfitted_gpu_error"] = calibration::to_json(u);
+  CHECK(planner::plan_text(out, 5).find("measured runs of qwen3-32b\n    as a GPU without a fit: TTFT off by a median "
+                                        "30% (20-40% by GPU, predicted/measured 0.90x), TPOT 10% (5-15%, 1.00x) on "
+                                        "the measured runs of b200, h100 vllm, each given this pick instead of its "
+                                        "own fit (40 runs)\n") != std::string::npos);
 }
 
 TEST_CASE("a plan over a recorded trace offers the trace's rate and agrees with exhaustive simulation",
