@@ -22,7 +22,8 @@ profiles: every command takes the most specific step-time profile for a (hardwar
   runs), then the datasheet ones (with the figures that carry over from the runtime's fits on other GPUs).
   --datasheet-profiles (or FLEETCAST_PROFILES=datasheet) uses the datasheet ones only, for every command and
   its worker processes. --unfitted-profiles (FLEETCAST_PROFILES=unfitted) gives every GPU the profile it would
-  take without a fit of its own (its datasheet one with what the other GPUs' fits carry): what GB200 gets today.
+  take without a fit of its own (its datasheet one with what the other GPUs' shipped fits carry; no
+  FLEETCAST_PROFILE_DIR): what GB200 gets today, and what its quoted error is measured with.
 
 commands:
   simulate SCENARIO [-o REPORT.json] [--timeline] [--chrome-trace TRACE.json [--trace-window START_S:END_S]]

@@ -278,6 +278,11 @@ python3 -c "import json,sys; j=json.load(open(sys.argv[1])); j['deployment']['ha
   ! grep -q "as a GPU without a fit" "$work/out" &&
   ! "$bin" --datasheet-profiles simulate "$work/gb200.json" 2>/dev/null | grep -q "as a GPU without a fit"; } &&
   ok || bad "simulate on gb200 did not quote the unfitted-GPU error: $(cat "$work/gb200-out" "$work/err")"
+# So does a hardware spec of the user's own, which no fit can name.
+python3 -c "import json,sys; j=json.load(open(sys.argv[1])); h=json.load(open(sys.argv[2])); h['name']='my-gpu'; j['deployment']['hardware']=h; json.dump(j, open(sys.argv[3],'w'))" \
+  "$fixtures/good.json" "$fixtures/../../../specs/presets/hardware/h200.json" "$work/my-gpu.json"
+"$bin" simulate "$work/my-gpu.json" 2>"$work/err" | grep -q "^  profile (datasheet) as a GPU without a fit: .* h200 vllm, each given this pick" &&
+  ok || bad "simulate on a hardware object did not quote the unfitted-GPU error: $(cat "$work/err")"
 # --unfitted-profiles validate --accuracy scores every row with its GPU's pick into the unfitted-GPU table; it refuses
 # a subset of rows and a held-out table, leaving the file as it was.
 "$bin" --unfitted-profiles validate --silicon "$silicon" --split held-out --accuracy "$work/unfitted.json" >/dev/null 2>"$work/err"
