@@ -119,36 +119,30 @@ QString caveats_line(const QString& caveats) {
   return caveats.isEmpty() ? QString() : "\nprofile outside the kernel-level figures: " + caveats;
 }
 
+// An error figure of a report or plan (`parse` reads it strictly) as the CLI words it; "" for null, a LoadError
+// naming `field` for a bad one.
+template <typename Parse>
+QString described(const json& figure, const QString& path, const std::string& field, Parse parse) {
+  if (!figure.is_object()) return {};
+  try {
+    return QString::fromStdString(calibration::describe(parse(figure, path.toStdString(), field + ".")));
+  } catch (const InputError& e) {
+    throw LoadError(e.what());
+  }
+}
+
 }  // namespace
 
 QString measured_error_text(const json& measured, const QString& path, const std::string& field) {
-  if (!measured.is_object()) return {};
-  try {
-    return QString::fromStdString(
-        calibration::describe(calibration::parse_pair_accuracy(measured, path.toStdString(), field + ".")));
-  } catch (const InputError& e) {
-    throw LoadError(e.what());
-  }
+  return described(measured, path, field, calibration::parse_pair_accuracy);
 }
 
 QString unseen_model_error_text(const json& unseen, const QString& path, const std::string& field) {
-  if (!unseen.is_object()) return {};
-  try {
-    return QString::fromStdString(
-        calibration::describe(calibration::parse_unseen_model_error(unseen, path.toStdString(), field + ".")));
-  } catch (const InputError& e) {
-    throw LoadError(e.what());
-  }
+  return described(unseen, path, field, calibration::parse_unseen_model_error);
 }
 
 QString unfitted_gpu_error_text(const json& unfitted, const QString& path, const std::string& field) {
-  if (!unfitted.is_object()) return {};
-  try {
-    return QString::fromStdString(
-        calibration::describe(calibration::parse_unfitted_gpu_error(unfitted, path.toStdString(), field + ".")));
-  } catch (const InputError& e) {
-    throw LoadError(e.what());
-  }
+  return described(unfitted, path, field, calibration::parse_unfitted_gpu_error);
 }
 
 Configuration load_report(const QString& path) {
