@@ -146,14 +146,15 @@ nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> all, const std::ve
   return {{"schema", schema}, {"how", how}, {"pairs", pairs}};
 }
 
+std::vector<PairAccuracy> compiled_in_accuracy_table(const std::string& name, const char* schema) {
+  const char* json = detail::embedded_json(name);
+  return json ? parse_accuracy_table(nlohmann::json::parse(json), "calibration/profiles/" + name + ".json", schema)
+              : std::vector<PairAccuracy>{};
+}
+
 const std::vector<PairAccuracy>& shipped_accuracy() {
   // Parsed once: every report asks.
-  static const std::vector<PairAccuracy> table = [] {
-    const char* json = detail::embedded_json(kShippedName);
-    return json ? parse_accuracy_table(nlohmann::json::parse(json),
-                                       std::string("calibration/profiles/") + kShippedName + ".json")
-                : std::vector<PairAccuracy>{};
-  }();
+  static const std::vector<PairAccuracy> table = compiled_in_accuracy_table(kShippedName, kHeldOutAccuracySchema);
   return table;
 }
 

@@ -181,8 +181,6 @@ ProfileChoice profile_choice() {
                    "(each GPU as if it had no fit of its own)");
 }
 
-bool datasheet_profiles_only() { return profile_choice() == ProfileChoice::datasheet; }
-
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime) {
   const ProfileChoice choice = profile_choice();
   if (choice == ProfileChoice::unfitted) return profile_without_own_fit(hardware, runtime);

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "embedded_profiles.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
@@ -29,13 +28,7 @@ bool still_the_pick(const PairAccuracy& entry) {
 }  // namespace
 
 const std::vector<PairAccuracy>& shipped_unfitted_gpu_accuracy() {
-  static const std::vector<PairAccuracy> table = [] {
-    const char* json = detail::embedded_json(kShippedName);
-    return json ? parse_accuracy_table(nlohmann::json::parse(json),
-                                       std::string("calibration/profiles/") + kShippedName + ".json",
-                                       kUnfittedGpuAccuracySchema)
-                : std::vector<PairAccuracy>{};
-  }();
+  static const std::vector<PairAccuracy> table = compiled_in_accuracy_table(kShippedName, kUnfittedGpuAccuracySchema);
   return table;
 }
 

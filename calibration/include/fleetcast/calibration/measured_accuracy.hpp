@@ -83,6 +83,9 @@ std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const s
 nlohmann::json measured_error_json(const Profile& in_use, const std::string& runtime);
 // Every entry of the shipped table.
 const std::vector<PairAccuracy>& shipped_accuracy();
+// The compiled-in table calibration/profiles/NAME.json ("accuracy/held-out") of that schema, parsed strictly; none
+// where no such file was compiled in.
+std::vector<PairAccuracy> compiled_in_accuracy_table(const std::string& name, const char* schema);
 
 // "TTFT off by a median 25% (p90 86%, predicted/measured 1.20x), TPOT 11% (p90 37%, 0.98x) on 49 held-out measured
 // runs of gpt-oss-120b, qwen3-32b" for a summary line: the models matter, a forecast of another one may do worse.

@@ -42,8 +42,6 @@ Profile select_profile(const std::vector<Profile>& candidates, const specs::Hard
 // without a fit fares (unfitted_gpu_accuracy.hpp). Any other value is an InputError naming it.
 enum class ProfileChoice { best, datasheet, unfitted };
 ProfileChoice profile_choice();
-// profile_choice() == ProfileChoice::datasheet.
-bool datasheet_profiles_only();
 
 // select_profile over the user's profiles (FLEETCAST_PROFILE_DIR, first: they win ties) then the shipped ones,
 // so a shipped fitted (hardware, runtime) profile is the default. Under FLEETCAST_PROFILES=datasheet, over the
