@@ -88,14 +88,16 @@ std::string describe(const ErrorSpread& ttft, const ErrorSpread& tpot, const std
 std::string profile_fingerprint(const Profile& p) { return sha256_hex(to_json(p).dump()).substr(0, 16); }
 
 nlohmann::json to_json(const PairAccuracy& a) {
-  return {{"hardware", a.hardware},
-          {"runtime", a.runtime},
-          {"profile_kind", a.profile_kind},
-          {"profile_fingerprint", a.profile_fingerprint},
-          {"rows", a.rows},
-          {"models", a.models},
-          {"ttft", to_json(a.ttft)},
-          {"tpot", to_json(a.tpot)}};
+  nlohmann::json j = {{"hardware", a.hardware},
+                      {"runtime", a.runtime},
+                      {"profile_kind", a.profile_kind},
+                      {"profile_fingerprint", a.profile_fingerprint},
+                      {"rows", a.rows},
+                      {"models", a.models},
+                      {"ttft", to_json(a.ttft)},
+                      {"tpot", to_json(a.tpot)}};
+  if (!a.architecture.empty()) j["architecture"] = a.architecture;
+  return j;
 }
 
 PairAccuracy parse_pair_accuracy(const nlohmann::json& e, const std::string& file, const std::string& at) {
@@ -112,6 +114,11 @@ PairAccuracy parse_pair_accuracy(const nlohmann::json& e, const std::string& fil
   }
   a.ttft = parse_error_figures(member(e, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
   a.tpot = parse_error_figures(member(e, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
+  if (e.contains("architecture")) {
+    a.architecture = member(e, "architecture", file, at, &nlohmann::json::is_string).get<std::string>();
+    if (a.architecture != "dense" && a.architecture != "moe")
+      throw InputError(file, at + "architecture", a.architecture, "\"dense\" or \"moe\"");
+  }
   return a;
 }
 
@@ -121,20 +128,31 @@ std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const st
                      std::string("not an accuracy table of this kind (") + schema + ")");
   std::vector<PairAccuracy> out;
   const nlohmann::json& pairs = member(j, "pairs", file, "", &nlohmann::json::is_array);
-  for (std::size_t i = 0; i < pairs.size(); ++i)
-    out.push_back(parse_pair_accuracy(pairs[i], file, "pairs[" + std::to_string(i) + "]."));
+  // The unfitted-GPU table scores dense and MoE models apart; the held-out one scores each profile's runs whole.
+  const bool by_architecture = std::string(schema) == kUnfittedGpuAccuracySchema;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const std::string at = "pairs[" + std::to_string(i) + "].";
+    out.push_back(parse_pair_accuracy(pairs[i], file, at));
+    if (by_architecture && out.back().architecture.empty())
+      throw InputError(file, at + "architecture", "", "each entry of this table is for \"dense\" or \"moe\" models");
+    if (!by_architecture && !out.back().architecture.empty())
+      throw InputError(file, at + "architecture", out.back().architecture,
+                       "an entry of this table holds every model of its profile's runs: no architecture");
+  }
   return out;
 }
 
 nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> all, const std::vector<PairAccuracy>& fresh,
                                     const std::string& how, const char* schema) {
   auto key = [](const PairAccuracy& a) {
-    return std::tie(a.hardware, a.runtime, a.profile_kind, a.profile_fingerprint);
+    return std::tie(a.hardware, a.runtime, a.architecture, a.profile_kind, a.profile_fingerprint);
   };
-  // A GPU has one pick without its fit at a time: a fresh entry replaces its (hardware, runtime)'s, stale or not.
+  // A GPU has one pick without its fit at a time: a fresh entry replaces its (hardware, runtime, architecture)'s,
+  // stale or not.
   const bool one_per_pair = std::string(schema) == kUnfittedGpuAccuracySchema;
   const auto same = [&](const PairAccuracy& a, const PairAccuracy& f) {
-    return one_per_pair ? a.hardware == f.hardware && a.runtime == f.runtime : key(a) == key(f);
+    return one_per_pair ? a.hardware == f.hardware && a.runtime == f.runtime && a.architecture == f.architecture
+                        : key(a) == key(f);
   };
   for (const PairAccuracy& f : fresh) {
     all.erase(std::remove_if(all.begin(), all.end(), [&](const PairAccuracy& a) { return same(a, f); }), all.end());

@@ -27,13 +27,15 @@ bool still_the_pick(const PairAccuracy& entry) {
 
 }  // namespace
 
+std::string architecture_of(const specs::ModelSpec& model) { return model.moe ? "moe" : "dense"; }
+
 const std::vector<PairAccuracy>& shipped_unfitted_gpu_accuracy() {
   static const std::vector<PairAccuracy> table = compiled_in_accuracy_table(kShippedName, kUnfittedGpuAccuracySchema);
   return table;
 }
 
 std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec& hardware, const Profile& in_use,
-                                                       const std::string& runtime,
+                                                       const std::string& runtime, const std::string& architecture,
                                                        const std::vector<PairAccuracy>& table) {
   if (in_use.kind != "datasheet") return std::nullopt;
   if (profile_fingerprint(in_use) != profile_fingerprint(profile_without_own_fit(hardware, runtime)))
@@ -41,9 +43,10 @@ std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec
   UnfittedGpuError e;
   e.hardware = in_use.hardware;
   e.runtime = runtime;
+  e.architecture = architecture;
   std::vector<const ErrorFigures*> ttft, tpot;
   for (const PairAccuracy& a : table) {
-    if (a.runtime != runtime || !still_the_pick(a)) continue;
+    if (a.runtime != runtime || a.architecture != e.architecture || !still_the_pick(a)) continue;
     e.gpus.push_back(a.hardware);
     e.rows += a.rows;
     ttft.push_back(&a.ttft);
@@ -57,18 +60,20 @@ std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec
 }
 
 std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec& hardware, const Profile& in_use,
-                                                       const std::string& runtime) {
-  return unfitted_gpu_error_for(hardware, in_use, runtime, shipped_unfitted_gpu_accuracy());
+                                                       const std::string& runtime, const std::string& architecture) {
+  return unfitted_gpu_error_for(hardware, in_use, runtime, architecture, shipped_unfitted_gpu_accuracy());
 }
 
 nlohmann::json to_json(const UnfittedGpuError& e) {
-  return {{"hardware", e.hardware}, {"runtime", e.runtime},    {"gpus", e.gpus},
-          {"rows", e.rows},         {"ttft", to_json(e.ttft)}, {"tpot", to_json(e.tpot)}};
+  nlohmann::json j = {{"hardware", e.hardware}, {"runtime", e.runtime},    {"gpus", e.gpus},
+                      {"rows", e.rows},         {"ttft", to_json(e.ttft)}, {"tpot", to_json(e.tpot)}};
+  if (!e.architecture.empty()) j["architecture"] = e.architecture;
+  return j;
 }
 
 nlohmann::json unfitted_gpu_error_json(const specs::HardwareSpec& hardware, const Profile& in_use,
-                                       const std::string& runtime) {
-  const auto e = unfitted_gpu_error_for(hardware, in_use, runtime);
+                                       const std::string& runtime, const specs::ModelSpec& model) {
+  const auto e = unfitted_gpu_error_for(hardware, in_use, runtime, architecture_of(model));
   return e ? to_json(*e) : nlohmann::json(nullptr);
 }
 
@@ -85,14 +90,22 @@ UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::st
   if (e.rows < 1) throw InputError(file, at + "rows", std::to_string(e.rows), "at least one run scored");
   e.ttft = parse_error_spread(member(j, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
   e.tpot = parse_error_spread(member(j, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
+  if (j.contains("architecture")) {
+    e.architecture = member(j, "architecture", file, at, &nlohmann::json::is_string).get<std::string>();
+    if (e.architecture != "dense" && e.architecture != "moe")
+      throw InputError(file, at + "architecture", e.architecture, "\"dense\" or \"moe\"");
+  }
   return e;
 }
 
 std::string describe(const UnfittedGpuError& e) {
   std::string gpus;
   for (const std::string& g : e.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
-  return "as a GPU without a fit: " + describe(e.ttft, e.tpot, "GPU") + " on the measured runs of " + gpus + " " +
-         e.runtime + ", each given this pick instead of its own fit (" + std::to_string(e.rows) + " runs)";
+  const std::string models = e.architecture == "moe"     ? "MoE models on "
+                             : e.architecture == "dense" ? "dense models on "
+                                                         : "";
+  return "as a GPU without a fit: " + describe(e.ttft, e.tpot, "GPU") + " on the measured runs of " + models + gpus +
+         " " + e.runtime + ", each given this pick instead of its own fit (" + std::to_string(e.rows) + " runs)";
 }
 
 }  // namespace fleetcast::calibration

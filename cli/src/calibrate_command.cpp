@@ -228,11 +228,14 @@ int run_calibrate(const Args& args) {
     if (const auto unseen = calibration::unseen_model_error_for(profile, runtime, "")) {
       std::fprintf(stderr, "note: %s\n", calibration::describe(*unseen).c_str());
     }
-    // And, for the pick of a GPU without a fit, how that pick did on the GPUs with measured runs.
+    // And, for the pick of a GPU without a fit, how that pick did on the GPUs with measured runs: for a dense model
+    // and for an MoE one, which it does differently (no model is named here).
     if (specs::has_preset(specs::PresetKind::hardware, profile.hardware)) {
       const specs::HardwareSpec hw = specs::hardware_preset(profile.hardware);
-      if (const auto unfitted = calibration::unfitted_gpu_error_for(hw, profile, runtime))
-        std::fprintf(stderr, "note: %s\n", calibration::describe(*unfitted).c_str());
+      for (const char* architecture : {"dense", "moe"}) {
+        if (const auto unfitted = calibration::unfitted_gpu_error_for(hw, profile, runtime, architecture))
+          std::fprintf(stderr, "note: %s\n", calibration::describe(*unfitted).c_str());
+      }
     }
     return 0;
   }

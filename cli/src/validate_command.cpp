@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
@@ -18,6 +19,7 @@
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "fleetcast/traces/bench_results.hpp"
@@ -165,18 +167,22 @@ nlohmann::json profiles_json(const std::vector<ProfileInUse>& profiles) {
 }
 
 // Each (hardware, runtime)'s error over the predicted rows, with the profile that made the predictions
-// (measured_accuracy.hpp): what `--accuracy FILE` merges into the table forecasts quote.
-std::vector<calibration::PairAccuracy> pair_accuracy(const validation::ValidationResult& r) {
+// (measured_accuracy.hpp): what `--accuracy FILE` merges into the table forecasts quote. `by_architecture` (the
+// unfitted-GPU table) scores the dense and the MoE models' rows apart.
+std::vector<calibration::PairAccuracy> pair_accuracy(const validation::ValidationResult& r, bool by_architecture) {
   struct Errors {
     std::vector<double> ttft, tpot, ttft_ratio, tpot_ratio;
     std::set<std::string> models;
   };
-  std::map<std::pair<std::string, std::string>, Errors> by_pair;
+  std::map<std::tuple<std::string, std::string, std::string>, Errors> by_pair;  // hardware, runtime, architecture
   for (const auto& p : r.rows) {
     if (!p.predicted || !(p.run.ttft_ms > 0.0) || !(p.run.tpot_ms > 0.0)) continue;
     const auto names = model_and_system(p.group);
     if (!names) continue;
-    Errors& e = by_pair[{names->second, p.run.backend}];
+    // A predicted row's model is a preset (the mapping never guesses one).
+    const std::string architecture =
+        by_architecture ? calibration::architecture_of(specs::model_preset(names->first)) : std::string();
+    Errors& e = by_pair[{names->second, p.run.backend, architecture}];
     e.ttft.push_back(p.ttft_ape);
     e.tpot.push_back(p.tpot_ape);
     e.ttft_ratio.push_back(p.predicted_ttft_ms / p.run.ttft_ms);
@@ -185,16 +191,18 @@ std::vector<calibration::PairAccuracy> pair_accuracy(const validation::Validatio
   }
   std::vector<calibration::PairAccuracy> out;
   for (const auto& [pair, e] : by_pair) {
-    const calibration::Profile profile = calibration::profile_for(specs::hardware_preset(pair.first), pair.second);
+    const auto& [hardware, runtime, architecture] = pair;
+    const calibration::Profile profile = calibration::profile_for(specs::hardware_preset(hardware), runtime);
     const auto ttft = validation::summarise_errors(e.ttft), tpot = validation::summarise_errors(e.tpot);
-    out.push_back({pair.first,
-                   pair.second,
+    out.push_back({hardware,
+                   runtime,
                    profile.kind,
                    calibration::profile_fingerprint(profile),
                    static_cast<int>(e.ttft.size()),
                    {e.models.begin(), e.models.end()},
                    {ttft.median, ttft.p90, validation::summarise_errors(e.ttft_ratio).median},
-                   {tpot.median, tpot.p90, validation::summarise_errors(e.tpot_ratio).median}});
+                   {tpot.median, tpot.p90, validation::summarise_errors(e.tpot_ratio).median},
+                   architecture});
   }
   return out;
 }
@@ -211,8 +219,11 @@ std::vector<calibration::PairAccuracy> read_accuracy(const std::string& file, co
 // Merges this run's pairs into FILE (created when missing), written whole or not at all.
 void write_accuracy(const std::string& file, std::vector<calibration::PairAccuracy> existing,
                     const validation::ValidationResult& r, const std::string& how, const char* schema) {
-  write_file_atomically(
-      file, calibration::merge_accuracy_table(std::move(existing), pair_accuracy(r), how, schema).dump(2) + "\n");
+  // The unfitted-GPU table scores dense and MoE models apart (unfitted_gpu_accuracy.hpp).
+  const bool by_architecture = std::string(schema) == calibration::kUnfittedGpuAccuracySchema;
+  const nlohmann::json table =
+      calibration::merge_accuracy_table(std::move(existing), pair_accuracy(r, by_architecture), how, schema);
+  write_file_atomically(file, table.dump(2) + "\n");
 }
 
 // The group table as Markdown, for docs/ACCURACY.md.

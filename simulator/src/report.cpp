@@ -310,7 +310,8 @@ nlohmann::json build_report(const ReportInputs& in) {
         {"profile_unseen_model_error", calibration::unseen_model_error_json(*in.profile, d.runtime, s.model.name)},
         // On a GPU without a fit (GB200, GB300): how wrong that same pick was on the GPUs with measured runs, each
         // given it instead of its own fit (unfitted_gpu_accuracy.hpp); null for any other profile.
-        {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, *in.profile, d.runtime)}}},
+        {"profile_unfitted_gpu_error",
+         calibration::unfitted_gpu_error_json(d.hardware, *in.profile, d.runtime, s.model)}}},
       {"measurement",
        {{"window_start_s", rec.window_start_s()},
         {"window_end_s", rec.window_end_s()},

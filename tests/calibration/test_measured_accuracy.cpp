@@ -13,7 +13,8 @@ namespace {
 
 calibration::PairAccuracy entry(const std::string& hw, const std::string& runtime, const std::string& kind, int rows) {
   return {
-      hw, runtime, kind, "00112233445566aa", rows, {"llama-3.1-8b", "qwen3-32b"}, {0.25, 0.8, 1.3}, {0.1, 0.3, 0.95}};
+      hw, runtime, kind, "00112233445566aa", rows, {"llama-3.1-8b", "qwen3-32b"}, {0.25, 0.8, 1.3}, {0.1, 0.3, 0.95},
+      ""};
 }
 
 std::string error_of(const nlohmann::json& j) {

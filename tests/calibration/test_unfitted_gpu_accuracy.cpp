@@ -14,18 +14,20 @@ using calibration::PairAccuracy;
 
 namespace {
 
-// An entry for `hw` under `runtime` scored with the pick it gets today (or, `stale`, with some other profile).
+// An entry for `hw` under `runtime` scored with the pick it gets today (or, `stale`, with some other profile), on
+// runs of models of `architecture`.
 PairAccuracy entry(const std::string& hw, const std::string& runtime, double ttft_ape, double tpot_ape,
-                   double ttft_ratio, int rows, bool stale = false) {
+                   double ttft_ratio, int rows, bool stale = false, const std::string& architecture = "dense") {
   const calibration::Profile pick = calibration::profile_without_own_fit(specs::hardware_preset(hw), runtime);
   return {hw,
           runtime,
           pick.kind,
           stale ? std::string("0123456789abcdef") : calibration::profile_fingerprint(pick),
           rows,
-          {"llama-3.1-70b"},
+          {architecture == "moe" ? "gpt-oss-120b" : "llama-3.1-70b"},
           {ttft_ape, 2 * ttft_ape, ttft_ratio},
-          {tpot_ape, 2 * tpot_ape, 1.0}};
+          {tpot_ape, 2 * tpot_ape, 1.0},
+          architecture};
 }
 
 const calibration::Profile* shipped_fit(const std::string& hw, const std::string& runtime) {
@@ -79,13 +81,17 @@ TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the 
   const specs::HardwareSpec gb200 = specs::hardware_preset("gb200");
   const calibration::Profile pick = calibration::profile_for(gb200, "vllm");
   const std::vector<PairAccuracy> table = {
-      entry("h200", "vllm", 0.5, 0.25, 1.6, 30), entry("h100", "vllm", 0.1, 0.05, 0.9, 10),
+      entry("h200", "vllm", 0.5, 0.25, 1.6, 30),
+      entry("h100", "vllm", 0.1, 0.05, 0.9, 10),
       entry("b200", "vllm", 0.3, 0.15, 1.2, 20),
-      entry("b300", "vllm", 0.9, 0.9, 3.0, 99, true),  // stale: scored with another profile
-      entry("h100", "sglang", 0.9, 0.9, 3.0, 99)};     // another runtime
-  const auto e = calibration::unfitted_gpu_error_for(gb200, pick, "vllm", table);
+      entry("b300", "vllm", 0.9, 0.9, 3.0, 99, true),          // stale: scored with another profile
+      entry("h100", "sglang", 0.9, 0.9, 3.0, 99),              // another runtime
+      entry("h100", "vllm", 0.02, 0.4, 0.5, 7, false, "moe"),  // MoE models' runs: their own figure
+      entry("b300", "vllm", 0.04, 0.6, 0.7, 9, false, "moe")};
+  const auto e = calibration::unfitted_gpu_error_for(gb200, pick, "vllm", "dense", table);
   REQUIRE(e);
   CHECK(e->hardware == "gb200");
+  CHECK(e->architecture == "dense");
   CHECK(e->gpus == std::vector<std::string>{"b200", "h100", "h200"});
   CHECK(e->rows == 60);
   CHECK(e->ttft.median_ape == Approx(0.3));
@@ -95,24 +101,46 @@ TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the 
   CHECK(e->tpot.median_ape == Approx(0.15));
   const std::string line = calibration::describe(*e);
   CHECK(line.find("TTFT off by a median 30% (10-50% by GPU") != std::string::npos);
-  CHECK(line.find("b200, h100, h200 vllm") != std::string::npos);
+  CHECK(line.find("runs of dense models on b200, h100, h200 vllm") != std::string::npos);
   CHECK(line.find("(60 runs)") != std::string::npos);
   // Its JSON reads back.
   const auto back = calibration::parse_unfitted_gpu_error(calibration::to_json(*e), "r.json", "d.");
   CHECK(back.gpus == e->gpus);
+  CHECK(back.architecture == "dense");
   CHECK(back.tpot.highest_ape == Approx(0.25));
+
+  SECTION("an MoE model's forecast takes the MoE models' runs alone") {
+    const auto moe = calibration::unfitted_gpu_error_for(gb200, pick, "vllm", "moe", table);
+    REQUIRE(moe);
+    CHECK(moe->gpus == std::vector<std::string>{"b300", "h100"});
+    CHECK(moe->rows == 16);
+    CHECK(moe->ttft.median_ape == Approx(0.03));
+    CHECK(moe->tpot.lowest_ape == Approx(0.4));
+    CHECK(moe->tpot.highest_ape == Approx(0.6));
+    CHECK(calibration::describe(*moe).find("runs of MoE models on b300, h100 vllm") != std::string::npos);
+    CHECK(calibration::architecture_of(specs::model_preset("gpt-oss-120b")) == "moe");
+    CHECK(calibration::architecture_of(specs::model_preset("llama-3.1-70b")) == "dense");
+  }
+  SECTION("a report written before the split (no architecture) still reads, as every model's figure") {
+    nlohmann::json j = calibration::to_json(*e);
+    j.erase("architecture");
+    const auto old = calibration::parse_unfitted_gpu_error(j, "r.json", "d.");
+    CHECK(old.architecture.empty());
+    CHECK(calibration::describe(old).find("runs of b200, h100, h200 vllm") != std::string::npos);
+  }
 
   SECTION("none for a fit, a datasheet profile without the carried host costs, or no valid entry") {
     const specs::HardwareSpec h100 = specs::hardware_preset("h100");
-    CHECK_FALSE(calibration::unfitted_gpu_error_for(h100, calibration::profile_for(h100, "vllm"), "vllm", table));
     CHECK_FALSE(
-        calibration::unfitted_gpu_error_for(gb200, calibration::datasheet_profile_for(gb200, "vllm"), "vllm", table));
-    CHECK_FALSE(calibration::unfitted_gpu_error_for(gb200, pick, "vllm", {table[3], table[4]}));
+        calibration::unfitted_gpu_error_for(h100, calibration::profile_for(h100, "vllm"), "vllm", "dense", table));
+    CHECK_FALSE(calibration::unfitted_gpu_error_for(gb200, calibration::datasheet_profile_for(gb200, "vllm"), "vllm",
+                                                    "dense", table));
+    CHECK_FALSE(calibration::unfitted_gpu_error_for(gb200, pick, "vllm", "dense", {table[3], table[4], table[5]}));
   }
   SECTION("TensorRT-LLM's pick is the datasheet profile itself, and carries the figure") {
     const std::vector<PairAccuracy> trtllm = {entry("h100", "trtllm", 0.4, 0.1, 1.3, 5)};
     const auto t = calibration::unfitted_gpu_error_for(gb200, calibration::datasheet_profile_for(gb200, "trtllm"),
-                                                       "trtllm", trtllm);
+                                                       "trtllm", "dense", trtllm);
     REQUIRE(t);
     CHECK(t->ttft.median_ape == Approx(0.4));
   }
@@ -120,7 +148,8 @@ TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the 
 
 TEST_CASE("a bad unfitted-GPU figure is named by field, and a held-out table is not an unfitted-GPU one",
           "[calibration][accuracy]") {
-  const calibration::UnfittedGpuError good{"gb200", "vllm", {"h100"}, 10, {0.3, 0.1, 0.5, 1.2}, {0.1, 0.1, 0.1, 1.0}};
+  const calibration::UnfittedGpuError good{"gb200", "vllm", {"h100"}, 10, {0.3, 0.1, 0.5, 1.2}, {0.1, 0.1, 0.1, 1.0},
+                                           "moe"};
   auto error_of = [](const nlohmann::json& j) {
     try {
       calibration::parse_unfitted_gpu_error(j, "r.json", "d.");
@@ -139,24 +168,46 @@ TEST_CASE("a bad unfitted-GPU figure is named by field, and a held-out table is 
   j = calibration::to_json(good);
   j["ttft"]["lowest_ape"] = 0.4;
   CHECK(error_of(j).find("d.ttft.median_ape") != std::string::npos);
+  j = calibration::to_json(good);
+  j["architecture"] = "hybrid";
+  CHECK(error_of(j).find("d.architecture") != std::string::npos);
 
-  const nlohmann::json held_out = calibration::merge_accuracy_table({}, {entry("h100", "vllm", 0.1, 0.1, 1.0, 3)}, "x");
+  PairAccuracy whole = entry("h100", "vllm", 0.1, 0.1, 1.0, 3);
+  whole.architecture.clear();
+  const nlohmann::json held_out = calibration::merge_accuracy_table({}, {whole}, "x");
   CHECK_THROWS_WITH(calibration::parse_accuracy_table(held_out, "t.json", calibration::kUnfittedGpuAccuracySchema),
                     Catch::Contains("t.json") && Catch::Contains(calibration::kUnfittedGpuAccuracySchema));
+  // An unfitted-GPU table names each entry's kind of model; a held-out table names none.
+  nlohmann::json unfitted = held_out;
+  unfitted["schema"] = calibration::kUnfittedGpuAccuracySchema;
+  CHECK_THROWS_WITH(calibration::parse_accuracy_table(unfitted, "t.json", calibration::kUnfittedGpuAccuracySchema),
+                    Catch::Contains("pairs[0].architecture"));
+  nlohmann::json split = calibration::merge_accuracy_table({}, {entry("h100", "vllm", 0.1, 0.1, 1.0, 3)}, "x");
+  CHECK_THROWS_WITH(calibration::parse_accuracy_table(split, "t.json"), Catch::Contains("pairs[0].architecture"));
+  split["pairs"][0]["architecture"] = "sparse";
+  split["schema"] = calibration::kUnfittedGpuAccuracySchema;
+  CHECK_THROWS_WITH(calibration::parse_accuracy_table(split, "t.json", calibration::kUnfittedGpuAccuracySchema),
+                    Catch::Contains("pairs[0].architecture") && Catch::Contains("sparse"));
 }
 
 TEST_CASE("a fresh unfitted-GPU entry replaces its GPU and runtime's, stale or not", "[calibration][accuracy]") {
   const char* schema = calibration::kUnfittedGpuAccuracySchema;
   const nlohmann::json first = calibration::merge_accuracy_table(
-      {}, {entry("h100", "vllm", 0.5, 0.2, 1.0, 10, true), entry("h200", "vllm", 0.3, 0.1, 1.0, 20)}, "first", schema);
+      {},
+      {entry("h100", "vllm", 0.5, 0.2, 1.0, 10, true), entry("h200", "vllm", 0.3, 0.1, 1.0, 20),
+       entry("h100", "vllm", 0.2, 0.1, 1.0, 40, false, "moe")},
+      "first", schema);
   const auto merged = calibration::parse_accuracy_table(
       calibration::merge_accuracy_table(calibration::parse_accuracy_table(first, "t.json", schema),
                                         {entry("h100", "vllm", 0.4, 0.2, 1.0, 30)}, "second", schema),
       "t.json", schema);
-  REQUIRE(merged.size() == 2);
+  REQUIRE(merged.size() == 3);
   CHECK(merged[0].hardware == "h100");
+  CHECK(merged[0].architecture == "dense");
   CHECK(merged[0].rows == 30);  // the stale entry is gone, not kept beside the fresh one
-  CHECK(merged[1].rows == 20);
+  CHECK(merged[1].architecture == "moe");
+  CHECK(merged[1].rows == 40);  // the MoE models' entry of the same GPU stays
+  CHECK(merged[2].rows == 20);
 }
 
 TEST_CASE("every shipped fit's GPU has a current entry in the shipped table, and GB200 and GB300 carry its figure",
@@ -170,6 +221,14 @@ TEST_CASE("every shipped fit's GPU has a current entry in the shipped table, and
       return a.hardware == p.hardware && a.runtime == p.runtime &&
              a.profile_fingerprint == calibration::profile_fingerprint(pick);
     });
+    // Each entry holds the runs of its own kind of model only.
+    for (const PairAccuracy& a : table) {
+      if (a.hardware != p.hardware || a.runtime != p.runtime) continue;
+      for (const std::string& m : a.models) {
+        INFO(a.hardware << " " << a.runtime << " " << a.architecture << ": " << m);
+        CHECK(calibration::architecture_of(specs::model_preset(m)) == a.architecture);
+      }
+    }
     INFO(p.hardware << " " << p.runtime
                     << ": regenerate calibration/profiles/accuracy/unfitted-gpus.json after a refit (`fleetcast "
                        "--unfitted-profiles validate --silicon ../shared/validation/silicon-dev.csv --accuracy FILE`)");
@@ -178,8 +237,11 @@ TEST_CASE("every shipped fit's GPU has a current entry in the shipped table, and
   for (const char* hw : {"gb200", "gb300"}) {
     for (const char* runtime : {"vllm", "sglang", "trtllm"}) {
       const specs::HardwareSpec spec = specs::hardware_preset(hw);
-      INFO(hw << " " << runtime);
-      CHECK(calibration::unfitted_gpu_error_for(spec, calibration::profile_for(spec, runtime), runtime));
+      for (const char* architecture : {"dense", "moe"}) {
+        INFO(hw << " " << runtime << " " << architecture);
+        CHECK(
+            calibration::unfitted_gpu_error_for(spec, calibration::profile_for(spec, runtime), runtime, architecture));
+      }
     }
   }
 }

@@ -155,8 +155,8 @@ TEST_CASE("the plan's text names the profiles with figures outside the kernel-le
   CHECK(text.find("h200 vllm (datasheet): no measured error on record\n  h100") != std::string::npos);
 
   // A profile with a measured error on record says it, with the models it was measured on.
-  calibration::PairAccuracy a{"h200", "vllm",        "datasheet",      "0123456789abcdef",
-                              12,     {"qwen3-32b"}, {0.25, 0.5, 1.2}, {0.1, 0.2, 0.9}};
+  calibration::PairAccuracy a{"h200",           "vllm",          "datasheet", "0123456789abcdef", 12, {"qwen3-32b"},
+                              {0.25, 0.5, 1.2}, {0.1, 0.2, 0.9}, ""};
   out["profiles"][0]["measured_error"] = calibration::to_json(a);
   CHECK(planner::plan_text(out, 5).find("  h200 vllm (datasheet): TTFT off by a median 25% (p90 50%, "
                                         "predicted/measured 1.20x), TPOT 10% (p90 20%, 0.90x) on 12 held-out "
@@ -164,12 +164,12 @@ TEST_CASE("the plan's text names the profiles with figures outside the kernel-le
 
   // A GPU without a fit says how its pick did on the fitted GPUs' runs, under its profile line.
   const calibration::UnfittedGpuError u{
-      "gb200", "vllm", {"b200", "h100"}, 40, {0.3, 0.2, 0.4, 0.9}, {0.1, 0.05, 0.15, 1.0}};
+      "gb200", "vllm", {"b200", "h100"}, 40, {0.3, 0.2, 0.4, 0.9}, {0.1, 0.05, 0.15, 1.0}, "dense"};
   out["profiles"][0]["unfitted_gpu_error"] = calibration::to_json(u);
   CHECK(planner::plan_text(out, 5).find("measured runs of qwen3-32b\n    as a GPU without a fit: TTFT off by a median "
                                         "30% (20-40% by GPU, predicted/measured 0.90x), TPOT 10% (5-15%, 1.00x) on "
-                                        "the measured runs of b200, h100 vllm, each given this pick instead of its "
-                                        "own fit (40 runs)\n") != std::string::npos);
+                                        "the measured runs of dense models on b200, h100 vllm, each given this pick "
+                                        "instead of its own fit (40 runs)\n") != std::string::npos);
 }
 
 TEST_CASE("a plan over a recorded trace offers the trace's rate and agrees with exhaustive simulation",

@@ -97,19 +97,20 @@ nlohmann::json decode_point_line(const specs::ScenarioSpec& s, int requests_per_
   b.output_tokens_per_s = b.total_tokens_per_s = p.output_tokens_per_s_per_gpu * b.gpu_count;
   b.tokens_per_s_per_user = p.tokens_per_s_per_user;
   b.tpot_mean_ms = 1e3 / p.tokens_per_s_per_user;
-  return {{"benchmark_record", traces::to_json(b)},
-          {"steady_state",
-           {{"kind", "decode"},
-            {"requests_per_rank", requests_per_rank},
-            {"context_tokens", context_tokens},
-            {"step_s", p.step_s},
-            {"acceptance_length", p.acceptance_length},
-            {"tokens_per_s_per_user", p.tokens_per_s_per_user},
-            {"output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu}}},
-          {"profile_kernel_caveats", caveats_json(d, profile)},
-          {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)},
-          {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)},
-          {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, profile, d.runtime)}};
+  return {
+      {"benchmark_record", traces::to_json(b)},
+      {"steady_state",
+       {{"kind", "decode"},
+        {"requests_per_rank", requests_per_rank},
+        {"context_tokens", context_tokens},
+        {"step_s", p.step_s},
+        {"acceptance_length", p.acceptance_length},
+        {"tokens_per_s_per_user", p.tokens_per_s_per_user},
+        {"output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu}}},
+      {"profile_kernel_caveats", caveats_json(d, profile)},
+      {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)},
+      {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)},
+      {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, profile, d.runtime, s.model)}};
 }
 
 nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_rank, int prompt_tokens) {
@@ -127,20 +128,21 @@ nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_r
   b.total_tokens_per_s = p.input_tokens_per_s_per_gpu * b.gpu_count;
   // A prompt's time from its first step to its last, without queueing: its time to first token.
   b.ttft_mean_ms = b.ttft_p50_ms = b.ttft_p95_ms = 1e3 * p.mean_prompt_s;
-  return {{"benchmark_record", traces::to_json(b)},
-          {"steady_state",
-           {{"kind", "prefill"},
-            {"tokens_per_rank", tokens_per_rank},
-            {"prompt_tokens", prompt_tokens},
-            {"prompts", p.prompts},
-            {"steps", p.steps},
-            {"mean_step_s", p.mean_step_s},
-            {"mean_prompt_s", p.mean_prompt_s},
-            {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}}},
-          {"profile_kernel_caveats", caveats_json(d, profile)},
-          {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)},
-          {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)},
-          {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, profile, d.runtime)}};
+  return {
+      {"benchmark_record", traces::to_json(b)},
+      {"steady_state",
+       {{"kind", "prefill"},
+        {"tokens_per_rank", tokens_per_rank},
+        {"prompt_tokens", prompt_tokens},
+        {"prompts", p.prompts},
+        {"steps", p.steps},
+        {"mean_step_s", p.mean_step_s},
+        {"mean_prompt_s", p.mean_prompt_s},
+        {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}}},
+      {"profile_kernel_caveats", caveats_json(d, profile)},
+      {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)},
+      {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)},
+      {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, profile, d.runtime, s.model)}};
 }
 
 }  // namespace fleetcast::planner

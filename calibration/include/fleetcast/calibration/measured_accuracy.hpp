@@ -52,6 +52,10 @@ struct PairAccuracy {
   int rows = 0;                     // measured rows predicted
   std::vector<std::string> models;  // the models among them, sorted
   ErrorFigures ttft, tpot;
+  // The unfitted-GPU table scores dense and MoE models apart ("dense" or "moe": only that kind's runs), since a
+  // pick's error differs by the kind (vLLM's TTFT: 87% on dense models, 22% on MoE ones); "" in the held-out table,
+  // every model of the pair's runs (and no such field in its JSON).
+  std::string architecture;
 };
 
 // The first 16 hex digits of the SHA-256 of the profile's JSON (calibration::to_json, compact): what an entry is for.
@@ -63,16 +67,17 @@ PairAccuracy parse_pair_accuracy(const nlohmann::json& j, const std::string& fil
 // The two tables of such entries: held-out rows of the profiles in use (this header), and fitted GPUs' runs scored
 // with the pick a GPU without a fit gets (unfitted_gpu_accuracy.hpp).
 inline constexpr const char* kHeldOutAccuracySchema = "fleetcast.accuracy/1";
-inline constexpr const char* kUnfittedGpuAccuracySchema = "fleetcast.unfitted-gpu-accuracy/1";
+inline constexpr const char* kUnfittedGpuAccuracySchema = "fleetcast.unfitted-gpu-accuracy/2";
 
-// Strict: that schema, every field present and of its type, errors in [0, inf), ratios > 0; an InputError names
-// `file` and the field otherwise.
+// Strict: that schema, every field present and of its type, errors in [0, inf), ratios > 0, an architecture on
+// every entry of the unfitted-GPU table and on none of the held-out one's; an InputError names `file` and the field
+// otherwise.
 std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const std::string& file,
                                                const char* schema = kHeldOutAccuracySchema);
 
 // A table of `existing` (parse_accuracy_table's, or none) with `fresh` in it: an entry for the same profile
-// (hardware, runtime, kind and fingerprint; in the unfitted-GPU table, the same hardware and runtime) is replaced, the
-// others kept; sorted by those; `how` is the table's note.
+// (hardware, runtime, kind and fingerprint; in the unfitted-GPU table, the same hardware, runtime and architecture) is
+// replaced, the others kept; sorted by those; `how` is the table's note.
 nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> existing, const std::vector<PairAccuracy>& fresh,
                                     const std::string& how, const char* schema = kHeldOutAccuracySchema);
 
