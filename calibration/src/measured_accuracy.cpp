@@ -117,7 +117,7 @@ PairAccuracy parse_pair_accuracy(const nlohmann::json& e, const std::string& fil
   if (e.contains("architecture")) {
     a.architecture = member(e, "architecture", file, at, &nlohmann::json::is_string).get<std::string>();
     if (a.architecture != "dense" && a.architecture != "moe")
-      throw InputError(file, at + "architecture", a.architecture, "\"dense\" or \"moe\"");
+      throw InputError(file, at + "architecture", nlohmann::json(a.architecture).dump(), "\"dense\" or \"moe\"");
   }
   return a;
 }
@@ -128,16 +128,11 @@ std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const st
                      std::string("not an accuracy table of this kind (") + schema + ")");
   std::vector<PairAccuracy> out;
   const nlohmann::json& pairs = member(j, "pairs", file, "", &nlohmann::json::is_array);
-  // The unfitted-GPU table scores dense and MoE models apart; the held-out one scores each profile's runs whole.
-  const bool by_architecture = std::string(schema) == kUnfittedGpuAccuracySchema;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const std::string at = "pairs[" + std::to_string(i) + "].";
     out.push_back(parse_pair_accuracy(pairs[i], file, at));
-    if (by_architecture && out.back().architecture.empty())
-      throw InputError(file, at + "architecture", "", "each entry of this table is for \"dense\" or \"moe\" models");
-    if (!by_architecture && !out.back().architecture.empty())
-      throw InputError(file, at + "architecture", out.back().architecture,
-                       "an entry of this table holds every model of its profile's runs: no architecture");
+    if (out.back().architecture.empty())
+      throw InputError(file, at + "architecture", "", "each entry of a table is for \"dense\" or \"moe\" models");
   }
   return out;
 }
@@ -176,16 +171,21 @@ const std::vector<PairAccuracy>& shipped_accuracy() {
   return table;
 }
 
-std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const std::string& runtime) {
+std::string architecture_of(const specs::ModelSpec& model) { return model.moe ? "moe" : "dense"; }
+
+std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const std::string& runtime,
+                                                  const std::string& architecture) {
   const std::string fingerprint = profile_fingerprint(in_use);
   for (const PairAccuracy& a : shipped_accuracy()) {
-    if (a.hardware == in_use.hardware && a.runtime == runtime && a.profile_fingerprint == fingerprint) return a;
+    if (a.hardware == in_use.hardware && a.runtime == runtime && a.architecture == architecture &&
+        a.profile_fingerprint == fingerprint)
+      return a;
   }
   return std::nullopt;
 }
 
-nlohmann::json measured_error_json(const Profile& in_use, const std::string& runtime) {
-  const auto a = measured_accuracy_for(in_use, runtime);
+nlohmann::json measured_error_json(const Profile& in_use, const std::string& runtime, const specs::ModelSpec& model) {
+  const auto a = measured_accuracy_for(in_use, runtime, architecture_of(model));
   return a ? to_json(*a) : nlohmann::json(nullptr);
 }
 
@@ -198,7 +198,9 @@ std::string describe(const PairAccuracy& a) {
                 100.0 * a.tpot.p90_ape, a.tpot.median_ratio, a.rows);
   std::string models;
   for (const std::string& m : a.models) models += (models.empty() ? "" : ", ") + m;
-  return std::string(buf) + (models.empty() ? "" : " of " + models);
+  if (models.empty()) return buf;
+  const std::string kind = a.architecture == "moe" ? "MoE models" : a.architecture == "dense" ? "dense models" : "";
+  return std::string(buf) + " of " + (kind.empty() ? models : kind + " (" + models + ")");
 }
 
 }  // namespace fleetcast::calibration

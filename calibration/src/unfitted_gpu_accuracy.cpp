@@ -27,8 +27,6 @@ bool still_the_pick(const PairAccuracy& entry) {
 
 }  // namespace
 
-std::string architecture_of(const specs::ModelSpec& model) { return model.moe ? "moe" : "dense"; }
-
 const std::vector<PairAccuracy>& shipped_unfitted_gpu_accuracy() {
   static const std::vector<PairAccuracy> table = compiled_in_accuracy_table(kShippedName, kUnfittedGpuAccuracySchema);
   return table;
@@ -93,7 +91,7 @@ UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::st
   if (j.contains("architecture")) {
     e.architecture = member(j, "architecture", file, at, &nlohmann::json::is_string).get<std::string>();
     if (e.architecture != "dense" && e.architecture != "moe")
-      throw InputError(file, at + "architecture", e.architecture, "\"dense\" or \"moe\"");
+      throw InputError(file, at + "architecture", nlohmann::json(e.architecture).dump(), "\"dense\" or \"moe\"");
   }
   return e;
 }

@@ -1,9 +1,8 @@
 // `fleetcast bench sim`: how fast the simulator runs. Prints figures; asserts nothing about wall time.
 #include <sys/resource.h>
-
-#include <chrono>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <thread>

@@ -219,10 +219,13 @@ int run_calibrate(const Args& args) {
                    "(docs/CALIBRATION.md, \"Where profiles come from\")\n",
                    models.c_str());
     }
-    // And how wrong it was on held-out measured runs, where that exact profile's error is on record.
-    if (const auto measured = calibration::measured_accuracy_for(profile, runtime)) {
-      std::fprintf(stderr, "note: measured on %s %s: %s\n", profile.hardware.c_str(), runtime.c_str(),
-                   calibration::describe(*measured).c_str());
+    // And how wrong it was on held-out measured runs, where that exact profile's error is on record: of dense models
+    // and of MoE ones, which it does differently (no model is named here).
+    for (const char* architecture : {"dense", "moe"}) {
+      if (const auto measured = calibration::measured_accuracy_for(profile, runtime, architecture)) {
+        std::fprintf(stderr, "note: measured on %s %s: %s\n", profile.hardware.c_str(), runtime.c_str(),
+                     calibration::describe(*measured).c_str());
+      }
     }
     // And what its recipe did on models it was refitted without: a forecast of a model outside fitted_models.
     if (const auto unseen = calibration::unseen_model_error_for(profile, runtime, "")) {

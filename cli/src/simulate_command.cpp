@@ -94,8 +94,9 @@ int run_simulate(const Args& args) {
   options.chrome_trace = !trace_output.empty();
   if (options.check_only) {
     if (!output.empty() || !trace_output.empty() || options.timeline || progress) {
-      throw InputError("", "--check", "", "checks the scenario and simulates nothing: no -o, --timeline, "
-                                          "--chrome-trace or --progress with it");
+      throw InputError("", "--check", "",
+                       "checks the scenario and simulates nothing: no -o, --timeline, "
+                       "--chrome-trace or --progress with it");
     }
     std::fputs(check_line(simulator::run_simulation(scenario, options).report.at("check")).c_str(), stdout);
     return 0;

@@ -19,7 +19,6 @@
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
-#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "fleetcast/traces/bench_results.hpp"
@@ -167,9 +166,9 @@ nlohmann::json profiles_json(const std::vector<ProfileInUse>& profiles) {
 }
 
 // Each (hardware, runtime)'s error over the predicted rows, with the profile that made the predictions
-// (measured_accuracy.hpp): what `--accuracy FILE` merges into the table forecasts quote. `by_architecture` (the
-// unfitted-GPU table) scores the dense and the MoE models' rows apart.
-std::vector<calibration::PairAccuracy> pair_accuracy(const validation::ValidationResult& r, bool by_architecture) {
+// (measured_accuracy.hpp), the dense and the MoE models' rows apart: what `--accuracy FILE` merges into the table
+// forecasts quote.
+std::vector<calibration::PairAccuracy> pair_accuracy(const validation::ValidationResult& r) {
   struct Errors {
     std::vector<double> ttft, tpot, ttft_ratio, tpot_ratio;
     std::set<std::string> models;
@@ -180,8 +179,7 @@ std::vector<calibration::PairAccuracy> pair_accuracy(const validation::Validatio
     const auto names = model_and_system(p.group);
     if (!names) continue;
     // A predicted row's model is a preset (the mapping never guesses one).
-    const std::string architecture =
-        by_architecture ? calibration::architecture_of(specs::model_preset(names->first)) : std::string();
+    const std::string architecture = calibration::architecture_of(specs::model_preset(names->first));
     Errors& e = by_pair[{names->second, p.run.backend, architecture}];
     e.ttft.push_back(p.ttft_ape);
     e.tpot.push_back(p.tpot_ape);
@@ -219,10 +217,7 @@ std::vector<calibration::PairAccuracy> read_accuracy(const std::string& file, co
 // Merges this run's pairs into FILE (created when missing), written whole or not at all.
 void write_accuracy(const std::string& file, std::vector<calibration::PairAccuracy> existing,
                     const validation::ValidationResult& r, const std::string& how, const char* schema) {
-  // The unfitted-GPU table scores dense and MoE models apart (unfitted_gpu_accuracy.hpp).
-  const bool by_architecture = std::string(schema) == calibration::kUnfittedGpuAccuracySchema;
-  const nlohmann::json table =
-      calibration::merge_accuracy_table(std::move(existing), pair_accuracy(r, by_architecture), how, schema);
+  const nlohmann::json table = calibration::merge_accuracy_table(std::move(existing), pair_accuracy(r), how, schema);
   write_file_atomically(file, table.dump(2) + "\n");
 }
 

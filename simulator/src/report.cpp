@@ -304,7 +304,7 @@ nlohmann::json build_report(const ReportInputs& in) {
                                        *in.profile, calibration::datasheet_profile_for(d.hardware, d.runtime)))},
         // How wrong this very profile was on measured runs it was not fitted to (measured_accuracy.hpp); null
         // where none are on record (a GPU without measured runs, a user's own profile, a refit not yet validated).
-        {"profile_measured_error", calibration::measured_error_json(*in.profile, d.runtime)},
+        {"profile_measured_error", calibration::measured_error_json(*in.profile, d.runtime, s.model)},
         // For a model outside the runs that fit was made on: how wrong its recipe was on each model it was refitted
         // without (unseen_model_accuracy.hpp); null for a model the fit saw, or a profile that is not a shipped fit.
         {"profile_unseen_model_error", calibration::unseen_model_error_json(*in.profile, d.runtime, s.model.name)},

@@ -109,7 +109,7 @@ std::string format_summary(const nlohmann::json& r) {
         "\n";
   } else {
     out += "  profile (" + d["profile"]["kind"].get<std::string>() + ") has no measured error on record for " + pair +
-           " (no held-out measured runs of it)\n";
+           " (no held-out measured runs of it on this kind of model, dense or MoE)\n";
   }
   const nlohmann::json unseen = d.value("profile_unseen_model_error", nlohmann::json());
   if (unseen.is_object()) {

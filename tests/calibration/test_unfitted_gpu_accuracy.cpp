@@ -172,21 +172,17 @@ TEST_CASE("a bad unfitted-GPU figure is named by field, and a held-out table is 
   j["architecture"] = "hybrid";
   CHECK(error_of(j).find("d.architecture") != std::string::npos);
 
-  PairAccuracy whole = entry("h100", "vllm", 0.1, 0.1, 1.0, 3);
-  whole.architecture.clear();
-  const nlohmann::json held_out = calibration::merge_accuracy_table({}, {whole}, "x");
+  const nlohmann::json held_out = calibration::merge_accuracy_table({}, {entry("h100", "vllm", 0.1, 0.1, 1.0, 3)}, "x");
   CHECK_THROWS_WITH(calibration::parse_accuracy_table(held_out, "t.json", calibration::kUnfittedGpuAccuracySchema),
                     Catch::Contains("t.json") && Catch::Contains(calibration::kUnfittedGpuAccuracySchema));
-  // An unfitted-GPU table names each entry's kind of model; a held-out table names none.
-  nlohmann::json unfitted = held_out;
-  unfitted["schema"] = calibration::kUnfittedGpuAccuracySchema;
+  // Each entry names its kind of model.
+  nlohmann::json unfitted = calibration::merge_accuracy_table({}, {entry("h100", "vllm", 0.1, 0.1, 1.0, 3)}, "x",
+                                                              calibration::kUnfittedGpuAccuracySchema);
+  unfitted["pairs"][0].erase("architecture");
   CHECK_THROWS_WITH(calibration::parse_accuracy_table(unfitted, "t.json", calibration::kUnfittedGpuAccuracySchema),
                     Catch::Contains("pairs[0].architecture"));
-  nlohmann::json split = calibration::merge_accuracy_table({}, {entry("h100", "vllm", 0.1, 0.1, 1.0, 3)}, "x");
-  CHECK_THROWS_WITH(calibration::parse_accuracy_table(split, "t.json"), Catch::Contains("pairs[0].architecture"));
-  split["pairs"][0]["architecture"] = "sparse";
-  split["schema"] = calibration::kUnfittedGpuAccuracySchema;
-  CHECK_THROWS_WITH(calibration::parse_accuracy_table(split, "t.json", calibration::kUnfittedGpuAccuracySchema),
+  unfitted["pairs"][0]["architecture"] = "sparse";
+  CHECK_THROWS_WITH(calibration::parse_accuracy_table(unfitted, "t.json", calibration::kUnfittedGpuAccuracySchema),
                     Catch::Contains("pairs[0].architecture") && Catch::Contains("sparse"));
 }
 

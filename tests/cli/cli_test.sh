@@ -302,13 +302,13 @@ rm "$work/unfitted.json"
 "$bin" validate --silicon "$silicon" --accuracy "$work/acc.json" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q -- "--accuracy" "$work/err" && [ ! -e "$work/acc.json" ]; } && ok ||
   bad "validate --accuracy without --split held-out: $(cat "$work/err")"
-echo '{"schema": "fleetcast.accuracy/1", "pairs": [{"hardware": "h100"}]}' >"$work/acc.json"
+echo '{"schema": "fleetcast.accuracy/2", "pairs": [{"hardware": "h100"}]}' >"$work/acc.json"
 "$bin" validate --silicon "$silicon" --split held-out -j 2 --summary-only --accuracy "$work/acc.json" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q "acc.json: field 'pairs\[0\].runtime'" "$work/err" &&
   grep -q '"hardware": "h100"}' "$work/acc.json"; } && ok || bad "validate --accuracy into a bad table: $(cat "$work/err")"
 rm "$work/acc.json"
 "$bin" validate --silicon "$silicon" --split held-out -j 2 --summary-only --accuracy "$work/acc.json" >/dev/null 2>"$work/err"
-{ [ $? -eq 0 ] && grep -q '"schema": "fleetcast.accuracy/1"' "$work/acc.json"; } && ok ||
+{ [ $? -eq 0 ] && python3 -c "import json,sys; t=json.load(open(sys.argv[1])); sys.exit(not (t['schema']=='fleetcast.accuracy/2' and all(p['architecture'] in ('dense','moe') for p in t['pairs'])))" "$work/acc.json"; } && ok ||
   bad "validate --accuracy did not write a table: $(cat "$work/err")"
 
 # validate --bench: vLLM and SGLang benchmark-client result files, the deployment from flags and metadata.

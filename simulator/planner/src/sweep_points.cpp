@@ -108,7 +108,7 @@ nlohmann::json decode_point_line(const specs::ScenarioSpec& s, int requests_per_
         {"tokens_per_s_per_user", p.tokens_per_s_per_user},
         {"output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu}}},
       {"profile_kernel_caveats", caveats_json(d, profile)},
-      {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)},
+      {"profile_measured_error", calibration::measured_error_json(profile, d.runtime, s.model)},
       {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)},
       {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, profile, d.runtime, s.model)}};
 }
@@ -140,7 +140,7 @@ nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_r
         {"mean_prompt_s", p.mean_prompt_s},
         {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}}},
       {"profile_kernel_caveats", caveats_json(d, profile)},
-      {"profile_measured_error", calibration::measured_error_json(profile, d.runtime)},
+      {"profile_measured_error", calibration::measured_error_json(profile, d.runtime, s.model)},
       {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)},
       {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, profile, d.runtime, s.model)}};
 }

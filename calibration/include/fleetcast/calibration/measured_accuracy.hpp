@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/specs/model.hpp"
 
 namespace fleetcast::calibration {
 
@@ -52,11 +53,14 @@ struct PairAccuracy {
   int rows = 0;                     // measured rows predicted
   std::vector<std::string> models;  // the models among them, sorted
   ErrorFigures ttft, tpot;
-  // The unfitted-GPU table scores dense and MoE models apart ("dense" or "moe": only that kind's runs), since a
-  // pick's error differs by the kind (vLLM's TTFT: 87% on dense models, 22% on MoE ones); "" in the held-out table,
-  // every model of the pair's runs (and no such field in its JSON).
+  // "dense" or "moe": the entry holds that kind's runs only, since a profile's error differs by the kind (H200 vLLM's
+  // fit: TTFT 111% on dense models' held-out runs, 21% on MoE ones), and a forecast quotes its own model's kind.
+  // Every table entry has one; "" only in a report written before the tables scored the kinds apart (every model).
   std::string architecture;
 };
+
+// "moe" for a model with routed experts, else "dense": the kind of model an accuracy entry scores.
+std::string architecture_of(const specs::ModelSpec& model);
 
 // The first 16 hex digits of the SHA-256 of the profile's JSON (calibration::to_json, compact): what an entry is for.
 std::string profile_fingerprint(const Profile& p);
@@ -66,12 +70,12 @@ nlohmann::json to_json(const PairAccuracy& a);
 PairAccuracy parse_pair_accuracy(const nlohmann::json& j, const std::string& file, const std::string& at = "");
 // The two tables of such entries: held-out rows of the profiles in use (this header), and fitted GPUs' runs scored
 // with the pick a GPU without a fit gets (unfitted_gpu_accuracy.hpp).
-inline constexpr const char* kHeldOutAccuracySchema = "fleetcast.accuracy/1";
+inline constexpr const char* kHeldOutAccuracySchema = "fleetcast.accuracy/2";
 inline constexpr const char* kUnfittedGpuAccuracySchema = "fleetcast.unfitted-gpu-accuracy/2";
 
-// Strict: that schema, every field present and of its type, errors in [0, inf), ratios > 0, an architecture on
-// every entry of the unfitted-GPU table and on none of the held-out one's; an InputError names `file` and the field
-// otherwise.
+// Strict: that schema, every field present and of its type (an architecture on every entry), errors in [0, inf),
+// ratios > 0; an InputError names `file` and the field otherwise. A table of the schemas before the kinds were scored
+// apart (fleetcast.accuracy/1, fleetcast.unfitted-gpu-accuracy/1) is refused: write it again.
 std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const std::string& file,
                                                const char* schema = kHeldOutAccuracySchema);
 
@@ -81,19 +85,21 @@ std::vector<PairAccuracy> parse_accuracy_table(const nlohmann::json& j, const st
 nlohmann::json merge_accuracy_table(std::vector<PairAccuracy> existing, const std::vector<PairAccuracy>& fresh,
                                     const std::string& how, const char* schema = kHeldOutAccuracySchema);
 
-// The shipped table's entry for exactly this profile serving `runtime` (same hardware, runtime and fingerprint), or
-// none.
-std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const std::string& runtime);
-// That entry as to_json writes it, or null: the form reports, plans and sweep lines carry.
-nlohmann::json measured_error_json(const Profile& in_use, const std::string& runtime);
+// The shipped table's entry for exactly this profile serving `runtime` (same hardware, runtime and fingerprint) on
+// models of `architecture` (architecture_of), or none.
+std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const std::string& runtime,
+                                                  const std::string& architecture);
+// That entry for `model`'s kind as to_json writes it, or null: the form reports, plans and sweep lines carry.
+nlohmann::json measured_error_json(const Profile& in_use, const std::string& runtime, const specs::ModelSpec& model);
 // Every entry of the shipped table.
 const std::vector<PairAccuracy>& shipped_accuracy();
 // The compiled-in table calibration/profiles/NAME.json ("accuracy/held-out") of that schema, parsed strictly; none
 // where no such file was compiled in.
 std::vector<PairAccuracy> compiled_in_accuracy_table(const std::string& name, const char* schema);
 
-// "TTFT off by a median 25% (p90 86%, predicted/measured 1.20x), TPOT 11% (p90 37%, 0.98x) on 49 held-out measured
-// runs of gpt-oss-120b, qwen3-32b" for a summary line: the models matter, a forecast of another one may do worse.
+// "TTFT off by a median 21% (p90 37%, predicted/measured 0.93x), TPOT 13% (p90 27%, 0.96x) on 35 held-out measured
+// runs of MoE models (gpt-oss-120b, minimax-m2.5, qwen3-235b-a22b)" for a summary line: the models matter, a forecast
+// of another one may do worse.
 std::string describe(const PairAccuracy& a);
 
 }  // namespace fleetcast::calibration

@@ -24,9 +24,6 @@ namespace fleetcast::calibration {
 // The shipped table, one entry per (GPU, runtime, dense or MoE) scored with the pick it would get without its fit.
 const std::vector<PairAccuracy>& shipped_unfitted_gpu_accuracy();
 
-// "moe" for a model with routed experts, else "dense": the kind of model an unfitted-GPU entry scores.
-std::string architecture_of(const specs::ModelSpec& model);
-
 struct UnfittedGpuError {
   std::string hardware, runtime;  // the forecast's
   std::vector<std::string> gpus;  // the GPUs whose runs were scored with their pick, sorted
