@@ -7,6 +7,7 @@
 
 #include "embedded_profiles.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/presets.hpp"
 #include "json_member.hpp"
 
 namespace fleetcast::calibration {
@@ -114,7 +115,7 @@ const std::vector<UnseenModelAccuracy>& shipped_unseen_model_accuracy() {
 }
 
 std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, const std::string& runtime,
-                                                       const std::string& model,
+                                                       const std::string& model, const std::string& architecture,
                                                        const std::vector<UnseenModelAccuracy>& table) {
   if (in_use.kind != "fitted" || in_use.fitted_models.empty()) return std::nullopt;
   const auto& seen = in_use.fitted_models;
@@ -125,9 +126,15 @@ std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, co
   UnseenModelError e;
   e.hardware = in_use.hardware;
   e.runtime = runtime;
+  e.architecture = architecture;
   std::vector<const ErrorFigures*> ttft, tpot;
+  const auto of_this_kind = [&](const LeftOutModel& f) {
+    return specs::has_preset(specs::PresetKind::model, f.model) &&
+           architecture_of(specs::model_preset(f.model)) == architecture;
+  };
   const auto take = [&](const UnseenModelAccuracy& a, bool name_pair) {
     for (const LeftOutModel& f : a.folds) {
+      if (!of_this_kind(f)) continue;
       e.models_left_out.push_back(name_pair ? a.hardware + " " + f.model : f.model);
       e.rows += f.rows;
       ttft.push_back(&f.fit_ttft);
@@ -140,9 +147,9 @@ std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, co
       take(a, false);
     }
   }
-  // A fit of one model has nothing to leave out: the same runtime's folds on the other GPUs say what its recipe does
-  // on a model it did not see.
-  if (e.scope.empty() && fit_models.size() == 1) {
+  // A fit of one model has nothing to leave out, and one whose folds left out no model of this kind says nothing of
+  // it: the same runtime's folds on the other GPUs say what its recipe does on a model it did not see.
+  if (ttft.empty() && (e.scope == "pair" || fit_models.size() == 1)) {
     e.scope = "runtime";
     for (const UnseenModelAccuracy& a : table) {
       if (a.runtime == runtime && a.hardware != in_use.hardware) take(a, true);
@@ -155,18 +162,21 @@ std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, co
 }
 
 std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, const std::string& runtime,
-                                                       const std::string& model) {
-  return unseen_model_error_for(in_use, runtime, model, shipped_unseen_model_accuracy());
+                                                       const std::string& model, const std::string& architecture) {
+  return unseen_model_error_for(in_use, runtime, model, architecture, shipped_unseen_model_accuracy());
 }
 
 nlohmann::json to_json(const UnseenModelError& e) {
-  return {
+  nlohmann::json j = {
       {"scope", e.scope}, {"hardware", e.hardware},  {"runtime", e.runtime},   {"models_left_out", e.models_left_out},
       {"rows", e.rows},   {"ttft", to_json(e.ttft)}, {"tpot", to_json(e.tpot)}};
+  if (!e.architecture.empty()) j["architecture"] = e.architecture;
+  return j;
 }
 
-nlohmann::json unseen_model_error_json(const Profile& in_use, const std::string& runtime, const std::string& model) {
-  const auto e = unseen_model_error_for(in_use, runtime, model);
+nlohmann::json unseen_model_error_json(const Profile& in_use, const std::string& runtime,
+                                       const specs::ModelSpec& model) {
+  const auto e = unseen_model_error_for(in_use, runtime, model.name, architecture_of(model));
   return e ? to_json(*e) : nlohmann::json(nullptr);
 }
 
@@ -183,14 +193,22 @@ UnseenModelError parse_unseen_model_error(const nlohmann::json& j, const std::st
   e.rows = member(j, "rows", file, at, &nlohmann::json::is_number_integer).get<int>();
   e.ttft = parse_error_spread(member(j, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
   e.tpot = parse_error_spread(member(j, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
+  if (j.contains("architecture")) {
+    e.architecture = member(j, "architecture", file, at, &nlohmann::json::is_string).get<std::string>();
+    if (e.architecture != "dense" && e.architecture != "moe")
+      throw InputError(file, at + "architecture", nlohmann::json(e.architecture).dump(), "\"dense\" or \"moe\"");
+  }
   return e;
 }
 
 std::string describe(const UnseenModelError& e) {
   const std::string n = std::to_string(e.models_left_out.size());
-  return "on a model outside the fit's measured runs: " + describe(e.ttft, e.tpot, "model") + ", " +
-         (e.scope == "pair" ? n + " models of " + e.hardware + " " + e.runtime
-                            : n + " models of the other " + e.runtime + " GPUs (this fit saw one)") +
+  const std::string models = e.architecture == "moe"     ? " MoE models"
+                             : e.architecture == "dense" ? " dense models"
+                                                         : " models";
+  return "on a model outside the fit's measured runs: " + describe(e.ttft, e.tpot, "model") + ", " + n + models +
+         (e.scope == "pair" ? " of " + e.hardware + " " + e.runtime
+                            : " of the other " + e.runtime + " GPUs (none of this fit's own to leave out)") +
          " left out one at a time and refitted without them (" + std::to_string(e.rows) + " runs)";
 }
 

@@ -219,26 +219,24 @@ int run_calibrate(const Args& args) {
                    "(docs/CALIBRATION.md, \"Where profiles come from\")\n",
                    models.c_str());
     }
-    // And how wrong it was on held-out measured runs, where that exact profile's error is on record: of dense models
-    // and of MoE ones, which it does differently (no model is named here).
+    // And its error on record, for a dense model and for an MoE one (it does differently on the two, and no model is
+    // named here): on held-out measured runs, where that exact profile's is on record; on models it was refitted
+    // without (a forecast of a model outside fitted_models); and, for the pick of a GPU without a fit, how that pick
+    // did on the GPUs with measured runs.
+    const std::optional<specs::HardwareSpec> hw =
+        specs::has_preset(specs::PresetKind::hardware, profile.hardware)
+            ? std::optional<specs::HardwareSpec>(specs::hardware_preset(profile.hardware))
+            : std::nullopt;
     for (const char* architecture : {"dense", "moe"}) {
       if (const auto measured = calibration::measured_accuracy_for(profile, runtime, architecture)) {
         std::fprintf(stderr, "note: measured on %s %s: %s\n", profile.hardware.c_str(), runtime.c_str(),
                      calibration::describe(*measured).c_str());
       }
-    }
-    // And what its recipe did on models it was refitted without: a forecast of a model outside fitted_models.
-    if (const auto unseen = calibration::unseen_model_error_for(profile, runtime, "")) {
-      std::fprintf(stderr, "note: %s\n", calibration::describe(*unseen).c_str());
-    }
-    // And, for the pick of a GPU without a fit, how that pick did on the GPUs with measured runs: for a dense model
-    // and for an MoE one, which it does differently (no model is named here).
-    if (specs::has_preset(specs::PresetKind::hardware, profile.hardware)) {
-      const specs::HardwareSpec hw = specs::hardware_preset(profile.hardware);
-      for (const char* architecture : {"dense", "moe"}) {
-        if (const auto unfitted = calibration::unfitted_gpu_error_for(hw, profile, runtime, architecture))
-          std::fprintf(stderr, "note: %s\n", calibration::describe(*unfitted).c_str());
-      }
+      if (const auto unseen = calibration::unseen_model_error_for(profile, runtime, "", architecture))
+        std::fprintf(stderr, "note: %s\n", calibration::describe(*unseen).c_str());
+      if (!hw) continue;
+      if (const auto unfitted = calibration::unfitted_gpu_error_for(*hw, profile, runtime, architecture))
+        std::fprintf(stderr, "note: %s\n", calibration::describe(*unfitted).c_str());
     }
     return 0;
   }

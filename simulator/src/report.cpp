@@ -307,7 +307,7 @@ nlohmann::json build_report(const ReportInputs& in) {
         {"profile_measured_error", calibration::measured_error_json(*in.profile, d.runtime, s.model)},
         // For a model outside the runs that fit was made on: how wrong its recipe was on each model it was refitted
         // without (unseen_model_accuracy.hpp); null for a model the fit saw, or a profile that is not a shipped fit.
-        {"profile_unseen_model_error", calibration::unseen_model_error_json(*in.profile, d.runtime, s.model.name)},
+        {"profile_unseen_model_error", calibration::unseen_model_error_json(*in.profile, d.runtime, s.model)},
         // On a GPU without a fit (GB200, GB300): how wrong that same pick was on the GPUs with measured runs, each
         // given it instead of its own fit (unfitted_gpu_accuracy.hpp); null for any other profile.
         {"profile_unfitted_gpu_error",

@@ -61,7 +61,7 @@ nlohmann::json profiles_json(const specs::PlanSpec& plan) {
          {"kernel_caveats", calibration::to_json(calibration::kernel_caveats(
                                 profile, calibration::datasheet_profile_for(hw, plan.runtime)))},
          {"measured_error", calibration::measured_error_json(profile, plan.runtime, plan.model_spec)},
-         {"unseen_model_error", calibration::unseen_model_error_json(profile, plan.runtime, plan.model_spec.name)},
+         {"unseen_model_error", calibration::unseen_model_error_json(profile, plan.runtime, plan.model_spec)},
          {"unfitted_gpu_error", calibration::unfitted_gpu_error_json(hw, profile, plan.runtime, plan.model_spec)}});
   }
   return out;

@@ -109,7 +109,7 @@ nlohmann::json decode_point_line(const specs::ScenarioSpec& s, int requests_per_
         {"output_tokens_per_s_per_gpu", p.output_tokens_per_s_per_gpu}}},
       {"profile_kernel_caveats", caveats_json(d, profile)},
       {"profile_measured_error", calibration::measured_error_json(profile, d.runtime, s.model)},
-      {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)},
+      {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model)},
       {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, profile, d.runtime, s.model)}};
 }
 
@@ -141,7 +141,7 @@ nlohmann::json prefill_point_line(const specs::ScenarioSpec& s, int tokens_per_r
         {"input_tokens_per_s_per_gpu", p.input_tokens_per_s_per_gpu}}},
       {"profile_kernel_caveats", caveats_json(d, profile)},
       {"profile_measured_error", calibration::measured_error_json(profile, d.runtime, s.model)},
-      {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model.name)},
+      {"profile_unseen_model_error", calibration::unseen_model_error_json(profile, d.runtime, s.model)},
       {"profile_unfitted_gpu_error", calibration::unfitted_gpu_error_json(d.hardware, profile, d.runtime, s.model)}};
 }
 

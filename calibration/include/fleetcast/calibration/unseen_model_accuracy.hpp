@@ -58,24 +58,31 @@ struct UnseenModelError {
   int rows = 0;                              // runs scored over all the folds
   // Over the folds (measured_accuracy.hpp's ErrorSpread).
   ErrorSpread ttft, tpot;
+  // The forecast model's kind, "dense" or "moe" (architecture_of): only folds that left out a model of that kind
+  // count, since a fit's recipe misses the two differently. "" in a report written before (every fold).
+  std::string architecture;
 };
 
-// The figures a forecast of `model` (a preset name) made with `in_use` under `runtime` carries: none when `in_use` is
-// not a shipped serving fit (kind "fitted" with its training models named) or `model` is one of those models (its
-// held-out error is measured_accuracy_for's), or the table has no folds for it. "pair" scope needs the table's entry
-// to be over the fit's own models (a refit on other runs leaves the entry stale, and it is not used).
+// The figures a forecast of `model` (a preset name, or a model of the user's own), of `architecture` ("dense" or
+// "moe", architecture_of), made with `in_use` under `runtime` carries: none when `in_use` is not a shipped serving fit
+// (kind "fitted" with its training models named) or `model` is one of those models (its held-out error is
+// measured_accuracy_for's), or the table has no folds of that kind for it. Only folds that left out a model of
+// `architecture` (a preset) count. "pair" scope: the table's entry over the fit's own models (a refit on other runs
+// leaves the entry stale, and it is not used); "runtime": the same runtime's folds on the other GPUs, where the fit
+// saw one model (nothing of it could be left out) or its folds left out no model of this kind.
 std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, const std::string& runtime,
-                                                       const std::string& model,
+                                                       const std::string& model, const std::string& architecture,
                                                        const std::vector<UnseenModelAccuracy>& table);
 std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, const std::string& runtime,
-                                                       const std::string& model);
+                                                       const std::string& model, const std::string& architecture);
 // As to_json writes it, or null: the form reports carry (derived.profile_unseen_model_error).
 nlohmann::json to_json(const UnseenModelError& e);
-nlohmann::json unseen_model_error_json(const Profile& in_use, const std::string& runtime, const std::string& model);
+nlohmann::json unseen_model_error_json(const Profile& in_use, const std::string& runtime,
+                                       const specs::ModelSpec& model);
 UnseenModelError parse_unseen_model_error(const nlohmann::json& j, const std::string& file, const std::string& at);
 
-// "on a model outside the fit's measured runs: TTFT off by a median 53% (15-193% by model, predicted/measured 1.13x),
-// TPOT 27% (9-75%, 1.16x), 5 models of h200 vllm left out one at a time and refitted without them (291 runs)"
+// "on a model outside the fit's measured runs: TTFT off by a median 21% (15-30% by model, predicted/measured 1.05x),
+// TPOT 30% (9-75%, 1.16x), 3 MoE models of h200 vllm left out one at a time and refitted without them (210 runs)"
 std::string describe(const UnseenModelError& e);
 
 }  // namespace fleetcast::calibration
