@@ -203,9 +203,8 @@ UnseenModelError parse_unseen_model_error(const nlohmann::json& j, const std::st
 
 std::string describe(const UnseenModelError& e) {
   const std::string n = std::to_string(e.models_left_out.size());
-  const std::string models = e.architecture == "moe"     ? " MoE models"
-                             : e.architecture == "dense" ? " dense models"
-                                                         : " models";
+  const std::string kind = e.architecture == "moe" ? " MoE" : e.architecture == "dense" ? " dense" : "";
+  const std::string models = kind + (e.models_left_out.size() == 1 ? " model" : " models");
   return "on a model outside the fit's measured runs: " + describe(e.ttft, e.tpot, "model") + ", " + n + models +
          (e.scope == "pair" ? " of " + e.hardware + " " + e.runtime
                             : " of the other " + e.runtime + " GPUs (none of this fit's own to leave out)") +
