@@ -292,6 +292,15 @@ void MainWindow::show_plan(const PlanOutcome& plan) {
   }
   if (!measured.isEmpty())
     plan_summary_->setText(plan_summary_->text() + "<br>Measured error of the profiles: " + measured.join("; "));
+  // The cheapest whose headroom below the objectives clears that error (the headroom column's "!" marks the others).
+  for (const PlanRow& r : plan.rows) {
+    if (r.config != plan.best_beyond_error_config) continue;
+    plan_summary_->setText(plan_summary_->text() +
+                           QString("<br>Cheapest beyond the error on record: %1 at $%2 per M tokens (rank %3)")
+                               .arg(r.description.toHtmlEscaped())
+                               .arg(r.usd_per_m_tokens, 0, 'f', 4)
+                               .arg(r.rank));
+  }
   const ParetoData pareto = plan_pareto_data(plan);
   QVector<XYSeries> series;
   for (const auto& s : pareto.series) series.push_back({s.name, s.points, s.tooltips, XYSeries::Style::points, {}});

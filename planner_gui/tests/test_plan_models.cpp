@@ -265,6 +265,44 @@ class PlanModelsTest : public QObject {
     QVERIFY2(message.contains("bad-profiles.json: field 'profiles[].kernel_caveats'"), qPrintable(message));
   }
 
+  void headroom_against_the_error_on_record_reaches_the_table() {
+    // The fixture predates the headroom: none read, nothing flagged.
+    const PlanOutcome old = load_plan_output(kPlan);
+    QCOMPARE(old.best_beyond_error_config, -1);
+    for (const PlanRow& r : old.rows) QVERIFY(std::isnan(r.ttft_headroom) && !r.ttft_within_error);
+
+    // The first feasible row 5% below its TTFT objective and flagged, the second 40% below and clear.
+    QJsonObject j = plan_json();
+    QJsonArray feasible = j["feasible"].toArray();
+    QVERIFY(feasible.size() >= 2);
+    QJsonObject first = feasible[0].toObject(), second = feasible[1].toObject();
+    first["slo_headroom"] = QJsonObject{{"ttft", 0.05}, {"tpot", 0.5}};
+    first["within_error"] = QJsonArray{"ttft"};
+    second["slo_headroom"] = QJsonObject{{"ttft", 0.4}, {"tpot", QJsonValue::Null}};
+    second["within_error"] = QJsonArray{};
+    feasible[0] = first;
+    feasible[1] = second;
+    j["feasible"] = feasible;
+    j["best_beyond_error"] = second;
+    QTemporaryDir dir;
+    QFile f(dir.path() + "/with-headroom.json");
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(j).toJson());
+    f.close();
+    const PlanOutcome plan = load_plan_output(f.fileName());
+    QCOMPARE(plan.best_beyond_error_config, second["config"].toInt());
+    QCOMPARE(plan.rows[0].ttft_headroom, 0.05);
+    QVERIFY(plan.rows[0].ttft_within_error && !plan.rows[0].tpot_within_error);
+    QVERIFY(std::isnan(plan.rows[1].tpot_headroom));
+    PlanTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.set_rows(plan.rows);
+    QCOMPARE(model.index(0, Col::headroom).data().toString(), QString("5% ! / 50%"));
+    QCOMPARE(model.index(1, Col::headroom).data().toString(), QString("40% / –"));
+    QVERIFY(model.index(0, Col::configuration).data(Qt::ToolTipRole).toString().contains("cannot tell"));
+    QVERIFY(!model.index(1, Col::configuration).data(Qt::ToolTipRole).toString().contains("cannot tell"));
+  }
+
   void load_any_recognises_a_plan_and_bad_plans_say_why() {
     const LoadedFile loaded = load_any(kPlan);
     QVERIFY(loaded.plan.has_value());

@@ -116,6 +116,15 @@ TEST_CASE("the plan's JSON is the same bytes whatever the number of workers", "[
   // Every candidate is either feasible or rejected with a reason.
   CHECK(out["feasible"].size() + out["rejected"].size() == out["summary"]["candidates"].get<std::size_t>());
   for (const auto& r : out["rejected"]) CHECK(r["rejection"]["reason"].is_string());
+  // Each feasible entry says its headroom below the objectives and where it is below the error on record; the
+  // cheapest beyond that error is the first such entry of the ranking.
+  nlohmann::json first_beyond = nullptr;
+  for (const auto& e : out["feasible"]) {
+    CHECK(e["slo_headroom"]["ttft"].get<double>() >= 0.0);  // feasible: under every objective
+    CHECK(e["within_error"].is_array());
+    if (first_beyond.is_null() && !e["error_on_record"].is_null() && e["within_error"].empty()) first_beyond = e;
+  }
+  CHECK(out["best_beyond_error"] == first_beyond);
   // One profile per hardware of the plan, in its order, each the one its candidates were simulated with.
   REQUIRE(out["profiles"].size() == p.hardware.size());
   for (std::size_t i = 0; i < p.hardware.size(); ++i) {

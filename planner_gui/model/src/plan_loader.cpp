@@ -104,8 +104,17 @@ PlanOutcome load_plan_output(const QString& path) {
     r.tokens_per_s_per_user = number(figures, "tokens_per_s_per_user");
     r.ttft_p95_ms = worst_class(figures, "ttft_p95_ms");
     r.tpot_p95_ms = worst_class(figures, "tpot_p95_ms");
+    const json headroom = e.value("slo_headroom", json::object());
+    r.ttft_headroom = number(headroom, "ttft");
+    r.tpot_headroom = number(headroom, "tpot");
+    for (const json& m : e.value("within_error", json::array())) {
+      r.ttft_within_error = r.ttft_within_error || m == "ttft";
+      r.tpot_within_error = r.tpot_within_error || m == "tpot";
+    }
     out.rows.push_back(r);
   }
+  const json beyond = j.value("best_beyond_error", json());
+  if (beyond.is_object()) out.best_beyond_error_config = whole(beyond, "config", path, "best_beyond_error.config");
   if (out.rows.size() != out.feasible)
     throw LoadError(path.toStdString() + ": field 'feasible' has " + std::to_string(out.rows.size()) +
                     " entries but summary.feasible says " + std::to_string(out.feasible));

@@ -11,6 +11,7 @@
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
+#include "fleetcast/planner/slo_margin.hpp"
 #include "fleetcast/specs/presets.hpp"
 
 namespace fleetcast::planner {
@@ -45,6 +46,53 @@ double worst(const nlohmann::json& figures, const char* key) {
   return w;
 }
 
+// "18%!/62%": the TTFT and TPOT headroom below the objectives ("-": none set), "!" where it is below the error on
+// record of the profile's forecasts.
+std::string headroom_text(const nlohmann::json& e) {
+  const nlohmann::json headroom = e.value("slo_headroom", nlohmann::json());
+  const nlohmann::json within = e.value("within_error", nlohmann::json::array());
+  const auto one = [&](const char* metric) {
+    const double h = headroom.is_object() ? num(headroom[metric]) : NAN;
+    const bool flagged = std::find(within.begin(), within.end(), metric) != within.end();
+    return fmt("%.0f%%", 100.0 * h) + (flagged ? "!" : "");
+  };
+  return one("ttft") + "/" + one("tpot");
+}
+
+// Under the ranking: what the headroom column means, and the cheapest configuration whose headroom clears the error
+// on record on every objective.
+std::string beyond_error_text(const nlohmann::json& out) {
+  std::string text =
+      "headroom: TTFT/TPOT p95 below the tightest objective; !: less than its profile's forecasts need by their error "
+      "on measured runs (the median error less what ran high), so the forecast cannot tell that objective is met\n";
+  std::string needed;
+  for (const nlohmann::json& p : out.value("profiles", nlohmann::json::array())) {
+    const ErrorOnRecord e = error_on_record(p);
+    if (e.figure.empty()) continue;
+    const char* where = e.figure == "unseen_model"   ? "models left out of its fit"
+                        : e.figure == "unfitted_gpu" ? "fitted GPUs given its pick"
+                                                     : "held-out runs";
+    needed += (needed.empty() ? "" : "; ") + p["hardware"].get<std::string>() + " " +
+              fmt("%.0f%%", 100.0 * needed_headroom(e.ttft, e.ttft_ratio)) + "/" +
+              fmt("%.0f%%", 100.0 * needed_headroom(e.tpot, e.tpot_ratio)) + " (" + where + ")";
+  }
+  if (!needed.empty()) text += "headroom needed: " + needed + "\n";
+  const nlohmann::json& best = out.value("best_beyond_error", nlohmann::json());
+  bool any_error = false;
+  for (const nlohmann::json& e : out["feasible"])
+    any_error = any_error || !e.value("error_on_record", nlohmann::json()).is_null();
+  if (best.is_object()) {
+    text += "cheapest beyond the error on record: rank " + std::to_string(best["rank"].get<int>()) + ", config " +
+            std::to_string(best["config"].get<int>()) + " " + best["description"].get<std::string>() + " (" +
+            fmt("%.4f", num(best["figures"]["usd_per_m_blended"])) + " $/M tok)\n";
+  } else if (any_error) {
+    text += "no feasible configuration clears its profile's error on record on every objective\n";
+  } else {
+    text += "no error on record for these profiles: the headroom cannot be weighed\n";
+  }
+  return text;
+}
+
 // The profile behind each hardware's figures (the plan's runtime), with its figures outside the kernel-level ones
 // (calibration/kernel_caveats.hpp): a ranking that leans on a fit's GEMMs at peak is worth knowing before buying.
 nlohmann::json profiles_json(const specs::PlanSpec& plan) {
@@ -70,12 +118,21 @@ nlohmann::json profiles_json(const specs::PlanSpec& plan) {
 }  // namespace
 
 nlohmann::json plan_json(const specs::PlanSpec& plan, const PlanResult& result) {
+  const nlohmann::json profiles = profiles_json(plan);
+  std::map<std::string, ErrorOnRecord> error_by_hardware;
+  for (const nlohmann::json& p : profiles) error_by_hardware[p["hardware"].get<std::string>()] = error_on_record(p);
   nlohmann::json feasible = nlohmann::json::array();
+  // The cheapest whose headroom clears its profile's error on record on every objective.
+  nlohmann::json beyond_error = nullptr;
   for (std::size_t k = 0; k < result.ranking.size(); ++k) {
     const int i = result.ranking[k];
-    nlohmann::json j = entry_json(result.entries[i]);
+    const PlanEntry& e = result.entries[i];
+    nlohmann::json j = entry_json(e);
     j["rank"] = k + 1;
     j["pareto"] = std::find(result.frontier.begin(), result.frontier.end(), i) != result.frontier.end();
+    const ErrorOnRecord& error = error_by_hardware[e.candidate.hardware];
+    j.update(margin_json(slo_headroom(plan, e.figures), error));
+    if (beyond_error.is_null() && !error.figure.empty() && j["within_error"].empty()) beyond_error = j;
     feasible.push_back(std::move(j));
   }
   nlohmann::json rejected = nlohmann::json::array();
@@ -97,10 +154,11 @@ nlohmann::json plan_json(const specs::PlanSpec& plan, const PlanResult& result) 
             {"rejected_after_simulation_by_reason", simulated_by},
             {"feasible", result.ranking.size()}}},
           {"best", feasible.empty() ? nlohmann::json(nullptr) : feasible[0]},
+          {"best_beyond_error", beyond_error},
           {"feasible", feasible},
           {"pareto", result.frontier},
           {"rejected", rejected},
-          {"profiles", profiles_json(plan)}};
+          {"profiles", profiles}};
 }
 
 std::string plan_text(const nlohmann::json& out, int rows) {
@@ -112,23 +170,25 @@ std::string plan_text(const nlohmann::json& out, int rows) {
                 s["candidates"].get<int>(), s["invalid_combinations"].get<int>(), s["pruned"].get<int>(),
                 s["simulated"].get<int>(), s["feasible"].get<int>());
   text += line;
-  std::snprintf(line, sizeof line, "%4s %6s  %-52s %5s %9s %9s %11s %11s %s\n", "rank", "config", "configuration",
-                "GPUs", "$/hour", "$/M tok", "TTFT p95 ms", "TPOT p95 ms", "pareto");
+  std::snprintf(line, sizeof line, "%4s %6s  %-52s %5s %9s %9s %11s %11s %-11s %s\n", "rank", "config", "configuration",
+                "GPUs", "$/hour", "$/M tok", "TTFT p95 ms", "TPOT p95 ms", "headroom", "pareto");
   text += line;
   int shown = 0;
   for (const nlohmann::json& e : out["feasible"]) {
     if (shown++ >= rows) break;
-    std::snprintf(line, sizeof line, "%4d %6d  %-52s %5d %9s %9s %11s %11s %s\n", e["rank"].get<int>(),
+    std::snprintf(line, sizeof line, "%4d %6d  %-52s %5d %9s %9s %11s %11s %-11s %s\n", e["rank"].get<int>(),
                   e["config"].get<int>(), e["description"].get<std::string>().c_str(), e["gpus"].get<int>(),
                   fmt("%.2f", num(e["usd_per_hour"])).c_str(),
                   fmt("%.4f", num(e["figures"]["usd_per_m_blended"])).c_str(),
                   fmt("%.1f", worst(e["figures"], "ttft_p95_ms")).c_str(),
-                  fmt("%.2f", worst(e["figures"], "tpot_p95_ms")).c_str(), e["pareto"].get<bool>() ? "*" : "");
+                  fmt("%.2f", worst(e["figures"], "tpot_p95_ms")).c_str(), headroom_text(e).c_str(),
+                  e["pareto"].get<bool>() ? "*" : "");
     text += line;
   }
   if (out["feasible"].empty()) text += "  (no configuration meets every SLO within the limits)\n";
   if (static_cast<int>(out["feasible"].size()) > rows)
     text += "  ... " + std::to_string(out["feasible"].size() - rows) + " more in the JSON output\n";
+  if (!out["feasible"].empty()) text += beyond_error_text(out);
 
   text += "\nrejected by reason:";
   for (const char* stage : {"pruned_by_reason", "rejected_after_simulation_by_reason"}) {

@@ -25,6 +25,10 @@ struct PlanRow {
   double tokens_per_s_per_user = NAN;
   bool pareto = false;      // on the plan's frontier: no other is both cheaper per M tokens and faster per user
   QString profile_caveats;  // its hardware's profile's figures outside the kernel-level ones ("" for none)
+  // 1 - p95 / objective at the tightest class (0.2: 20% below; NaN: no objective, or an output written before), and
+  // whether that is below what its profile's error on record needs (the plan's `within_error`).
+  double ttft_headroom = NAN, tpot_headroom = NAN;
+  bool ttft_within_error = false, tpot_within_error = false;
 };
 
 // The profile behind one hardware's figures (the plan output's `profiles`).
@@ -54,6 +58,7 @@ struct PlanOutcome {
   QString source_file;  // the plan output it was loaded from
   int candidates = 0, pruned = 0, simulated = 0, feasible = 0, invalid_combinations = 0;
   QVector<PlanRow> rows;               // every feasible configuration, by rank
+  int best_beyond_error_config = -1;   // the cheapest whose headroom clears its profile's error on record (-1: none)
   QVector<RejectionGroup> rejections;  // pruned before simulated, reasons in the file's order of first sight
   QVector<PlanProfile> profiles;       // per hardware, in the plan's order (none in outputs written before them)
 };

@@ -20,6 +20,7 @@ class PlanTableModel : public QAbstractTableModel {
     usd_per_hour,
     ttft_p95_ms,
     tpot_p95_ms,
+    headroom,  // TTFT/TPOT below the objectives, "!" where below the error on record
     pareto,
     column_count
   };

@@ -8,8 +8,8 @@
 // - decode / prefill: DeepInfer's steady-state points (steady_state.hpp), as `fleetcast step --json` gives
 //   them: "steady_state" holds the same object. No queueing, no network, no request ends.
 
-#include <nlohmann/json.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "fleetcast/specs/scenario.hpp"
