@@ -114,11 +114,7 @@ PairAccuracy parse_pair_accuracy(const nlohmann::json& e, const std::string& fil
   }
   a.ttft = parse_error_figures(member(e, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
   a.tpot = parse_error_figures(member(e, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
-  if (e.contains("architecture")) {
-    a.architecture = member(e, "architecture", file, at, &nlohmann::json::is_string).get<std::string>();
-    if (a.architecture != "dense" && a.architecture != "moe")
-      throw InputError(file, at + "architecture", nlohmann::json(a.architecture).dump(), "\"dense\" or \"moe\"");
-  }
+  a.architecture = parse_architecture(e, file, at);
   return a;
 }
 
@@ -172,6 +168,14 @@ const std::vector<PairAccuracy>& shipped_accuracy() {
 }
 
 std::string architecture_of(const specs::ModelSpec& model) { return model.moe ? "moe" : "dense"; }
+
+std::string parse_architecture(const nlohmann::json& j, const std::string& file, const std::string& at) {
+  if (!j.contains("architecture")) return "";
+  const std::string a = member(j, "architecture", file, at, &nlohmann::json::is_string).get<std::string>();
+  if (a != "dense" && a != "moe")
+    throw InputError(file, at + "architecture", nlohmann::json(a).dump(), "\"dense\" or \"moe\"");
+  return a;
+}
 
 std::optional<PairAccuracy> measured_accuracy_for(const Profile& in_use, const std::string& runtime,
                                                   const std::string& architecture) {

@@ -88,11 +88,7 @@ UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::st
   if (e.rows < 1) throw InputError(file, at + "rows", std::to_string(e.rows), "at least one run scored");
   e.ttft = parse_error_spread(member(j, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
   e.tpot = parse_error_spread(member(j, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
-  if (j.contains("architecture")) {
-    e.architecture = member(j, "architecture", file, at, &nlohmann::json::is_string).get<std::string>();
-    if (e.architecture != "dense" && e.architecture != "moe")
-      throw InputError(file, at + "architecture", nlohmann::json(e.architecture).dump(), "\"dense\" or \"moe\"");
-  }
+  e.architecture = parse_architecture(j, file, at);
   return e;
 }
 

@@ -193,11 +193,7 @@ UnseenModelError parse_unseen_model_error(const nlohmann::json& j, const std::st
   e.rows = member(j, "rows", file, at, &nlohmann::json::is_number_integer).get<int>();
   e.ttft = parse_error_spread(member(j, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
   e.tpot = parse_error_spread(member(j, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
-  if (j.contains("architecture")) {
-    e.architecture = member(j, "architecture", file, at, &nlohmann::json::is_string).get<std::string>();
-    if (e.architecture != "dense" && e.architecture != "moe")
-      throw InputError(file, at + "architecture", nlohmann::json(e.architecture).dump(), "\"dense\" or \"moe\"");
-  }
+  e.architecture = parse_architecture(j, file, at);
   return e;
 }
 

@@ -61,6 +61,9 @@ struct PairAccuracy {
 
 // "moe" for a model with routed experts, else "dense": the kind of model an accuracy entry scores.
 std::string architecture_of(const specs::ModelSpec& model);
+// `j`'s optional "architecture": "dense", "moe", or "" where absent (a report written before the kinds were scored
+// apart); an InputError names `file` and `at`'s field for any other value.
+std::string parse_architecture(const nlohmann::json& j, const std::string& file, const std::string& at);
 
 // The first 16 hex digits of the SHA-256 of the profile's JSON (calibration::to_json, compact): what an entry is for.
 std::string profile_fingerprint(const Profile& p);
