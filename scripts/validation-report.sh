@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates docs/VALIDATION.md: predicted against measured mean TTFT and TPOT on the silicon development set
 # (../shared/validation/silicon-dev.csv) with the shipped profiles, on the held-out rows (the fifth of the rows,
-# by id hash, that `fleetcast calibrate serving` never fits) and on all rows; and the held-out error table every
+# by id hash, that `fleetcast calibrate serving` never fits) and on all rows, and the same with the datasheet-derived
+# profiles alone (no serving fit); and the held-out error table every
 # forecast quotes, calibration/profiles/accuracy/held-out.json; and the table a forecast on a GPU without a fit quotes,
 # calibration/profiles/accuracy/unfitted-gpus.json (every fitted GPU's runs scored with the pick it would get without
 # its fit).
@@ -20,7 +21,9 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin" validate --silicon "$csv" --split held-out --summary-only -j "$jobs" --markdown "$tmp/held.md" \
   --accuracy "$tmp/accuracy.json" >/dev/null
 "$bin" --datasheet-profiles validate --silicon "$csv" --split held-out --summary-only -j "$jobs" \
-  --accuracy "$tmp/accuracy.json" >/dev/null
+  --markdown "$tmp/held-datasheet.md" --accuracy "$tmp/accuracy.json" >/dev/null
+"$bin" --datasheet-profiles validate --silicon "$csv" --summary-only -j "$jobs" --markdown "$tmp/all-datasheet.md" \
+  >/dev/null
 # Every row of every GPU with the profile it would take without a fit of its own (unfitted_gpu_accuracy.hpp).
 "$bin" --unfitted-profiles validate --silicon "$csv" --summary-only -j "$jobs" --accuracy "$tmp/unfitted.json" >/dev/null
 "$bin" validate --silicon "$csv" --summary-only -j "$jobs" --decompose --markdown "$tmp/all.md" --json "$tmp/all.json" \
@@ -43,6 +46,20 @@ trap 'rm -rf "$tmp"' EXIT
   echo "\`fleetcast validate --silicon ../shared/validation/silicon-dev.csv\`"
   echo
   cat "$tmp/all.md"
+  echo
+  echo "## Datasheet-derived profiles (no serving fit)"
+  echo
+  echo "The kernel-level figures alone (calibration/profiles/*.json), what a GPU or runtime without measured runs would"
+  echo "get before the carried host costs: \`fleetcast --datasheet-profiles validate --silicon"
+  echo "../shared/validation/silicon-dev.csv [--split held-out]\`."
+  echo
+  echo "### Held-out rows"
+  echo
+  cat "$tmp/held-datasheet.md"
+  echo
+  echo "### All rows"
+  echo
+  cat "$tmp/all-datasheet.md"
 } >"$tmp/VALIDATION.md"
 mv "$tmp/VALIDATION.md" "$root/docs/VALIDATION.md"
 mkdir -p "$root/calibration/profiles/accuracy"
