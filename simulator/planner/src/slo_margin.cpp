@@ -30,7 +30,8 @@ SloHeadroom slo_headroom(const specs::PlanSpec& plan, const nlohmann::json& figu
 }
 
 ErrorOnRecord error_on_record(const nlohmann::json& p) {
-  // The figure the forecast's own summary puts first for this model: the most specific to it.
+  // The figure of forecasts like this one: a model outside the fit is judged by the models left out of it, and a GPU
+  // without a fit by the fitted GPUs given its pick, before the held-out runs of the models the profile saw.
   for (const auto& [field, figure] :
        {std::pair{"unseen_model_error", "unseen_model"}, std::pair{"unfitted_gpu_error", "unfitted_gpu"},
         std::pair{"measured_error", "measured"}}) {
