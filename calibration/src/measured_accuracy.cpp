@@ -75,7 +75,14 @@ ErrorSpread parse_error_spread(const nlohmann::json& j, const std::string& file,
 }
 
 std::string describe(const ErrorSpread& ttft, const ErrorSpread& tpot, const std::string& by) {
+  // One measurement (or several that agree) has no spread to give: "103% (predicted/measured 2.03x)", not "103-103%".
+  const bool one = ttft.lowest_ape == ttft.highest_ape && tpot.lowest_ape == tpot.highest_ape;
   char buf[256];
+  if (one) {
+    std::snprintf(buf, sizeof buf, "TTFT off by %.0f%% (predicted/measured %.2fx), TPOT %.0f%% (%.2fx)",
+                  100.0 * ttft.median_ape, ttft.median_ratio, 100.0 * tpot.median_ape, tpot.median_ratio);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf,
                 "TTFT off by a median %.0f%% (%.0f-%.0f%% by %s, predicted/measured %.2fx), TPOT %.0f%% (%.0f-%.0f%%, "
                 "%.2fx)",

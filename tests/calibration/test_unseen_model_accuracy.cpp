@@ -192,6 +192,10 @@ TEST_CASE("a forecast counts only the folds that left out a model of its kind, d
   CHECK(other->scope == "runtime");
   CHECK(other->models_left_out == std::vector<std::string>{"b200 qwen3-235b-a22b"});
   CHECK(other->ttft.median_ape == Approx(0.2));
+  // One fold has no spread to give.
+  CHECK_THAT(calibration::describe(*other),
+             Catch::StartsWith("on a model outside the fit's measured runs: TTFT off by 20% (predicted/measured "
+                               "1.10x), TPOT 10% (1.00x), 1 MoE model of the other vllm GPUs"));
   // None of that kind anywhere: no figure.
   CHECK_FALSE(calibration::unseen_model_error_for(fit_of("h200", {kA, kB, kC}), "vllm", "deepseek-v3", "moe",
                                                   {three_models()}));

@@ -42,7 +42,8 @@ nlohmann::json to_json(const ErrorSpread& s);
 // Strict: every figure, 0 <= lowest <= median <= highest, ratio > 0; an InputError names `file` and `at`'s field.
 ErrorSpread parse_error_spread(const nlohmann::json& j, const std::string& file, const std::string& at);
 // "TTFT off by a median 42% (20-103% by model, predicted/measured 1.42x), TPOT 11% (7-17%, 1.06x)", `by` naming what
-// the spread is over.
+// the spread is over; "TTFT off by 103% (predicted/measured 2.03x), TPOT 7% (1.01x)" where it has no spread (one
+// measurement).
 std::string describe(const ErrorSpread& ttft, const ErrorSpread& tpot, const std::string& by);
 
 struct PairAccuracy {
