@@ -8,8 +8,7 @@
 namespace fleetcast::simulator {
 
 CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const specs::RequestClass& c,
-                                   const StepTimeModel& model, const MemoryPlan& memory,
-                                   double max_batch_per_replica) {
+                                   const StepTimeModel& model, const MemoryPlan& memory, double max_batch_per_replica) {
   const auto& d = s.deployment;
   const double in = c.input_tokens.mean();
   const double out = std::max(1.0, c.output_tokens.mean());

@@ -2,7 +2,7 @@
 
 namespace fleetcast::simulator {
 
-RateTable::RateTable(const specs::HardwareSpec& hw, const calibration::Profile& profile) {
+RateTable::RateTable(const specs::HardwareSpec& hw, const calibration::Profile& profile) : scale_up_(hw) {
   bf16_ = hw.peak_flops("bf16") * profile.matmul_efficiency_for("bf16");
   fp8_ = hw.supports("fp8") ? hw.peak_flops("fp8") * profile.matmul_efficiency_for("fp8") : bf16_;
   // Without FP4 tensor cores (Hopper) a 4-bit weight GEMM is weight-only: the kernels (vLLM's and SGLang's
@@ -14,7 +14,7 @@ RateTable::RateTable(const specs::HardwareSpec& hw, const calibration::Profile& 
   vector_flops_ = hw.peak_flops("bf16") / 16.0;
   attention_flops_ = hw.peak_flops("bf16") * profile.attention_compute_efficiency;
   hbm_bytes_per_s_ = hw.hbm_bytes_per_s() * profile.memory_efficiency;
-  nvlink_bus_bytes_per_s_ = hw.nvlink_bytes_per_s_one_way() * profile.nvlink_efficiency;
+  nvlink_efficiency_ = profile.nvlink_efficiency;
   nic_bytes_per_s_ = hw.nic_bytes_per_s() * profile.nic_efficiency;
   // PCIe and C2C reach about the same share of line rate as a NIC does.
   host_link_bytes_per_s_ = hw.host_link_gb_per_s * 1e9 * profile.nic_efficiency;
@@ -31,13 +31,17 @@ double RateTable::expert_kernel_efficiency(specs::Precision experts) const {
 
 double RateTable::matmul_flops(specs::Precision p) const {
   switch (p) {
-    case specs::Precision::fp32: return vector_flops_;  // no tensor cores for FP32 GEMMs
+    case specs::Precision::fp32:
+      return vector_flops_;  // no tensor cores for FP32 GEMMs
     case specs::Precision::bf16:
     case specs::Precision::fp16:
-    case specs::Precision::int4: return bf16_;  // weight-only: dequantised to BF16 in the tile
-    case specs::Precision::fp8: return fp8_;
+    case specs::Precision::int4:
+      return bf16_;  // weight-only: dequantised to BF16 in the tile
+    case specs::Precision::fp8:
+      return fp8_;
     case specs::Precision::fp4:
-    case specs::Precision::nvfp4: return fp4_;
+    case specs::Precision::nvfp4:
+      return fp4_;
   }
   return bf16_;
 }

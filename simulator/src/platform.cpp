@@ -94,7 +94,16 @@ Platform build_platform(const specs::DeploymentSpec& d, const calibration::Profi
     zone->add_route(p.frontend->get_netpoint(), p.gpus[a]->get_netpoint(), nullptr, nullptr,
                     {sg4::LinkInRoute(control)}, true);
     for (int b = a + 1; b < d.total_gpus(); ++b) {
-      if (a / domain == b / domain) {
+      if (a / domain == b / domain && hw.scale_up_topology == "mesh") {
+        // A mesh joins each pair by its own link: a copy between two GPUs gets that link, and copies to different
+        // peers do not share it.
+        auto* pair = zone->create_split_duplex_link(p.gpus[a]->get_name() + "-" + p.gpus[b]->get_name() + ".link",
+                                                    hw.scale_up_bytes_per_s_one_way(2) * profile.nvlink_efficiency)
+                         ->set_latency(2.0 * calibration::kGpuLinkLatencyS)
+                         ->seal();
+        zone->add_route(p.gpus[a]->get_netpoint(), p.gpus[b]->get_netpoint(), nullptr, nullptr, {{pair, Dir::UP}},
+                        true);
+      } else if (a / domain == b / domain) {
         zone->add_route(p.gpus[a]->get_netpoint(), p.gpus[b]->get_netpoint(), nullptr, nullptr,
                         {{nvlink[a], Dir::UP}, {nvlink[b], Dir::DOWN}}, true);
       } else {

@@ -15,7 +15,8 @@ namespace {
 
 int draw_length(const specs::LengthDistribution& d, Random& rng, int max_context) {
   switch (d.kind) {
-    case specs::LengthKind::fixed: return d.value;
+    case specs::LengthKind::fixed:
+      return d.value;
     case specs::LengthKind::uniform:
       return d.min + static_cast<int>(rng.below(static_cast<std::uint64_t>(d.max - d.min + 1)));
     case specs::LengthKind::lognormal: {
@@ -23,7 +24,8 @@ int draw_length(const specs::LengthDistribution& d, Random& rng, int max_context
       const int hi = d.max > 0 ? d.max : max_context;
       return std::clamp(static_cast<int>(std::lround(x)), std::max(1, d.min), hi);
     }
-    case specs::LengthKind::empirical: return d.values[rng.below(d.values.size())];
+    case specs::LengthKind::empirical:
+      return d.values[rng.below(d.values.size())];
   }
   return 1;
 }
@@ -45,7 +47,7 @@ std::uint64_t block_id(bool own, int class_index, std::int64_t owner, std::size_
 
 // Draws prefix groups: uniformly, or group g (0-based) with weight (g + 1)^-s.
 class GroupDraw {
-public:
+ public:
   GroupDraw(const specs::PrefixSpec& p, Random& rng) : rng_(rng) {
     if (p.popularity == specs::PrefixPopularity::uniform) return;
     double total = 0.0;
@@ -58,7 +60,7 @@ public:
     return std::min<std::int64_t>(it - cumulative_.begin(), groups - 1);
   }
 
-private:
+ private:
   Random& rng_;
   std::vector<double> cumulative_;
 };
@@ -83,9 +85,9 @@ std::vector<Request> replay_class_requests(const specs::RequestClass& c, int cla
   const traces::RequestTrace trace = load_class_trace(c);
   if (count > static_cast<std::int64_t>(trace.requests.size())) {
     throw InputError(c.arrival.trace.path, "num_requests", std::to_string(count),
-                     "class '" + c.name + "' replays " + std::to_string(count) + " requests but the trace (after window" +
-                         " and loops) holds " + std::to_string(trace.requests.size()) +
-                         ": lower num_requests or raise arrival.loops");
+                     "class '" + c.name + "' replays " + std::to_string(count) +
+                         " requests but the trace (after window" + " and loops) holds " +
+                         std::to_string(trace.requests.size()) + ": lower num_requests or raise arrival.loops");
   }
   constexpr std::uint64_t kIdMask = (std::uint64_t{1} << (kOwnerBits + kPositionBits)) - 1;
   std::vector<Request> requests(static_cast<std::size_t>(count));
@@ -115,7 +117,8 @@ std::vector<Request> replay_class_requests(const specs::RequestClass& c, int cla
 std::vector<Request> generate_class_requests(const specs::RequestClass& c, int class_index, std::int64_t count,
                                              double rate_per_s, std::uint64_t seed, int max_context,
                                              int prefix_block_tokens) {
-  if (c.arrival.kind == specs::ArrivalKind::trace) return replay_class_requests(c, class_index, count, prefix_block_tokens);
+  if (c.arrival.kind == specs::ArrivalKind::trace)
+    return replay_class_requests(c, class_index, count, prefix_block_tokens);
   const auto stream = 3 * static_cast<std::uint64_t>(class_index);
   Random arrivals(seed, stream + 1), inputs(seed, stream + 2), outputs(seed, stream + 3);
   Random groups(seed, kPrefixGroupStreamBase + static_cast<std::uint64_t>(class_index));
@@ -148,10 +151,15 @@ std::vector<Request> generate_class_requests(const specs::RequestClass& c, int c
     const int prefix_tokens = c.prefix ? c.prefix->tokens : 0;
     r.prefix_blocks = prefix_blocks(class_index, i, group, prefix_tokens, r.input_tokens, prefix_block_tokens);
     switch (a.kind) {
-      case specs::ArrivalKind::poisson: t += arrivals.exponential(1.0 / rate_per_s); break;
-      case specs::ArrivalKind::gamma: t += arrivals.gamma(shape, 1.0 / (rate_per_s * shape)); break;
+      case specs::ArrivalKind::poisson:
+        t += arrivals.exponential(1.0 / rate_per_s);
+        break;
+      case specs::ArrivalKind::gamma:
+        t += arrivals.gamma(shape, 1.0 / (rate_per_s * shape));
+        break;
       case specs::ArrivalKind::closed_loop:
-      case specs::ArrivalKind::trace: continue;
+      case specs::ArrivalKind::trace:
+        continue;
     }
     r.arrival_s = specs::real_time_s(a.rate_profile, t);  // t is operational time: the profile shapes it
   }

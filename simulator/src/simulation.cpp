@@ -1,4 +1,3 @@
-#include "fleetcast/simulator/trace_classes.hpp"
 #include "fleetcast/simulator/simulation.hpp"
 
 #include <chrono>
@@ -9,12 +8,13 @@
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/simulator/capacity.hpp"
 #include "fleetcast/simulator/chrome_trace.hpp"
-#include "fleetcast/simulator/hardware_rates.hpp"
 #include "fleetcast/simulator/disaggregation.hpp"
+#include "fleetcast/simulator/hardware_rates.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/platform.hpp"
 #include "fleetcast/simulator/report.hpp"
 #include "fleetcast/simulator/request_generator.hpp"
+#include "fleetcast/simulator/trace_classes.hpp"
 #include "fleetcast/simulator/workload_plan.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "report_timeline.hpp"
@@ -84,8 +84,8 @@ std::vector<sg4::Host*> replica_hosts(const specs::ScenarioSpec& s, const Platfo
 }  // namespace
 
 // What `simulate --check` reports of a scenario that passed every check: the fleet, its memory and its traffic.
-static nlohmann::json check_summary_json(const specs::ScenarioSpec& s, const MemoryPlan& memory, const WorkloadPlan& plan,
-                                         std::size_t requests) {
+static nlohmann::json check_summary_json(const specs::ScenarioSpec& s, const MemoryPlan& memory,
+                                         const WorkloadPlan& plan, std::size_t requests) {
   nlohmann::json classes = nlohmann::json::array();
   for (std::size_t i = 0; i < plan.classes.size(); ++i) {
     classes.push_back({{"name", s.workload.classes[i].name},

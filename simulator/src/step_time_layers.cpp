@@ -299,7 +299,7 @@ void StepTimeModel::cost_allreduce(const BatchShape& b, const Layers& l, StepTim
   const int n = layout.tp / g;
   const double intra = buffer * 2.0 * (g - 1) / g, inter = buffer / g * 2.0 * (n - 1) / n;
   ar.bytes = intra + inter;
-  ar.time_s = collective_s(intra, rates_.nvlink_bus_bytes_per_s(), g > 1 ? calls : 0) +
+  ar.time_s = collective_s(intra, rates_.nvlink_bus_bytes_per_s(g), g > 1 ? calls : 0) +
               collective_s(inter, rates_.nic_bytes_per_s(), n > 1 ? calls : 0);
   ar.prefill_share = share(pre, dec);
 }
@@ -328,8 +328,9 @@ void StepTimeModel::cost_alltoall(const BatchShape& b, const Layers& l, const Mo
   a2a.bytes = std::max(sent, received) * l.moe;
   // Inside one scale-up domain the exchange runs over NVLink, otherwise over the NICs.
   const bool nvlink = layout.stage_gpus() <= deployment_.hardware.scale_up_domain_gpus;
-  a2a.time_s = collective_s(a2a.bytes, nvlink ? rates_.nvlink_bus_bytes_per_s() : rates_.nic_bytes_per_s(),
-                            2 * static_cast<int>(l.moe));
+  a2a.time_s =
+      collective_s(a2a.bytes, nvlink ? rates_.nvlink_bus_bytes_per_s(layout.stage_gpus()) : rates_.nic_bytes_per_s(),
+                   2 * static_cast<int>(l.moe));
   a2a.prefill_share = share(b.prefill_tokens(), b.decode_tokens());
 }
 
@@ -340,7 +341,8 @@ void StepTimeModel::cost_pipeline(const BatchShape& b, StepTime& st) const {
   const double message = (pre + dec) * model_.hidden_size * specs::bytes_per_element(model_.precision.activations);
   // Stage boundaries inside one scale-up domain use NVLink, otherwise the NIC.
   const bool nvlink = layout.gpus() <= deployment_.hardware.scale_up_domain_gpus;
-  const double bw = nvlink ? rates_.nvlink_bus_bytes_per_s() : rates_.nic_bytes_per_s();
+  // A stage boundary is a copy between two GPUs.
+  const double bw = nvlink ? rates_.nvlink_bus_bytes_per_s(2) : rates_.nic_bytes_per_s();
   OpCost& send = st.ops[static_cast<int>(Op::pp_send)];
   send.bytes = (layout.pp - 1) * message / layout.tp;
   send.time_s = collective_s(send.bytes, bw, layout.pp - 1);

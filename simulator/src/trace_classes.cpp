@@ -53,8 +53,7 @@ specs::ScenarioSpec resolve_trace_classes(const specs::ScenarioSpec& s) {
     // The mean rate over the span the arrivals cover; one request alone gets one per second (it arrives at 0
     // whatever the rate).
     const double span_s = trace.duration_s();
-    c.arrival.rate_per_s =
-        span_s > 0.0 ? static_cast<double>(trace.requests.size() - 1) / span_s : 1.0;
+    c.arrival.rate_per_s = span_s > 0.0 ? static_cast<double>(trace.requests.size() - 1) / span_s : 1.0;
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "fleetcast/specs/hardware.hpp"
 
+#include <algorithm>
+
 #include "fleetcast/specs/error.hpp"
 
 namespace fleetcast::specs {
@@ -14,6 +16,12 @@ double HardwareSpec::peak_flops(const std::string& compute_class) const {
                          " tensor-core rate; it lists: " + (listed.empty() ? std::string("none") : listed));
   }
   return it->second * 1e12;
+}
+
+double HardwareSpec::scale_up_bytes_per_s_one_way(int group) const {
+  if (scale_up_topology != "mesh" || scale_up_domain_gpus < 2) return nvlink_bytes_per_s_one_way();
+  const int g = std::clamp(group, 2, scale_up_domain_gpus);
+  return nvlink_bytes_per_s_one_way() * (g - 1) / (scale_up_domain_gpus - 1);
 }
 
 }  // namespace fleetcast::specs

@@ -94,9 +94,10 @@ void check_plan_workload(const WorkloadSpec& w, const nlohmann::json& written, c
     const bool fixed_rate = c.arrival.kind == ArrivalKind::trace || c.arrival.rate_per_s > 0.0;  // a trace: its own
     if (c.arrival.kind == ArrivalKind::closed_loop || !fixed_rate) {
       const nlohmann::json& a = classes_form ? written["classes"][i]["arrival"] : written["arrival"];
-      throw InputError(file, at, detail::value_text(a),
-                       "a plan needs an open-loop arrival (poisson or gamma with rate_per_s > 0, or a trace): a `load` or "
-                       "closed-loop clients depend on the fleet, which is what the plan searches");
+      throw InputError(
+          file, at, detail::value_text(a),
+          "a plan needs an open-loop arrival (poisson or gamma with rate_per_s > 0, or a trace): a `load` or "
+          "closed-loop clients depend on the fleet, which is what the plan searches");
     }
     any_slo = any_slo || c.slo.any();
   }

@@ -123,16 +123,16 @@ void check_moe_load(const ScenarioSpec& s, const detail::SpecRef& deployment) {
   if (!s.model.moe) return;
   const int experts = s.model.moe->num_routed_experts;
   if (load.distribution == ExpertDistribution::shares && static_cast<int>(load.shares.size()) != experts) {
-    throw InputError(deployment.file, detail::join_path(deployment.prefix, "moe_load.shares"),
-                     std::to_string(load.shares.size()) + " values",
-                     "give one share per routed expert of model '" + s.model.name + "' (" + std::to_string(experts) +
-                         ")");
+    throw InputError(
+        deployment.file, detail::join_path(deployment.prefix, "moe_load.shares"),
+        std::to_string(load.shares.size()) + " values",
+        "give one share per routed expert of model '" + s.model.name + "' (" + std::to_string(experts) + ")");
   }
   const int slots = experts + load.redundant_experts;
   // Every pool places the experts over its own ep (one pool without disaggregation).
   std::vector<int> eps{s.deployment.replica.ep};
-  if (s.deployment.disaggregation) eps = {s.deployment.disaggregation->prefill.replica.ep,
-                                          s.deployment.disaggregation->decode.replica.ep};
+  if (s.deployment.disaggregation)
+    eps = {s.deployment.disaggregation->prefill.replica.ep, s.deployment.disaggregation->decode.replica.ep};
   for (int ep : eps) {
     if (slots % ep != 0) {
       throw InputError(deployment.file, detail::join_path(deployment.prefix, "moe_load.redundant_experts"),

@@ -11,8 +11,8 @@ namespace {
 // Lambda from the period's start (phase 0) to `offset_s` in [0, period].
 double within_period(const RateProfileSpec& p, double offset_s) {
   const double width = p.period_s / static_cast<double>(p.multipliers.size());
-  const double mean = std::accumulate(p.multipliers.begin(), p.multipliers.end(), 0.0) /
-                      static_cast<double>(p.multipliers.size());
+  const double mean =
+      std::accumulate(p.multipliers.begin(), p.multipliers.end(), 0.0) / static_cast<double>(p.multipliers.size());
   double elapsed = 0.0;
   for (std::size_t i = 0; i < p.multipliers.size(); ++i) {
     const double bin_start = static_cast<double>(i) * width;
@@ -33,8 +33,8 @@ double to_phase_zero(const RateProfileSpec& p, double tau) {
   const double periods = std::floor(tau / p.period_s);
   double left = tau - periods * p.period_s;
   const double width = p.period_s / static_cast<double>(p.multipliers.size());
-  const double mean = std::accumulate(p.multipliers.begin(), p.multipliers.end(), 0.0) /
-                      static_cast<double>(p.multipliers.size());
+  const double mean =
+      std::accumulate(p.multipliers.begin(), p.multipliers.end(), 0.0) / static_cast<double>(p.multipliers.size());
   for (std::size_t i = 0; i < p.multipliers.size(); ++i) {
     const double bin = width * p.multipliers[i] / mean;  // operational seconds this bin holds
     if (left < bin) return periods * p.period_s + static_cast<double>(i) * width + left / (p.multipliers[i] / mean);

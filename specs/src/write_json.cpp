@@ -151,21 +151,24 @@ json to_json(const ModelSpec& m) {
 }
 
 json to_json(const HardwareSpec& h) {
-  return {{"name", h.name},
-          {"source", h.source},
-          {"assumed", h.assumed},
-          {"arch", h.arch},
-          {"peak_tflops", h.peak_tflops},
-          {"hbm_gb", h.hbm_gb},
-          {"hbm_tb_per_s", h.hbm_tb_per_s},
-          {"nvlink_gb_per_s", h.nvlink_gb_per_s},
-          {"scale_up_domain_gpus", h.scale_up_domain_gpus},
-          {"gpus_per_node", h.gpus_per_node},
-          {"nic_gbit_per_s", h.nic_gbit_per_s},
-          {"host_link_gb_per_s", h.host_link_gb_per_s},
-          {"host_memory_gb", h.host_memory_gb},
-          {"power_w", h.power_w},
-          {"price_usd_per_gpu_hour", h.price_usd_per_gpu_hour}};
+  json j = {{"name", h.name},
+            {"source", h.source},
+            {"assumed", h.assumed},
+            {"arch", h.arch},
+            {"peak_tflops", h.peak_tflops},
+            {"hbm_gb", h.hbm_gb},
+            {"hbm_tb_per_s", h.hbm_tb_per_s},
+            {"nvlink_gb_per_s", h.nvlink_gb_per_s},
+            {"scale_up_domain_gpus", h.scale_up_domain_gpus},
+            {"gpus_per_node", h.gpus_per_node},
+            {"nic_gbit_per_s", h.nic_gbit_per_s},
+            {"host_link_gb_per_s", h.host_link_gb_per_s},
+            {"host_memory_gb", h.host_memory_gb},
+            {"power_w", h.power_w},
+            {"price_usd_per_gpu_hour", h.price_usd_per_gpu_hour}};
+  // Written only where it is not the default, so that reports of switched domains read as before.
+  if (h.scale_up_topology != "switch") j["scale_up_topology"] = h.scale_up_topology;
+  return j;
 }
 
 static json moe_load_json(const MoeLoadSpec& m) {

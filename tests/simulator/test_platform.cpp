@@ -1,9 +1,8 @@
 // The SimGrid platform built from a deployment: hosts per GPU and routes by NVLink domain and NIC rail.
-#include <catch2/catch.hpp>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <simgrid/s4u.hpp>
 
 #include "fleetcast/calibration/profile.hpp"
@@ -58,6 +57,34 @@ TEST_CASE("two HGX nodes: NVLink inside a node, the NIC rail between nodes", "[p
            inter[2].find("node1.gpu2.nic") != 0;
     // NVLink runs at one direction of 1,800 GB/s x the profile's efficiency.
     bad += std::abs(sg4::Link::by_name("node0.gpu0.nvlink_UP")->get_bandwidth() - 900e9 * 0.82) > 1.0;
+    return bad;
+  });
+  CHECK(failures == 0);
+}
+
+TEST_CASE("a mesh node joins each pair of GPUs by its own link, one seventh of a GPU's bandwidth", "[platform]") {
+  const int failures = in_child([] {
+    int argc = 1;
+    char arg0[] = "t";
+    char* argv[] = {arg0, nullptr};
+    sg4::Engine e(&argc, argv);
+    specs::DeploymentSpec d;
+    d.hardware = specs::hardware_preset("h100");
+    d.hardware.scale_up_topology = "mesh";
+    d.nodes = 2;
+    d.gpus_per_node = 8;
+    d.replica = {8, 1, 8};
+    const auto p = simulator::build_platform(d, calibration::datasheet_profile(d.hardware, "vllm"));
+    int bad = 0;
+    // Inside a node: the pair's own link, not the GPUs' shared ones; between nodes the NIC rail as before.
+    const auto intra = route(p.gpus[0], p.gpus[3]);
+    bad += intra.size() != 1 || intra[0].find("node0.gpu0-node0.gpu3.link") != 0;
+    const auto back = route(p.gpus[3], p.gpus[0]);
+    bad += back.size() != 1 || back[0].find("node0.gpu0-node0.gpu3.link") != 0;
+    bad += route(p.gpus[2], p.gpus[10]).size() != 3;
+    // One of seven links: 450 GB/s one way / 7 x the profile's efficiency.
+    const double link = sg4::Link::by_name("node0.gpu0-node0.gpu3.link_UP")->get_bandwidth();
+    bad += std::abs(link - 450e9 / 7 * 0.82) > 1.0;
     return bad;
   });
   CHECK(failures == 0);

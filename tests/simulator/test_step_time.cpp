@@ -183,6 +183,31 @@ TEST_CASE("tensor parallelism splits the work and adds all-reduces", "[step_time
   CHECK(tp8.op(Op::tp_allreduce).bytes == Approx(2 * 80 * 4096.0 * 8192 * 2 * 2.0 * 7 / 8));
 }
 
+TEST_CASE("in a mesh scale-up domain a TP2 all-reduce gets one link of seven, TP8 all of them", "[step_time]") {
+  const auto model = specs::model_preset("llama-3.1-70b");
+  auto d = one_gpu("h100", 2);
+  d.replica = {2, 1, 2};
+  const auto profile = calibration::datasheet_profile(d.hardware, "vllm");
+  const auto switched = simulator::StepTimeModel(model, d, profile).predict(prefill(4096));
+  d.hardware.scale_up_topology = "mesh";
+  const auto mesh = simulator::StepTimeModel(model, d, profile).predict(prefill(4096));
+  // Two all-reduces per layer of 4,096 x 8,192 BF16 values, 1/2 of each over the GPUs' one shared link.
+  const double bytes = 2 * 80 * 4096.0 * 8192 * 2 * 2.0 * 1 / 2;
+  const double latency = 2 * 80 * profile.collective_latency_s;
+  const double link = d.hardware.nvlink_bytes_per_s_one_way() / 7 * profile.nvlink_efficiency;
+  CHECK(mesh.op(Op::tp_allreduce).bytes == Approx(bytes));
+  CHECK(mesh.op(Op::tp_allreduce).time_s == Approx(bytes / link + latency));
+  CHECK(mesh.op(Op::tp_allreduce).time_s - latency ==
+        Approx(7 * (switched.op(Op::tp_allreduce).time_s - latency)));
+  // The same replica over all eight GPUs of the domain uses every link: as fast as behind a switch.
+  auto d8 = one_gpu("h100", 8);
+  d8.replica = {8, 1, 8};
+  const auto s8 = simulator::StepTimeModel(model, d8, profile).predict(prefill(4096));
+  d8.hardware.scale_up_topology = "mesh";
+  const auto m8 = simulator::StepTimeModel(model, d8, profile).predict(prefill(4096));
+  CHECK(m8.op(Op::tp_allreduce).time_s == Approx(s8.op(Op::tp_allreduce).time_s));
+}
+
 TEST_CASE("tp over two 8-GPU nodes all-reduces inside each node over NVLink, then between them over the NICs",
           "[step_time]") {
   const auto model = specs::model_preset("llama-3.1-70b");
@@ -199,9 +224,9 @@ TEST_CASE("tp over two 8-GPU nodes all-reduces inside each node over NVLink, the
   CHECK(ar.bytes == Approx(intra + inter));
   const simulator::RateTable rates(d.hardware, profile);
   const double latency = 2 * 160 * profile.collective_latency_s;
-  CHECK(ar.time_s == Approx(intra / rates.nvlink_bus_bytes_per_s() + inter / rates.nic_bytes_per_s() + latency));
+  CHECK(ar.time_s == Approx(intra / rates.nvlink_bus_bytes_per_s(8) + inter / rates.nic_bytes_per_s() + latency));
   // The NIC stage is not negligible: 1/14 of the NVLink stage's bytes over a link ~8x slower costs over half as long.
-  CHECK(inter / rates.nic_bytes_per_s() > 0.5 * intra / rates.nvlink_bus_bytes_per_s());
+  CHECK(inter / rates.nic_bytes_per_s() > 0.5 * intra / rates.nvlink_bus_bytes_per_s(8));
 }
 
 TEST_CASE("a QK norm across all heads adds one all-reduce per softmax layer under TP, none on one GPU", "[step_time]") {

@@ -46,6 +46,24 @@ TEST_CASE("a part without FP8 tensor cores (A100) has no fp8 rate", "[specs][har
   CHECK_FALSE(a100.supports("fp8"));
 }
 
+TEST_CASE("a mesh scale-up domain gives a group of g GPUs g - 1 of its n - 1 links", "[specs][hardware]") {
+  json j = hardware_json();  // 900 GB/s both directions, 8 GPUs per domain
+  const HardwareSpec switched = parse_hardware(j, "hw.json");
+  CHECK(switched.scale_up_topology == "switch");
+  CHECK(switched.scale_up_bytes_per_s_one_way(2) == Approx(450e9));
+  CHECK(switched.scale_up_bytes_per_s_one_way(8) == Approx(450e9));
+  CHECK_FALSE(to_json(switched).contains("scale_up_topology"));  // the default is not written: old echoes stay
+  j["scale_up_topology"] = "mesh";
+  const HardwareSpec mesh = parse_hardware(j, "hw.json");
+  CHECK(mesh.scale_up_bytes_per_s_one_way(2) == Approx(450e9 / 7));      // one link of seven
+  CHECK(mesh.scale_up_bytes_per_s_one_way(4) == Approx(450e9 * 3 / 7));  // three
+  CHECK(mesh.scale_up_bytes_per_s_one_way(8) == Approx(450e9));          // all of them
+  CHECK(mesh.scale_up_bytes_per_s_one_way(16) == Approx(450e9));         // no more than the domain has
+  CHECK(parse_hardware(to_json(mesh), "echo") == mesh);
+  j["scale_up_topology"] = "torus";
+  CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "scale_up_topology", "torus", "\"mesh\"");
+}
+
 TEST_CASE("hardware errors", "[specs][hardware][errors]") {
   json j = hardware_json();
   SECTION("missing peak rate") {

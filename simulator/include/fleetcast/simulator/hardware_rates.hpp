@@ -11,7 +11,7 @@
 namespace fleetcast::simulator {
 
 class RateTable {
-public:
+ public:
   RateTable(const specs::HardwareSpec& hw, const calibration::Profile& profile);
 
   // Tensor-core FLOP/s for GEMMs with weights in `p`. FP4 weights on hardware without FP4 tensor cores
@@ -28,17 +28,23 @@ public:
   double attention_flops() const { return attention_flops_; }
   double vector_flops() const { return vector_flops_; }
   double hbm_bytes_per_s() const { return hbm_bytes_per_s_; }
-  double nvlink_bus_bytes_per_s() const { return nvlink_bus_bytes_per_s_; }
+  // What a collective among `group` GPUs of one scale-up domain gets
+  // (specs::HardwareSpec::scale_up_bytes_per_s_one_way).
+  double nvlink_bus_bytes_per_s(int group) const {
+    return scale_up_.scale_up_bytes_per_s_one_way(group) * nvlink_efficiency_;
+  }
   double nic_bytes_per_s() const { return nic_bytes_per_s_; }
   double host_link_bytes_per_s() const { return host_link_bytes_per_s_; }
   // The routed experts' grouped GEMMs, their weights in `experts`, multiply at this share of the matmul rates
   // above (Profile::expert_kernel_efficiency).
   double expert_kernel_efficiency(specs::Precision experts) const;
 
-private:
+ private:
   double bf16_ = 0.0, fp8_ = 0.0, fp4_ = 0.0;
   double attention_flops_ = 0.0, vector_flops_ = 0.0;
-  double hbm_bytes_per_s_ = 0.0, nvlink_bus_bytes_per_s_ = 0.0, nic_bytes_per_s_ = 0.0;
+  double hbm_bytes_per_s_ = 0.0, nic_bytes_per_s_ = 0.0;
+  specs::HardwareSpec scale_up_;  // the hardware, for its scale-up domain's bandwidth by group
+  double nvlink_efficiency_ = 0.0;
   double host_link_bytes_per_s_ = 0.0;
   std::array<double, specs::kPrecisionCount> expert_kernel_efficiency_{};  // by specs::Precision, looked up once
 };

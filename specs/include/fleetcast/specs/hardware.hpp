@@ -12,25 +12,32 @@ struct HardwareSpec {
   std::string source;
   std::map<std::string, std::string> assumed;  // field path -> one-line reason
 
-  std::string arch;                          // "sm_90", "sm_100", ...
+  std::string arch;                           // "sm_90", "sm_100", ...
   std::map<std::string, double> peak_tflops;  // dense, by compute class: "bf16", "fp8", "fp4"
   double hbm_gb = 0.0;                        // usable HBM per GPU, 1e9 bytes
   double hbm_tb_per_s = 0.0;                  // HBM bandwidth per GPU, 1e12 bytes/s
   double nvlink_gb_per_s = 0.0;               // scale-up bandwidth per GPU, both directions together
   int scale_up_domain_gpus = 0;               // GPUs one NVLink domain connects
-  int gpus_per_node = 0;                      // GPUs in one server (or one tray's worth for NVL72 racks)
-  double nic_gbit_per_s = 0.0;                // scale-out NIC per GPU, line rate
-  double host_link_gb_per_s = 0.0;            // GPU <-> host memory, one direction
-  double host_memory_gb = 0.0;                // per node
-  double power_w = 0.0;                       // board power at full load
-  double price_usd_per_gpu_hour = 0.0;        // an on-demand reference price (REFERENCE.md section 6)
+  // How the domain joins its GPUs: "switch" (NVSwitch, UnifiedBus: any GPU reaches any other at its whole
+  // nvlink_gb_per_s) or "mesh" (AMD Infinity Fabric on 8-GPU platforms: one direct link to each other GPU, so a
+  // group of g of the domain's n GPUs uses g - 1 of its n - 1 links, and a copy between two GPUs one).
+  std::string scale_up_topology = "switch";
+  int gpus_per_node = 0;                // GPUs in one server (or one tray's worth for NVL72 racks)
+  double nic_gbit_per_s = 0.0;          // scale-out NIC per GPU, line rate
+  double host_link_gb_per_s = 0.0;      // GPU <-> host memory, one direction
+  double host_memory_gb = 0.0;          // per node
+  double power_w = 0.0;                 // board power at full load
+  double price_usd_per_gpu_hour = 0.0;  // an on-demand reference price (REFERENCE.md section 6)
 
   double peak_flops(const std::string& compute_class) const;  // throws if the class is absent
   bool supports(const std::string& compute_class) const { return peak_tflops.count(compute_class) > 0; }
   double hbm_bytes() const { return hbm_gb * 1e9; }
   double hbm_bytes_per_s() const { return hbm_tb_per_s * 1e12; }
-  // One direction, per GPU: what a ring all-reduce step or a point-to-point copy can use.
+  // One direction, per GPU, all its scale-up links together.
   double nvlink_bytes_per_s_one_way() const { return nvlink_gb_per_s * 1e9 / 2.0; }
+  // One direction, per GPU, what a collective among `group` GPUs of one domain can use (group 2: a point-to-point
+  // copy): all of it behind a switch, (group - 1) / (domain - 1) of it in a mesh.
+  double scale_up_bytes_per_s_one_way(int group) const;
   double nic_bytes_per_s() const { return nic_gbit_per_s * 1e9 / 8.0; }
   bool operator==(const HardwareSpec&) const = default;
 };
