@@ -15,9 +15,15 @@ namespace sg4 = simgrid::s4u;
 namespace {
 
 // Runs `check` in a forked child with its own SimGrid engine; returns the number of failed checks.
-int in_child(const std::function<int()>& check) {
+int in_child(const std::function<int(sg4::Engine&)>& check) {
   const pid_t pid = fork();
-  if (pid == 0) _exit(check());
+  if (pid == 0) {
+    int argc = 1;
+    char arg0[] = "t";
+    char* argv[] = {arg0, nullptr};
+    sg4::Engine e(&argc, argv);
+    _exit(check(e));
+  }
   int status = 0;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
@@ -32,19 +38,21 @@ std::vector<std::string> route(sg4::Host* a, sg4::Host* b) {
   return names;
 }
 
+// Two 8-GPU nodes of `hw`, one TP8 replica on each.
+specs::DeploymentSpec two_nodes(const std::string& hw) {
+  specs::DeploymentSpec d;
+  d.hardware = specs::hardware_preset(hw);
+  d.nodes = 2;
+  d.gpus_per_node = 8;
+  d.replica = {8, 1, 8};
+  return d;
+}
+
 }  // namespace
 
 TEST_CASE("two HGX nodes: NVLink inside a node, the NIC rail between nodes", "[platform]") {
-  const int failures = in_child([] {
-    int argc = 1;
-    char arg0[] = "t";
-    char* argv[] = {arg0, nullptr};
-    sg4::Engine e(&argc, argv);
-    specs::DeploymentSpec d;
-    d.hardware = specs::hardware_preset("b200");
-    d.nodes = 2;
-    d.gpus_per_node = 8;
-    d.replica = {8, 1, 8};
+  const int failures = in_child([](sg4::Engine& e) {
+    const specs::DeploymentSpec d = two_nodes("b200");
     const auto p = simulator::build_platform(d, calibration::datasheet_profile(d.hardware, "vllm"));
     int bad = 0;
     bad += p.gpus.size() != 16;
@@ -63,17 +71,9 @@ TEST_CASE("two HGX nodes: NVLink inside a node, the NIC rail between nodes", "[p
 }
 
 TEST_CASE("a mesh node joins each pair of GPUs by its own link, one seventh of a GPU's bandwidth", "[platform]") {
-  const int failures = in_child([] {
-    int argc = 1;
-    char arg0[] = "t";
-    char* argv[] = {arg0, nullptr};
-    sg4::Engine e(&argc, argv);
-    specs::DeploymentSpec d;
-    d.hardware = specs::hardware_preset("h100");
+  const int failures = in_child([](sg4::Engine&) {
+    specs::DeploymentSpec d = two_nodes("h100");
     d.hardware.scale_up_topology = "mesh";
-    d.nodes = 2;
-    d.gpus_per_node = 8;
-    d.replica = {8, 1, 8};
     const auto p = simulator::build_platform(d, calibration::datasheet_profile(d.hardware, "vllm"));
     int bad = 0;
     // Inside a node: the pair's own link, not the GPUs' shared ones; between nodes the NIC rail as before.
