@@ -1,4 +1,5 @@
 #include <stdexcept>
+#include <string>
 
 #include "fleetcast/calibration/profile.hpp"
 #include "profile_v2_json.hpp"
@@ -29,8 +30,15 @@ MatmulFigures matmul_figures(const std::string& arch, const std::string& name) {
         0.74, 0.65,
         "L40S BF16 269 of 362 TFLOPS, a square-matmul sweep (zzc0721/torch-performance-test-data); FP8 assumed 65%"};
   }
+  // AMD Instinct: stas00's BF16 MAMF over AMD's dense peak (MI355X's row divides by MI350X's 2,300; AMD's MI355X
+  // peak is 2,500). The table has no FP8 figure for an AMD part: FP8 is taken at BF16's share of its own peak.
+  if (name == "mi300x") return {0.51, 0.51, "MAMF: MI300X BF16 668.4 of 1307 TFLOPS (stas00); FP8 assumed the same"};
+  if (name == "mi325x") return {0.60, 0.60, "MAMF: MI325X BF16 784.9 of 1307 TFLOPS (stas00); FP8 assumed the same"};
+  if (name == "mi355x") return {0.63, 0.63, "MAMF: MI355X BF16 1565 of 2500 TFLOPS (stas00); FP8 assumed the same"};
   if (arch.rfind("sm_9", 0) == 0) return {0.80, 0.71, "MAMF: H100 figures stand in for an unlisted sm_90 part"};
   if (arch.rfind("sm_10", 0) == 0) return {0.78, 0.76, "MAMF: B200 figures stand in for an unlisted sm_10x part"};
+  if (arch == "gfx942") return {0.51, 0.51, "MAMF: MI300X figures stand in for an unlisted gfx942 (CDNA 3) part"};
+  if (arch == "gfx950") return {0.63, 0.63, "MAMF: MI355X figures stand in for an unlisted gfx950 (CDNA 4) part"};
   return {0.70, 0.65, "assumed: no matmul measurement for this hardware; 70% BF16 / 65% FP8 of peak"};
 }
 
@@ -69,17 +77,34 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
 
   // FlashMLA on H800: 660 TFLOPS compute-bound of 989 BF16 peak = 0.67; on B200 sparse prefill 1,450 of
   // 2,250 = 0.64. Dense attention prefill 1,460 of 2,250 on B200 = 0.65.
+  // Attention's matmuls cannot run faster than the part's best plain matmul: where that is below 0.65 (AMD's
+  // CDNA parts), it caps the attention figure too.
   p.attention_compute_efficiency = 0.65;
   p.sources["attention_compute_efficiency"] = "FlashMLA: 660/989 TFLOPS H800, 1,460/2,250 B200 (REFERENCE.md s4)";
+  if (mm.bf16 < p.attention_compute_efficiency) {
+    p.attention_compute_efficiency = mm.bf16;
+    p.sources["attention_compute_efficiency"] =
+        "capped at the BF16 matmul efficiency (" + std::string(mm.source) + "); FlashMLA reaches 0.65 on NVIDIA parts";
+  }
 
   // FlashMLA memory-bound decode: 3,000 GB/s of 3,350 = 0.90.
   p.memory_efficiency = 0.90;
   p.sources["memory_efficiency"] = "FlashMLA decode 3,000 GB/s on H800 (~90% of HBM) (REFERENCE.md s4)";
+  if (hw.arch.rfind("gfx", 0) == 0) {
+    p.sources["memory_efficiency"] = "assumed: no AMD kernel figure found; " + p.sources["memory_efficiency"] + " stands in";
+  }
 
   // nccl-tests on 8x H100: ~370 GB/s bus bandwidth for collectives other than NVLS all-reduce, against
-  // 450 GB/s one-way NVLink: 0.82.
-  p.nvlink_efficiency = 0.82;
-  p.sources["nvlink_efficiency"] = "NCCL 8x H100: ~370 GB/s busbw of 450 GB/s one-way (REFERENCE.md s4)";
+  // 450 GB/s one-way NVLink: 0.82. AMD's xGMI links carry ~48 of their rated 64 GB/s each way (CRC and protocol
+  // overhead), which caps RCCL on them: 0.75.
+  if (hw.arch.rfind("gfx", 0) == 0) {
+    p.nvlink_efficiency = 0.75;
+    p.sources["nvlink_efficiency"] =
+        "xGMI on MI300X: ~48 of 64 GB/s per link each way usable (rocm.blogs.amd.com, RCCL and xGMI on MI300X)";
+  } else {
+    p.nvlink_efficiency = 0.82;
+    p.sources["nvlink_efficiency"] = "NCCL 8x H100: ~370 GB/s busbw of 450 GB/s one-way (REFERENCE.md s4)";
+  }
 
   p.nic_efficiency = 0.94;
   p.sources["nic_efficiency"] = "IB NDR: 46-48 GB/s of 50 GB/s per NIC (REFERENCE.md s4)";

@@ -25,7 +25,23 @@ bool still_the_pick(const PairAccuracy& entry) {
   }
 }
 
+// The maker of a scored GPU, "" when it is no longer a preset.
+std::string vendor_of_preset(const std::string& name) {
+  try {
+    return vendor_of_arch(specs::hardware_preset(name).arch);
+  } catch (const InputError&) {
+    return "";
+  }
+}
+
 }  // namespace
+
+std::string vendor_of_arch(const std::string& arch) {
+  if (arch.rfind("sm_", 0) == 0) return "NVIDIA";
+  if (arch.rfind("gfx", 0) == 0) return "AMD";
+  if (arch.rfind("ascend", 0) == 0) return "Huawei";
+  return "";
+}
 
 const std::vector<PairAccuracy>& shipped_unfitted_gpu_accuracy() {
   static const std::vector<PairAccuracy> table = compiled_in_accuracy_table(kShippedName, kUnfittedGpuAccuracySchema);
@@ -52,6 +68,10 @@ std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec
   }
   if (ttft.empty()) return std::nullopt;
   std::sort(e.gpus.begin(), e.gpus.end());
+  const std::string vendor = vendor_of_arch(hardware.arch);
+  const bool vendor_scored = std::any_of(e.gpus.begin(), e.gpus.end(),
+                                         [&](const std::string& g) { return vendor_of_preset(g) == vendor; });
+  if (!vendor.empty() && !vendor_scored) e.unscored_vendor = vendor;
   e.ttft = spread_of(ttft);
   e.tpot = spread_of(tpot);
   return e;
@@ -66,6 +86,7 @@ nlohmann::json to_json(const UnfittedGpuError& e) {
   nlohmann::json j = {{"hardware", e.hardware}, {"runtime", e.runtime},    {"gpus", e.gpus},
                       {"rows", e.rows},         {"ttft", to_json(e.ttft)}, {"tpot", to_json(e.tpot)}};
   if (!e.architecture.empty()) j["architecture"] = e.architecture;
+  if (!e.unscored_vendor.empty()) j["unscored_vendor"] = e.unscored_vendor;
   return j;
 }
 
@@ -89,6 +110,9 @@ UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::st
   e.ttft = parse_error_spread(member(j, "ttft", file, at, &nlohmann::json::is_object), file, at + "ttft.");
   e.tpot = parse_error_spread(member(j, "tpot", file, at, &nlohmann::json::is_object), file, at + "tpot.");
   e.architecture = parse_architecture(j, file, at);
+  if (j.contains("unscored_vendor")) {
+    e.unscored_vendor = member(j, "unscored_vendor", file, at, &nlohmann::json::is_string).get<std::string>();
+  }
   return e;
 }
 
@@ -99,7 +123,10 @@ std::string describe(const UnfittedGpuError& e) {
                              : e.architecture == "dense" ? "dense models on "
                                                          : "";
   return "as a GPU without a fit: " + describe(e.ttft, e.tpot, "GPU") + " on the measured runs of " + models + gpus +
-         " " + e.runtime + ", each given this pick instead of its own fit (" + std::to_string(e.rows) + " runs)";
+         " " + e.runtime + ", each given this pick instead of its own fit (" + std::to_string(e.rows) + " runs)" +
+         (e.unscored_vendor.empty() ? ""
+                                    : ", none of them " + e.unscored_vendor + "'s: how " + e.unscored_vendor +
+                                          "'s own kernels and engine builds fall short is not in this figure");
 }
 
 }  // namespace fleetcast::calibration

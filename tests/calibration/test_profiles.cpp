@@ -26,6 +26,22 @@ TEST_CASE("every hardware preset ships the datasheet profile its figures give", 
   }
 }
 
+TEST_CASE("an AMD part's datasheet profile: its own matmul share caps attention, xGMI carries 0.75", "[calibration]") {
+  const auto mi300x = calibration::datasheet_profile(specs::hardware_preset("mi300x"), "");
+  CHECK(mi300x.matmul_efficiency_for("bf16") == Approx(668.4 / 1307).margin(0.005));  // stas00's MAMF
+  // FlashMLA's 0.65 is above the best plain matmul here: attention cannot outrun it.
+  CHECK(mi300x.attention_compute_efficiency == mi300x.matmul_efficiency_for("bf16"));
+  CHECK(mi300x.nvlink_efficiency == Approx(48.0 / 64));
+  CHECK(mi300x.sources.at("memory_efficiency").rfind("assumed", 0) == 0);
+  const auto mi355x = calibration::datasheet_profile(specs::hardware_preset("mi355x"), "");
+  CHECK(mi355x.matmul_efficiency_for("bf16") == Approx(1565.0 / 2500).margin(0.005));
+  CHECK(mi355x.matmul_efficiency_for("fp4") == mi355x.matmul_efficiency_for("fp8"));
+  // An NVIDIA part keeps FlashMLA's and NCCL's figures.
+  const auto h200 = calibration::datasheet_profile(specs::hardware_preset("h200"), "");
+  CHECK(h200.attention_compute_efficiency == Approx(0.65));
+  CHECK(h200.nvlink_efficiency == Approx(0.82));
+}
+
 TEST_CASE("the shipped serving fits are compiled in and win for their (hardware, runtime)", "[calibration]") {
   const auto shipped = calibration::shipped_profiles();
   int serving = 0;

@@ -137,6 +137,22 @@ TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the 
                                                     "dense", table));
     CHECK_FALSE(calibration::unfitted_gpu_error_for(gb200, pick, "vllm", "dense", {table[3], table[4], table[5]}));
   }
+  SECTION("no scored GPU is from an AMD part's maker, and its figure says so") {
+    CHECK_FALSE(e->unscored_vendor.size());  // gb200 is NVIDIA's, as every scored GPU
+    const specs::HardwareSpec mi300x = specs::hardware_preset("mi300x");
+    const auto amd =
+        calibration::unfitted_gpu_error_for(mi300x, calibration::profile_for(mi300x, "vllm"), "vllm", "dense", table);
+    REQUIRE(amd);
+    CHECK(amd->unscored_vendor == "AMD");
+    CHECK(amd->ttft.median_ape == Approx(0.3));  // the same runs
+    CHECK(calibration::describe(*amd).find("none of them AMD's") != std::string::npos);
+    CHECK(calibration::parse_unfitted_gpu_error(calibration::to_json(*amd), "r.json", "d.").unscored_vendor == "AMD");
+    CHECK_FALSE(calibration::to_json(*e).contains("unscored_vendor"));  // NVIDIA forecasts keep their bytes
+    CHECK(calibration::vendor_of_arch("sm_100") == "NVIDIA");
+    CHECK(calibration::vendor_of_arch("gfx950") == "AMD");
+    CHECK(calibration::vendor_of_arch("ascend_950") == "Huawei");
+    CHECK(calibration::vendor_of_arch("tpu_v5e").empty());
+  }
   SECTION("TensorRT-LLM's pick is the datasheet profile itself, and carries the figure") {
     const std::vector<PairAccuracy> trtllm = {entry("h100", "trtllm", 0.4, 0.1, 1.3, 5)};
     const auto t = calibration::unfitted_gpu_error_for(gb200, calibration::datasheet_profile_for(gb200, "trtllm"),

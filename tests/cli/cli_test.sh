@@ -78,7 +78,8 @@ grep -q '"old": true' "$work/keep.json" && ok || bad "a failed run overwrote an 
 [ $? -eq 2 ] && ok || bad "help for an unknown command did not exit 2"
 "$bin" presets >"$work/presets" || bad "presets failed"
 for name in deepseek-v3 deepseek-r1 deepseek-v4-flash deepseek-v4.1-flash kimi-k2.5 qwen3-235b-a22b qwen3-32b \
-  qwen3.5-397b-a17b minimax-m2.5 llama-3.1-8b llama-3.1-70b gpt-oss-120b h100 h200 b200 gb200 b300 gb300 ascend-950dt; do
+  qwen3.5-397b-a17b minimax-m2.5 llama-3.1-8b llama-3.1-70b gpt-oss-120b h100 h200 b200 gb200 b300 gb300 ascend-950dt \
+  mi300x mi325x mi355x; do
   grep -q "^  $name " "$work/presets" && ok || bad "presets does not list $name"
 done
 

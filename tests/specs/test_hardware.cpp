@@ -64,6 +64,21 @@ TEST_CASE("a mesh scale-up domain gives a group of g GPUs g - 1 of its n - 1 lin
   CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "scale_up_topology", "torus", "\"mesh\"");
 }
 
+TEST_CASE("the AMD Instinct presets are 8-GPU meshes: a pair shares one xGMI link", "[specs][hardware]") {
+  // MI300X: 7 links of 64 GB/s each way (896 GB/s both ways in all), one to each peer.
+  const HardwareSpec mi300x = fleetcast::specs::hardware_preset("mi300x");
+  CHECK(mi300x.scale_up_topology == "mesh");
+  CHECK(mi300x.scale_up_bytes_per_s_one_way(2) == Approx(64e9));
+  CHECK(mi300x.scale_up_bytes_per_s_one_way(8) == Approx(448e9));
+  CHECK_FALSE(mi300x.supports("fp4"));  // CDNA 3 has no FP4 matrix rate
+  const HardwareSpec mi355x = fleetcast::specs::hardware_preset("mi355x");
+  CHECK(mi355x.scale_up_bytes_per_s_one_way(2) == Approx(1075e9 / 2 / 7));
+  CHECK(mi355x.peak_flops("fp4") == Approx(10100e12));
+  // The NVSwitch parts stay switched: a pair gets every link.
+  const HardwareSpec h200 = fleetcast::specs::hardware_preset("h200");
+  CHECK(h200.scale_up_bytes_per_s_one_way(2) == Approx(450e9));
+}
+
 TEST_CASE("hardware errors", "[specs][hardware][errors]") {
   json j = hardware_json();
   SECTION("missing peak rate") {

@@ -220,13 +220,16 @@ TEST_CASE("mapping: systems outside the development set map to their presets", "
   CHECK(hardware("l40s", "meta-llama/Llama-3.1-8B-Instruct") == "l40s");
   CHECK(hardware("l40s_pcie", "meta-llama/Llama-3.1-8B-Instruct") == "l40s");
   CHECK(hardware("gb300", "Qwen/Qwen3-32B") == "gb300");
+  CHECK(hardware("mi300x", "Qwen/Qwen3-32B") == "mi300x");
+  CHECK(hardware("MI325X", "Qwen/Qwen3-32B") == "mi325x");
+  CHECK(hardware("mi355x", "openai/gpt-oss-120b") == "mi355x");
 }
 
 TEST_CASE("mapping: rows that would need a guess are not mapped, with the reason", "[validation]") {
   CHECK_THAT(unmapped(agg_run("acme/Unknown-7B", "h100_sxm", "vllm", {8, 0, 1, 1, 1, 1, 1})),
              Catch::Contains("no model preset unknown-7b"));
-  CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "mi300x", "vllm", {8, 0, 1, 1, 1, 1, 1})),
-             Catch::Contains("no hardware preset mi300x"));
+  CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "mi250x", "vllm", {8, 0, 1, 1, 1, 1, 1})),
+             Catch::Contains("no hardware preset mi250x"));
   // Another form factor of a chip is another part: lower clocks and bandwidth than the SXM preset.
   CHECK_THAT(unmapped(agg_run("Qwen/Qwen3-32B", "h100_pcie", "vllm", {8, 0, 1, 1, 1, 1, 1})),
              Catch::Contains("no hardware preset h100_pcie"));

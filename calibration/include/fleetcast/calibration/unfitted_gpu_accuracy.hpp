@@ -4,7 +4,7 @@
 // (profile_store.hpp, profile_without_own_fit), and its held-out error is on record nowhere. The nearest measurement:
 // give every GPU with measured runs that very pick, its own fit left out, and score all its runs, none of which
 // shaped the pick (`fleetcast --unfitted-profiles validate --silicon FILE --accuracy FILE`, full simulations). The
-// table is calibration/profiles/accuracy/unfitted-gpus.json (schema fleetcast.unfitted-gpu-accuracy/1, entries as
+// table is calibration/profiles/accuracy/unfitted-gpus.json (schema fleetcast.unfitted-gpu-accuracy/2, entries as
 // measured_accuracy.hpp's, one per GPU, runtime and kind of model), compiled in; a forecast made with such a pick
 // carries the spread over those GPUs' runs of its kind of model, dense or MoE (docs/ACCURACY.md, "What a forecast on
 // a GPU without a fit can expect").
@@ -30,7 +30,14 @@ struct UnfittedGpuError {
   int rows = 0;                   // runs scored over them
   ErrorSpread ttft, tpot;         // over those GPUs, of each one's median APE
   std::string architecture;       // the kind of model those runs served, the forecast's ("" in reports before it)
+  // The forecast GPU's maker ("AMD") where none of the scored GPUs is its (they are all NVIDIA's today): that
+  // maker's own kernels and engine builds never shaped this figure. "" where one is, or the maker is unknown.
+  std::string unscored_vendor;
 };
+
+// The maker of a GPU of architecture `arch` as the presets spell it: "NVIDIA" (sm_*), "AMD" (gfx*), "Huawei"
+// (ascend*), "" for any other label.
+std::string vendor_of_arch(const std::string& arch);
 
 // The figures a forecast of a model of `architecture` (architecture_of) made with `in_use` on `hardware` under
 // `runtime` carries: none unless `in_use` is exactly the pick a GPU without a fit gets (profile_without_own_fit; not a
@@ -53,7 +60,7 @@ UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::st
 
 // "as a GPU without a fit: TTFT off by a median 22% (19-28% by GPU, predicted/measured 0.98x), TPOT 14% (10-20%,
 // 1.03x) on the measured runs of MoE models on b200, b300, h100, h200 vllm, each given this pick instead of its own
-// fit (804 runs)"
+// fit (804 runs)"; with ", none of them AMD's: ..." where unscored_vendor is set.
 std::string describe(const UnfittedGpuError& e);
 
 }  // namespace fleetcast::calibration
