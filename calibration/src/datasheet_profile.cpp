@@ -91,7 +91,8 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
   p.memory_efficiency = 0.90;
   p.sources["memory_efficiency"] = "FlashMLA decode 3,000 GB/s on H800 (~90% of HBM) (REFERENCE.md s4)";
   if (hw.arch.rfind("gfx", 0) == 0) {
-    p.sources["memory_efficiency"] = "assumed: no AMD kernel figure found; " + p.sources["memory_efficiency"] + " stands in";
+    p.sources["memory_efficiency"] =
+        "assumed: no AMD kernel figure found; " + p.sources["memory_efficiency"] + " stands in";
   }
 
   // nccl-tests on 8x H100: ~370 GB/s bus bandwidth for collectives other than NVLS all-reduce, against

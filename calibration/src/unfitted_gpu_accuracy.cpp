@@ -69,8 +69,8 @@ std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec
   if (ttft.empty()) return std::nullopt;
   std::sort(e.gpus.begin(), e.gpus.end());
   const std::string vendor = vendor_of_arch(hardware.arch);
-  const bool vendor_scored = std::any_of(e.gpus.begin(), e.gpus.end(),
-                                         [&](const std::string& g) { return vendor_of_preset(g) == vendor; });
+  const bool vendor_scored =
+      std::any_of(e.gpus.begin(), e.gpus.end(), [&](const std::string& g) { return vendor_of_preset(g) == vendor; });
   if (!vendor.empty() && !vendor_scored) e.unscored_vendor = vendor;
   e.ttft = spread_of(ttft);
   e.tpot = spread_of(tpot);

@@ -106,6 +106,10 @@ const BatchShape& Batcher::schedule(double now) {
     schedule_trtllm(now);
     return shape_batch();
   }
+  if (spec_.policy == specs::SchedulerPolicy::atom) {
+    schedule_atom(now);
+    return shape_batch();
+  }
   items_.clear();
   const long long preemptions_before = preemptions_;
   int budget = spec_.max_num_batched_tokens;

@@ -33,9 +33,9 @@ inline constexpr EnumNames<LengthKind, 4> kLengthKindNames{{{LengthKind::fixed, 
                                                             {LengthKind::lognormal, "lognormal"},
                                                             {LengthKind::empirical, "empirical"}}};
 inline constexpr EnumNames<ArrivalKind, 4> kArrivalKindNames{{{ArrivalKind::poisson, "poisson"},
-                                                               {ArrivalKind::gamma, "gamma"},
-                                                               {ArrivalKind::closed_loop, "closed_loop"},
-                                                               {ArrivalKind::trace, "trace"}}};
+                                                              {ArrivalKind::gamma, "gamma"},
+                                                              {ArrivalKind::closed_loop, "closed_loop"},
+                                                              {ArrivalKind::trace, "trace"}}};
 inline constexpr EnumNames<ArrivalStart, 2> kArrivalStartNames{
     {{ArrivalStart::together, "together"}, {ArrivalStart::spread, "spread"}}};
 inline constexpr EnumNames<PrefixPopularity, 2> kPrefixPopularityNames{
@@ -45,8 +45,10 @@ inline constexpr EnumNames<RouterPolicy, 5> kRouterNames{{{RouterPolicy::round_r
                                                           {RouterPolicy::least_kv_load, "least_kv_load"},
                                                           {RouterPolicy::power_of_two, "power_of_two"},
                                                           {RouterPolicy::prefix_aware, "prefix_aware"}}};
-inline constexpr EnumNames<SchedulerPolicy, 3> kSchedulerPolicyNames{
-    {{SchedulerPolicy::vllm, "vllm"}, {SchedulerPolicy::sglang, "sglang"}, {SchedulerPolicy::trtllm, "trtllm"}}};
+inline constexpr EnumNames<SchedulerPolicy, 4> kSchedulerPolicyNames{{{SchedulerPolicy::vllm, "vllm"},
+                                                                      {SchedulerPolicy::sglang, "sglang"},
+                                                                      {SchedulerPolicy::trtllm, "trtllm"},
+                                                                      {SchedulerPolicy::atom, "atom"}}};
 inline constexpr EnumNames<PreemptionMode, 2> kPreemptionNames{
     {{PreemptionMode::recompute, "recompute"}, {PreemptionMode::swap, "swap"}}};
 inline constexpr EnumNames<CapacityPolicy, 2> kCapacityPolicyNames{

@@ -11,7 +11,7 @@ using detail::JsonReader;
 
 namespace {
 
-constexpr const char* kRuntimes[] = {"vllm", "sglang", "trtllm", "deepinfer"};
+constexpr const char* kRuntimes[] = {"vllm", "sglang", "trtllm", "deepinfer", "atom"};
 
 // The layout must tile the deployment's GPUs, ep must divide dp x tp, and tp must fit one scale-up domain or span
 // whole domains (TP16 over two 8-GPU HGX nodes: its all-reduce crosses the NICs between them).
@@ -51,7 +51,12 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
               "); 0: max_num_batched_tokens");
   r.check(s.chunk_tokens == 0 || s.chunked_prefill, "chunk_tokens",
           "needs chunked_prefill: without it a prompt is prefilled whole");
+  // ATOM's scheduler has no chunking: a prompt is scheduled whole or waits (atom/model_engine/scheduler.py).
+  r.check(s.policy != SchedulerPolicy::atom || !s.chunked_prefill, "chunked_prefill",
+          "must be false with policy atom: ATOM prefills each prompt whole");
   s.preemption = r.optional_enum("preemption", s.preemption, detail::kPreemptionNames);
+  r.check(s.policy != SchedulerPolicy::atom || s.preemption == PreemptionMode::recompute, "preemption",
+          "must be recompute with policy atom: ATOM drops a preempted request's KV");
   s.swap_space_gib = r.optional<double>("swap_space_gib", s.swap_space_gib);
   r.check(s.swap_space_gib >= 0.0 && s.swap_space_gib <= 1e6, "swap_space_gib", "must be in [0, 1e6] GiB");
   if (r.has("capacity_policy")) {
@@ -184,7 +189,7 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   d.runtime = r.optional<std::string>("runtime", "vllm");
   bool known_runtime = false;
   for (const char* name : kRuntimes) known_runtime = known_runtime || d.runtime == name;
-  r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm, deepinfer");
+  r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm, deepinfer, atom");
   if (auto spec = r.optional_object("speculative")) {
     d.speculative = parse_speculative(*spec);
     // A decode verifies 1 + n tokens in one step: a budget smaller than that could never schedule one.

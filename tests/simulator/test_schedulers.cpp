@@ -31,6 +31,13 @@ double run(Batcher& b, double t, OnStep on_step) {
 constexpr auto kSglang = specs::SchedulerPolicy::sglang;
 constexpr auto kTrtllm = specs::SchedulerPolicy::trtllm;
 constexpr auto kVllm = specs::SchedulerPolicy::vllm;
+constexpr auto kAtom = specs::SchedulerPolicy::atom;
+
+specs::SchedulerSpec atom(int seqs, int budget) {
+  auto s = sched(kAtom, seqs, budget);
+  s.chunked_prefill = false;
+  return s;
+}
 
 }  // namespace
 
@@ -203,6 +210,56 @@ TEST_CASE("sglang: a decode that does not fit retracts the request with the fewe
   CHECK(c.recomputes == c.preemptions);
   CHECK(a.generated == 1000);
   CHECK(c.generated == 490);
+  CHECK(b.kv_used_bytes() == 0.0);
+}
+
+TEST_CASE("atom: whole prompts first while the budget holds them, then a decode batch, never both", "[batcher][atom]") {
+  Batcher b(atom(8, 100), kv(1e9));
+  Request a = req(60, 3), c = req(50, 3), d = req(30, 3);
+  b.add(&a);
+  b.add(&c);
+  b.add(&d);
+  // 60 fits the budget of 100, 60 + 50 does not: the step ends there (c is not cut, and d behind it waits too).
+  const auto& first = b.schedule(0.0);
+  REQUIRE(first.prefill.size() == 1);
+  CHECK(first.prefill_tokens() == 60);
+  b.complete(1.0);
+  // c and d (80 tokens) together; a's decode waits for a step without prompts.
+  const auto& second = b.schedule(1.0);
+  CHECK(second.num_decode() == 0);
+  CHECK(second.prefill_tokens() == 80);
+  b.complete(2.0);
+  const auto& third = b.schedule(2.0);
+  CHECK(third.prefill.empty());
+  CHECK(third.num_decode() == 3);
+  b.complete(3.0);
+  run(b, 3.0, [](const simulator::BatchShape&) {});
+  for (const Request* r : {&a, &c, &d}) CHECK(r->generated == 3);
+  // A prompt longer than the budget can never be scheduled whole: refused at arrival.
+  Request big = req(101, 1);
+  CHECK_FALSE(b.add(&big));
+  CHECK(big.failed);
+}
+
+TEST_CASE("atom: a decode without a free block preempts the latest running request, which prefills again first",
+          "[batcher][atom]") {
+  // 100 tokens of KV: a (40 in) and c (40 in) prefill together, then decode until 80 + 2k > 100 at k = 11. c, the
+  // latest, loses its KV and goes back to the front of the queue; with a running, its 51-token recompute (40 +
+  // the 11 tokens it had) does not fit until a finishes.
+  Batcher b(atom(8, 1000), kv(100));
+  Request a = req(40, 30), c = req(40, 30);
+  b.add(&a);
+  b.add(&c);
+  CHECK(b.schedule(0.0).prefill_tokens() == 80);
+  b.complete(1.0);
+  int both = 0;
+  run(b, 1.0, [&](const simulator::BatchShape& batch) { both += batch.num_decode() > 0 && !batch.prefill.empty(); });
+  CHECK(both == 0);
+  CHECK(a.preemptions == 0);
+  CHECK(c.preemptions == 1);
+  CHECK(c.recomputes == 1);
+  CHECK(a.generated == 30);
+  CHECK(c.generated == 30);
   CHECK(b.kv_used_bytes() == 0.0);
 }
 

@@ -43,6 +43,7 @@ TEST_CASE("every scheduler policy field round-trips", "[specs][scheduler][roundt
       {{"policy", "sglang"}, {"mixed_chunk", true}, {"max_num_batched_tokens", 2524}, {"chunk_tokens", 8192}},
       {{"policy", "sglang"}, {"recv_interval", 30}},
       {{"policy", "trtllm"}, {"chunked_prefill", false}, {"batch_wait_iters", 20}, {"batch_wait_tokens_ratio", 0.9}},
+      {{"policy", "atom"}, {"chunked_prefill", false}, {"max_num_batched_tokens", 16384}},
   };
   for (const json& v : variants) {
     const DeploymentSpec d = parse_deployment(with_scheduler(v), "d.json");
@@ -59,7 +60,14 @@ TEST_CASE("every scheduler policy field round-trips", "[specs][scheduler][roundt
 
 TEST_CASE("bad scheduler policy input names the field", "[specs][scheduler]") {
   CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "orca"}}), "d.json", "deployment"),
-                    "deployment.scheduler.policy", "orca", "valid: vllm, sglang, trtllm");
+                    "deployment.scheduler.policy", "orca", "valid: vllm, sglang, trtllm, atom");
+  // ATOM neither chunks a prompt nor swaps: a spec asking it to is refused, not quietly changed.
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "atom"}}), "d.json"), "scheduler.chunked_prefill", "",
+                    "must be false with policy atom");
+  CHECK_INPUT_ERROR(
+      parse_deployment(with_scheduler({{"policy", "atom"}, {"chunked_prefill", false}, {"preemption", "swap"}}),
+                       "d.json"),
+      "scheduler.preemption", "", "must be recompute with policy atom");
   CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"chunk_tokens", 9000}}), "d.json"), "scheduler.chunk_tokens",
                     "9000", "<= max_num_batched_tokens (8192)");
   CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"chunk_tokens", -1}}), "d.json"), "scheduler.chunk_tokens", "-1",

@@ -225,6 +225,16 @@ TEST_CASE("mapping: systems outside the development set map to their presets", "
   CHECK(hardware("mi355x", "openai/gpt-oss-120b") == "mi355x");
 }
 
+TEST_CASE("mapping: an ATOM row runs ATOM's scheduler: whole prompts, 16384 tokens a step", "[validation]") {
+  const auto m = mapped(agg_run("openai/gpt-oss-120b", "mi355x", "atom", {64, 0, 8, 1, 1, 8, 1}));
+  const auto s = specs::parse_scenario(m.scenario, "row");
+  CHECK(s.deployment.runtime == "atom");
+  CHECK(s.deployment.scheduler.policy == specs::SchedulerPolicy::atom);
+  CHECK_FALSE(s.deployment.scheduler.chunked_prefill);
+  CHECK(s.deployment.scheduler.max_num_batched_tokens == 16384);
+  CHECK(s.deployment.scheduler.max_num_seqs == 64);
+}
+
 TEST_CASE("mapping: rows that would need a guess are not mapped, with the reason", "[validation]") {
   CHECK_THAT(unmapped(agg_run("acme/Unknown-7B", "h100_sxm", "vllm", {8, 0, 1, 1, 1, 1, 1})),
              Catch::Contains("no model preset unknown-7b"));

@@ -61,6 +61,7 @@ std::string inputs_of(const std::string& quant_mode) {
 //   SGLang (sglang/srt/server_args.py): max_prefill_tokens 16384; chunked_prefill_size 8192 below 160 GB of
 //     HBM (H100, H200), 16384 above (B200, B300, GB200, GB300).
 //   TensorRT-LLM (trtllm-serve): max_num_tokens 8192.
+//   ATOM (atom/config.py): max_num_batched_tokens 16384, each prompt whole (no chunking).
 // A row whose provenance says how its launcher started the engine (MeasuredServingRun::server_*, set by the
 // reader) takes those settings instead.
 nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_size, double hbm_gb) {
@@ -69,6 +70,9 @@ nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_si
   if (backend == "sglang") {
     s["max_num_batched_tokens"] = 16384;
     s["chunk_tokens"] = hbm_gb < 160.0 ? 8192 : 16384;
+  } else if (backend == "atom") {
+    s["max_num_batched_tokens"] = 16384;
+    s["chunked_prefill"] = false;
   } else {
     s["max_num_batched_tokens"] = 8192;
   }
@@ -142,8 +146,8 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   if (!specs::has_preset(PresetKind::hardware, hw_name)) {
     return Unmapped{"system " + run.system + ": no hardware preset " + hw_name};
   }
-  if (run.backend != "vllm" && run.backend != "sglang" && run.backend != "trtllm") {
-    return Unmapped{"backend " + run.backend + ": no scheduler model (vllm, sglang, trtllm)"};
+  if (run.backend != "vllm" && run.backend != "sglang" && run.backend != "trtllm" && run.backend != "atom") {
+    return Unmapped{"backend " + run.backend + ": no scheduler model (vllm, sglang, trtllm, atom)"};
   }
   if (run.spec_accept_length > 0.0) {
     char accepted[32];

@@ -4,8 +4,8 @@
 // come first served, within a token budget and a sequence cap, with paged KV admission control. When a
 // running request cannot get KV blocks, the latest admitted one is preempted by recompute.
 // SchedulerSpec::policy picks another engine's way of forming a step (schedule_sglang.cpp,
-// schedule_trtllm.cpp); the KV bookkeeping, preemption and completion are shared. With preemption by swap a
-// victim's KV moves to host memory and back (batcher_swap.cpp): step_swap_bytes() tells the replica what the
+// schedule_trtllm.cpp, schedule_atom.cpp); the KV bookkeeping, preemption and completion are shared. With preemption by
+// swap a victim's KV moves to host memory and back (batcher_swap.cpp): step_swap_bytes() tells the replica what the
 // step moved over the host link.
 // With speculative decoding a decode verifies its last token plus n drafts (1 + n tokens of budget and KV)
 // and keeps 1 + the drafts accepted, drawn per sequence per step.
@@ -43,7 +43,7 @@ struct KvBudget {
 
 struct StepOutcome {
   std::vector<Request*> finished;
-  std::vector<Request*> first_token;  // requests whose first token came in this step
+  std::vector<Request*> first_token;                        // requests whose first token came in this step
   std::vector<std::pair<Request*, int>> tokens_by_request;  // every request that produced tokens, and how many
   // One gap per request that produced tokens after its first: the tokens of one step (several when drafts
   // were accepted) stream as one chunk, and `vllm bench serve` measures ITL per chunk.
@@ -52,13 +52,13 @@ struct StepOutcome {
   int first_token_input_tokens = 0;  // input tokens of the requests whose first token came in this step
   int output_tokens = 0;             // tokens produced, first tokens included
   int prefill_tokens = 0;
-  int decode_tokens = 0;             // tokens the decodes ran through the model (drafts included)
-  int decode_sequences = 0;          // decoding sequences of the step
-  int decode_output_tokens = 0;      // tokens they produced: 1 + accepted drafts each, capped at the output
+  int decode_tokens = 0;         // tokens the decodes ran through the model (drafts included)
+  int decode_sequences = 0;      // decoding sequences of the step
+  int decode_output_tokens = 0;  // tokens they produced: 1 + accepted drafts each, capped at the output
 };
 
 class Batcher {
-public:
+ public:
   // `drafts`: speculative decoding's acceptance draws; none: one token per decode. `prefix_block_tokens`: the
   // size of the blocks of Request::prefix_blocks, a multiple of spec.kv_block_tokens when spec.prefix_caching.
   Batcher(const specs::SchedulerSpec& spec, KvBudget kv, std::optional<DraftAcceptance> drafts = std::nullopt,
@@ -95,7 +95,7 @@ public:
   // The prefix cache; null when prefix caching is off.
   const PrefixCache* prefix_cache() const { return prefix_cache_ ? &*prefix_cache_ : nullptr; }
 
-private:
+ private:
   struct Item {
     Request* req;
     int tokens;
@@ -104,11 +104,11 @@ private:
   bool reserve(Request* r, int new_kv_tokens);  // grows r's blocks to hold new_kv_tokens, if memory allows
   void release(Request* r);
   // Prefix caching (batcher_prefix.cpp); each does nothing when it is off.
-  int prefix_hit_blocks(const Request* r) const;      // cached leading blocks an admission would use
+  int prefix_hit_blocks(const Request* r) const;              // cached leading blocks an admission would use
   bool admit(Request* r, int hit_blocks, int new_kv_tokens);  // pins the hit blocks and reserves the rest
-  void make_room(double grow_bytes);                  // evicts unreferenced cached blocks for grow_bytes
-  void cache_computed_blocks(Request* r);             // its newly computed full prefix blocks join the cache
-  double release_prefix(Request* r);                  // unpins its blocks; returns the bytes they weigh
+  void make_room(double grow_bytes);                          // evicts unreferenced cached blocks for grow_bytes
+  void cache_computed_blocks(Request* r);                     // its newly computed full prefix blocks join the cache
+  double release_prefix(Request* r);                          // unpins its blocks; returns the bytes they weigh
   double prefix_bytes(int blocks) const { return blocks > 0 ? kv_.bytes_for_tokens(blocks * prefix_tokens_) : 0.0; }
   // Takes r out of the running batch: swapped out when the mode and the swap space allow, else its KV is
   // dropped and it waits to prefill again, first in line or (SGLang) last.
@@ -122,6 +122,7 @@ private:
   // The steps of the other engines (SchedulerSpec::policy); the vLLM step is schedule() itself.
   void schedule_sglang(double now);
   void schedule_trtllm(double now);
+  void schedule_atom(double now);
   bool sglang_prefill(double now);  // forms a prefill step if one is due; false: a decode step follows
   void sglang_decode();
   void start_running(Request* r, double now);  // the first waiting request joins the running batch

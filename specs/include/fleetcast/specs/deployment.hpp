@@ -27,9 +27,10 @@ struct ReplicaLayout {
 };
 
 // Which engine's scheduler forms a replica's steps (simulator/batcher.hpp): vLLM v1 (mixed steps, decodes
-// first), SGLang (a step is either a prefill or a decode batch, prefill first) or TensorRT-LLM (in-flight
-// batching behind a capacity scheduler).
-enum class SchedulerPolicy { vllm, sglang, trtllm };
+// first), SGLang (a step is either a prefill or a decode batch, prefill first), TensorRT-LLM (in-flight
+// batching behind a capacity scheduler) or AMD's ATOM (whole prompts first, then a decode batch; no admission
+// reserve and no chunking).
+enum class SchedulerPolicy { vllm, sglang, trtllm, atom };
 // What a preempted request loses: its KV (recompute: it prefills again) or only its place (swap: its KV
 // waits in host memory).
 enum class PreemptionMode { recompute, swap };
@@ -38,13 +39,13 @@ enum class PreemptionMode { recompute, swap };
 enum class CapacityPolicy { guaranteed_no_evict, max_utilization };
 
 struct SchedulerSpec {
-  int max_num_seqs = 256;              // running sequences per replica
-  int max_num_batched_tokens = 8192;   // token budget per step (prefill chunks + decodes)
-  bool chunked_prefill = true;         // false: a prompt is prefilled whole in one step
-  double gpu_memory_utilization = 0.9; // share of HBM for weights, activations and KV cache (vLLM's flag)
-  int kv_block_tokens = 16;            // paged KV block size
-  double step_overhead_s = -1.0;       // per-step host overhead; < 0: the profile's value
-  bool prefix_caching = true;          // automatic prefix caching (vLLM v1: on by default)
+  int max_num_seqs = 256;               // running sequences per replica
+  int max_num_batched_tokens = 8192;    // token budget per step (prefill chunks + decodes)
+  bool chunked_prefill = true;          // false: a prompt is prefilled whole in one step
+  double gpu_memory_utilization = 0.9;  // share of HBM for weights, activations and KV cache (vLLM's flag)
+  int kv_block_tokens = 16;             // paged KV block size
+  double step_overhead_s = -1.0;        // per-step host overhead; < 0: the profile's value
+  bool prefix_caching = true;           // automatic prefix caching (vLLM v1: on by default)
   SchedulerPolicy policy = SchedulerPolicy::vllm;
   int chunk_tokens = 0;  // most prompt tokens of one request in a step; 0: max_num_batched_tokens
   PreemptionMode preemption = PreemptionMode::recompute;
@@ -129,7 +130,7 @@ struct DeploymentSpec {
   ReplicaLayout replica;
   SchedulerSpec scheduler;
   RouterPolicy router = RouterPolicy::round_robin;
-  std::string runtime = "vllm";  // which serving engine's behaviour and profile to use
+  std::string runtime = "vllm";                // which serving engine's behaviour and profile to use
   std::optional<SpeculativeSpec> speculative;  // absent: no speculative decoding
   MoeLoadSpec moe_load;                        // ignored for dense models
   // Two-batch overlap (SGLang --enable-two-batch-overlap, DeepSeek's dual micro-batch): a step runs as two
