@@ -28,6 +28,13 @@ TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name th
   CHECK(model_for_checkpoint("RedHatAI/Qwen3-30B-A3B-FP8-dynamic").preset == "qwen3-30b-a3b");
   CHECK(model_for_checkpoint("meta-llama/Meta-Llama-3.1-405B").preset == "llama-3.1-405b");
   CHECK(model_for_checkpoint("openai/gpt-oss-20b").preset == "gpt-oss-20b");
+  // AMD's Quark checkpoints, as InferenceX serves them on Instinct GPUs.
+  CHECK(model_for_checkpoint("amd/Llama-3.1-405B-Instruct-FP8-KV").preset == "llama-3.1-405b");
+  CHECK(model_for_checkpoint("amd/Llama-3.3-70B-Instruct-FP8-KV").preset == "llama-3.1-70b");
+  CHECK(model_for_checkpoint("amd/Llama-3.1-70B-Instruct-PTPC-FP8").preset == "llama-3.1-70b");
+  CHECK(model_for_checkpoint("amd/gpt-oss-120b-w-mxfp4-a-fp8").preset == "gpt-oss-120b");
+  // "-w-" without a following "-a-" format is part of a name, not a recipe.
+  CHECK(model_for_checkpoint("acme/model-w-large").preset.empty());
   for (const char* name : {"deepseek-ai/DeepSeek-R1-0528", "openai/gpt-oss-20b"}) {
     INFO(name);
     CHECK(model_for_checkpoint(name).note.empty());

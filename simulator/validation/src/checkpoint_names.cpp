@@ -65,9 +65,27 @@ constexpr SameArchitecture kSameArchitecture[] = {
 
 // Suffixes that name a checkpoint's precision, tuning or packaging, not its architecture; stripped repeatedly, in
 // any order ("qwen3-235b-a22b-instruct-2507-fp8" loses "-fp8", then "-2507", then "-instruct").
-constexpr const char* kSuffixes[] = {"-instruct",         "-thinking", "-base",  "-chat",  "-preview",
-                                     "-fp8-dynamic",      "-fp4-v2",   "-nvfp4", "-mxfp4", "-fp4",
-                                     "-static-pertensor", "-fp8",      "-bf16"};
+// AMD's Quark checkpoints add "-fp8-kv" (FP8 weights and KV cache: amd/Llama-3.3-70B-Instruct-FP8-KV) and
+// "-ptpc" (per-token, per-channel FP8 scales: "-ptpc-fp8" loses "-fp8", then "-ptpc").
+constexpr const char* kSuffixes[] = {"-instruct",         "-thinking", "-base",  "-chat",   "-preview",
+                                     "-fp8-dynamic",      "-fp4-v2",   "-nvfp4", "-mxfp4",  "-fp4",
+                                     "-static-pertensor", "-fp8",      "-bf16",  "-fp8-kv", "-ptpc"};
+
+// "-w-mxfp4-a-fp8": the weight and activation formats of a quantisation recipe (amd/gpt-oss-120b-w-mxfp4-a-fp8),
+// "-w-" and "-a-" each followed by one format name.
+bool strip_weight_activation_formats(std::string& s) {
+  const std::size_t w = s.rfind("-w-");
+  if (w == std::string::npos) return false;
+  const std::size_t a = s.find("-a-", w + 3);
+  const auto is_format = [&](std::size_t from, std::size_t to) {
+    return to > from &&
+           std::all_of(s.begin() + static_cast<std::ptrdiff_t>(from), s.begin() + static_cast<std::ptrdiff_t>(to),
+                       [](unsigned char c) { return std::isalnum(c); });
+  };
+  if (a == std::string::npos || !is_format(w + 3, a) || !is_format(a + 3, s.size())) return false;
+  s.resize(w);
+  return true;
+}
 
 // "-0528", "-2507": a release date (month and day, or year and month), never part of an architecture's name.
 bool strip_date(std::string& s) {
@@ -85,6 +103,7 @@ CheckpointModel model_for_checkpoint(const std::string& model_path) {
   if (name.starts_with("meta-llama-")) name.erase(0, 5);
   for (bool stripped = true; stripped;) {
     stripped = strip_date(name);
+    stripped = strip_weight_activation_formats(name) || stripped;
     for (const char* suffix : kSuffixes) stripped = strip_suffix(name, suffix) || stripped;
   }
   if (specs::has_preset(specs::PresetKind::model, name)) return {name, name, ""};
