@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/planner/plan_report.hpp"
 #include "fleetcast/planner/slo_margin.hpp"
 
@@ -116,5 +117,17 @@ TEST_CASE("the plan's text marks the thin headroom and names the cheapest config
         std::string::npos);
   out["best_beyond_error"] = nullptr;
   CHECK(planner::plan_text(out, 5).find("no feasible configuration clears its profile's error on record") !=
+        std::string::npos);
+
+  // An AMD GPU's pick quotes the fitted (NVIDIA) GPUs' figure: what it needs is at least that.
+  const calibration::UnfittedGpuError amd{
+      "mi355x", "vllm", {"b200", "h100"}, 40, {0.3, 0.2, 0.4, 0.9}, {0.1, 0.05, 0.15, 1.0}, "moe", "AMD"};
+  out["profiles"][0] = nlohmann::json{{"hardware", "mi355x"},
+                                      {"runtime", "vllm"},
+                                      {"kind", "datasheet"},
+                                      {"kernel_caveats", nlohmann::json::array()},
+                                      {"unfitted_gpu_error", calibration::to_json(amd)}};
+  CHECK(planner::plan_text(out, 5).find(
+            "headroom needed: mi355x 30%/10% (fitted GPUs given its pick, none of them AMD's: at least this)\n") !=
         std::string::npos);
 }

@@ -69,9 +69,13 @@ std::string beyond_error_text(const nlohmann::json& out) {
   for (const nlohmann::json& p : out.value("profiles", nlohmann::json::array())) {
     const ErrorOnRecord e = error_on_record(p);
     if (e.figure.empty()) continue;
-    const char* where = e.figure == "unseen_model"   ? "models left out of its fit"
+    std::string where = e.figure == "unseen_model"   ? "models left out of its fit"
                         : e.figure == "unfitted_gpu" ? "fitted GPUs given its pick"
                                                      : "held-out runs";
+    // Another maker's GPU: its own kernels' shortfall is not in the figure, so what it needs is at least this.
+    const nlohmann::json unfitted = p.value("unfitted_gpu_error", nlohmann::json());
+    if (e.figure == "unfitted_gpu" && unfitted.is_object() && unfitted.contains("unscored_vendor"))
+      where += ", none of them " + unfitted["unscored_vendor"].get<std::string>() + "'s: at least this";
     needed += (needed.empty() ? "" : "; ") + p["hardware"].get<std::string>() + " " +
               fmt("%.0f%%", 100.0 * needed_headroom(e.ttft, e.ttft_ratio)) + "/" +
               fmt("%.0f%%", 100.0 * needed_headroom(e.tpot, e.tpot_ratio)) + " (" + where + ")";
