@@ -87,6 +87,8 @@ Profile with_runtime_carried_figures(Profile p, const std::vector<Profile>& cand
       if (auto m = fitted_median(candidates, runtime, ratio, 1.0, "")) {
         std::ostringstream was;
         was.precision(3);
+        // A datasheet figure that was itself a stand-in stays marked so (AMD's parts: no kernel figure of their own).
+        if (p.sources["memory_efficiency"].rfind("assumed", 0) == 0) was << "assumed: ";
         was << "datasheet " << p.memory_efficiency << " x the " << m->second
             << " of fitted over datasheet memory_efficiency: the engine's decode streams below the kernel-level rate "
                "on other GPUs too (docs/ACCURACY.md, What a forecast on a GPU without a fit can expect)";
