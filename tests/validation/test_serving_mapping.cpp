@@ -223,6 +223,7 @@ TEST_CASE("mapping: systems outside the development set map to their presets", "
   CHECK(hardware("mi300x", "Qwen/Qwen3-32B") == "mi300x");
   CHECK(hardware("MI325X", "Qwen/Qwen3-32B") == "mi325x");
   CHECK(hardware("mi355x", "openai/gpt-oss-120b") == "mi355x");
+  CHECK(hardware("mi300x_oam", "Qwen/Qwen3-32B") == "mi300x");
 }
 
 TEST_CASE("mapping: an ATOM row runs ATOM's scheduler: whole prompts, 16384 tokens a step", "[validation]") {

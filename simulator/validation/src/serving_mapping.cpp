@@ -19,10 +19,12 @@ using detail::lower;
 
 // The hardware presets model the SXM boards (HGX, DGX), so "_sxm" names the preset itself. Other form factors of
 // the same chip are other parts: an H100 PCIe or an H200 NVL runs at lower clocks, power and bandwidth, and is
-// not mapped to the SXM preset. L40S exists only as a PCIe card, so its preset is that card.
+// not mapped to the SXM preset. L40S exists only as a PCIe card, so its preset is that card. AMD's Instinct MI300X,
+// MI325X and MI355X are made only as OAM modules, which their presets model, so "_oam" names the preset too.
 std::string hardware_preset_name(const std::string& system) {
   std::string name = lower(system);
   detail::strip_suffix(name, "_sxm");
+  detail::strip_suffix(name, "_oam");
   if (name == "l40s_pcie") name = "l40s";
   return name;
 }
