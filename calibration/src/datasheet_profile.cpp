@@ -2,6 +2,7 @@
 #include <string>
 
 #include "fleetcast/calibration/profile.hpp"
+#include "fleetcast/specs/vendor.hpp"
 #include "profile_v2_json.hpp"
 
 namespace fleetcast::calibration {
@@ -63,6 +64,7 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
   p.hardware = hw.name;
   p.runtime = runtime;
   p.kind = "datasheet";
+  const bool amd = specs::vendor_of_arch(hw.arch) == "AMD";
 
   const MatmulFigures mm = matmul_figures(hw.arch, hw.name);
   p.matmul_efficiency["bf16"] = mm.bf16;
@@ -90,7 +92,7 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
   // FlashMLA memory-bound decode: 3,000 GB/s of 3,350 = 0.90.
   p.memory_efficiency = 0.90;
   p.sources["memory_efficiency"] = "FlashMLA decode 3,000 GB/s on H800 (~90% of HBM) (REFERENCE.md s4)";
-  if (hw.arch.rfind("gfx", 0) == 0) {
+  if (amd) {
     p.sources["memory_efficiency"] =
         "assumed: no AMD kernel figure found; " + p.sources["memory_efficiency"] + " stands in";
   }
@@ -98,7 +100,7 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
   // nccl-tests on 8x H100: ~370 GB/s bus bandwidth for collectives other than NVLS all-reduce, against
   // 450 GB/s one-way NVLink: 0.82. AMD's xGMI links carry ~48 of their rated 64 GB/s each way (CRC and protocol
   // overhead), which caps RCCL on them: 0.75.
-  if (hw.arch.rfind("gfx", 0) == 0) {
+  if (amd) {
     p.nvlink_efficiency = 0.75;
     p.sources["nvlink_efficiency"] =
         "xGMI on MI300X: ~48 of 64 GB/s per link each way usable (rocm.blogs.amd.com, RCCL and xGMI on MI300X)";

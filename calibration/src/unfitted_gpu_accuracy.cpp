@@ -6,6 +6,7 @@
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "fleetcast/specs/vendor.hpp"
 #include "json_member.hpp"
 
 namespace fleetcast::calibration {
@@ -28,20 +29,13 @@ bool still_the_pick(const PairAccuracy& entry) {
 // The maker of a scored GPU, "" when it is no longer a preset.
 std::string vendor_of_preset(const std::string& name) {
   try {
-    return vendor_of_arch(specs::hardware_preset(name).arch);
+    return specs::vendor_of_arch(specs::hardware_preset(name).arch);
   } catch (const InputError&) {
     return "";
   }
 }
 
 }  // namespace
-
-std::string vendor_of_arch(const std::string& arch) {
-  if (arch.rfind("sm_", 0) == 0) return "NVIDIA";
-  if (arch.rfind("gfx", 0) == 0) return "AMD";
-  if (arch.rfind("ascend", 0) == 0) return "Huawei";
-  return "";
-}
 
 const std::vector<PairAccuracy>& shipped_unfitted_gpu_accuracy() {
   static const std::vector<PairAccuracy> table = compiled_in_accuracy_table(kShippedName, kUnfittedGpuAccuracySchema);
@@ -68,7 +62,7 @@ std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec
   }
   if (ttft.empty()) return std::nullopt;
   std::sort(e.gpus.begin(), e.gpus.end());
-  const std::string vendor = vendor_of_arch(hardware.arch);
+  const std::string vendor = specs::vendor_of_arch(hardware.arch);
   const bool vendor_scored =
       std::any_of(e.gpus.begin(), e.gpus.end(), [&](const std::string& g) { return vendor_of_preset(g) == vendor; });
   if (!vendor.empty() && !vendor_scored) e.unscored_vendor = vendor;

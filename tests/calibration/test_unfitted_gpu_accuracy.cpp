@@ -8,6 +8,7 @@
 #include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "fleetcast/specs/vendor.hpp"
 
 using namespace fleetcast;
 using calibration::PairAccuracy;
@@ -148,10 +149,10 @@ TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the 
     CHECK(calibration::describe(*amd).find("none of them AMD's") != std::string::npos);
     CHECK(calibration::parse_unfitted_gpu_error(calibration::to_json(*amd), "r.json", "d.").unscored_vendor == "AMD");
     CHECK_FALSE(calibration::to_json(*e).contains("unscored_vendor"));  // NVIDIA forecasts keep their bytes
-    CHECK(calibration::vendor_of_arch("sm_100") == "NVIDIA");
-    CHECK(calibration::vendor_of_arch("gfx950") == "AMD");
-    CHECK(calibration::vendor_of_arch("ascend_950") == "Huawei");
-    CHECK(calibration::vendor_of_arch("tpu_v5e").empty());
+    CHECK(specs::vendor_of_arch("sm_100") == "NVIDIA");
+    CHECK(specs::vendor_of_arch("gfx950") == "AMD");
+    CHECK(specs::vendor_of_arch("ascend_950") == "Huawei");
+    CHECK(specs::vendor_of_arch("tpu_v5e").empty());
   }
   SECTION("TensorRT-LLM's pick is the datasheet profile itself, and carries the figure") {
     const std::vector<PairAccuracy> trtllm = {entry("h100", "trtllm", 0.4, 0.1, 1.3, 5)};

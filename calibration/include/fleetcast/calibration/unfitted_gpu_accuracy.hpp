@@ -30,14 +30,11 @@ struct UnfittedGpuError {
   int rows = 0;                   // runs scored over them
   ErrorSpread ttft, tpot;         // over those GPUs, of each one's median APE
   std::string architecture;       // the kind of model those runs served, the forecast's ("" in reports before it)
-  // The forecast GPU's maker ("AMD") where none of the scored GPUs is its (they are all NVIDIA's today): that
-  // maker's own kernels and engine builds never shaped this figure. "" where one is, or the maker is unknown.
+  // The forecast GPU's maker ("AMD", specs::vendor_of_arch) where none of the scored GPUs is its (they are all NVIDIA's
+  // today): that maker's own kernels and engine builds never shaped this figure. "" where one is, or the maker is
+  // unknown.
   std::string unscored_vendor;
 };
-
-// The maker of a GPU of architecture `arch` as the presets spell it: "NVIDIA" (sm_*), "AMD" (gfx*), "Huawei"
-// (ascend*), "" for any other label.
-std::string vendor_of_arch(const std::string& arch);
 
 // The figures a forecast of a model of `architecture` (architecture_of) made with `in_use` on `hardware` under
 // `runtime` carries: none unless `in_use` is exactly the pick a GPU without a fit gets (profile_without_own_fit; not a
