@@ -226,6 +226,23 @@ TEST_CASE("mapping: systems outside the development set map to their presets", "
   CHECK(hardware("mi300x_oam", "Qwen/Qwen3-32B") == "mi300x");
 }
 
+TEST_CASE("mapping: vLLM's step budget follows its version's default for the GPU's memory", "[validation]") {
+  const auto budget = [](const char* system, const char* version) {
+    auto r = agg_run("Qwen/Qwen3-32B", system, "vllm", {16, 0, 1, 1, 1, 1, 1});
+    r.backend_version = version;
+    return specs::parse_scenario(mapped(r).scenario, "row").deployment.scheduler.max_num_batched_tokens;
+  };
+  // v0.28.0 added a tier for GPUs with >= 160 GiB (B200's 180 GB is 167.6 GiB): 16384 for the API server.
+  CHECK(budget("b200_sxm", "0.28.0") == 16384);
+  CHECK(budget("mi355x", "0.30.1") == 16384);
+  CHECK(budget("b200_sxm", "1.0.0") == 16384);
+  // Before it, or below 160 GiB (H200's 141 GB), or a version that does not say: 8192.
+  CHECK(budget("b200_sxm", "0.19.0") == 8192);
+  CHECK(budget("h200_sxm", "0.28.0") == 8192);
+  CHECK(budget("b200_sxm", "") == 8192);
+  CHECK(budget("b200_sxm", "nightly-5b8c30d62b754b57") == 8192);
+}
+
 TEST_CASE("mapping: an ATOM row runs ATOM's scheduler: whole prompts, 16384 tokens a step", "[validation]") {
   const auto m = mapped(agg_run("openai/gpt-oss-120b", "mi355x", "atom", {64, 0, 8, 1, 1, 8, 1}));
   const auto s = specs::parse_scenario(m.scenario, "row");

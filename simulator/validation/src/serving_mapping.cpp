@@ -59,13 +59,22 @@ std::string inputs_of(const std::string& quant_mode) {
 // The engines' default step token budgets on these GPUs (the rows do not say; the benchmarks ran the servers'
 // defaults unless told otherwise):
 //   vLLM v1 API server (vllm/engine/arg_utils.py, _set_default_args_v1): max_num_batched_tokens 8192 on GPUs
-//     with >= 70 GiB; one prompt may take the whole budget.
+//     with >= 70 GiB (MI300X too); one prompt may take the whole budget. From v0.28.0 (get_batch_defaults, tag
+//     2cf0a69) 16384 on GPUs with >= 160 GiB (B200, B300, GB200, GB300, MI300X and later): a row whose
+//     backend_version is 0.28 or later takes that; a blank or nightly version, the older default.
 //   SGLang (sglang/srt/server_args.py): max_prefill_tokens 16384; chunked_prefill_size 8192 below 160 GB of
 //     HBM (H100, H200), 16384 above (B200, B300, GB200, GB300).
 //   TensorRT-LLM (trtllm-serve): max_num_tokens 8192.
 //   ATOM (atom/config.py): max_num_batched_tokens 16384, each prompt whole (no chunking).
 // A row whose provenance says how its launcher started the engine (MeasuredServingRun::server_*, set by the
 // reader) takes those settings instead.
+// Whether a version string "X.Y[.Z...]" is at least major.minor; false for one that does not start with digits.
+bool version_at_least(const std::string& version, int major, int minor) {
+  int got_major = 0, got_minor = 0;
+  if (std::sscanf(version.c_str(), "%d.%d", &got_major, &got_minor) != 2) return false;
+  return got_major != major ? got_major > major : got_minor >= minor;
+}
+
 nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_size, double hbm_gb) {
   const std::string& backend = run.backend;
   nlohmann::json s = {{"policy", backend}, {"max_num_seqs", batch_size}};
@@ -75,6 +84,9 @@ nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_si
   } else if (backend == "atom") {
     s["max_num_batched_tokens"] = 16384;
     s["chunked_prefill"] = false;
+  } else if (backend == "vllm" && version_at_least(run.backend_version, 0, 28) &&
+             hbm_gb * 1e9 / 1073741824.0 >= 160.0) {
+    s["max_num_batched_tokens"] = 16384;
   } else {
     s["max_num_batched_tokens"] = 8192;
   }
