@@ -87,19 +87,30 @@ TEST_CASE("silicon CSV: a missing required column or a short row is named", "[tr
   CHECK_THROWS_WITH(traces::parse_silicon_csv(bad_layout, "f.csv", true), Catch::Contains("tp_size"));
 }
 
-TEST_CASE("silicon CSV: the backend column reads the three engines under their other spellings", "[traces][silicon]") {
+TEST_CASE("silicon CSV: the backend column reads the engines under their other spellings and orchestrators",
+          "[traces][silicon]") {
   std::istringstream in(
       "id,backend,model_path,system,mode,isl,osl,silicon_ttft_ms,silicon_tpot_ms\n"
       "a,TensorRT-LLM,m,h100_sxm,agg,1,1,1,1\nb,vLLM,m,h100_sxm,agg,1,1,1,1\nc,sglang,m,h100_sxm,agg,1,1,1,1\n"
-      "d,TGI,m,h100_sxm,agg,1,1,1,1\n");
+      "d,TGI,m,h100_sxm,agg,1,1,1,1\n"
+      "e,mori-sglang,m,mi355x,agg,1,1,1,1\nf,dynamo-trt,m,gb200,agg,1,1,1,1\ng,mooncake-atom,m,mi355x,agg,1,1,1,1\n"
+      "h,llmd-vllm,m,b200_sxm,agg,1,1,1,1\ni,ATOM,m,mi355x,agg,1,1,1,1\nj,dynamo-tgi,m,h100_sxm,agg,1,1,1,1\n");
   const auto r = traces::parse_silicon_csv(in, "f.csv");
-  REQUIRE(r.runs.size() == 4);
+  REQUIRE(r.runs.size() == 10);
   CHECK(r.runs[0].backend == "trtllm");
   CHECK(r.runs[0].notes == "backend TensorRT-LLM read as trtllm");
   CHECK(r.runs[1].backend == "vllm");
   CHECK(r.runs[2].backend == "sglang");
   CHECK(r.runs[2].notes.empty());     // written as the mapping names it: no note
   CHECK(r.runs[3].backend == "tgi");  // no engine model: kept for the mapping to refuse by name
+  // InferenceX's engine behind an orchestrator or transfer library: the engine's scheduler forms the steps.
+  CHECK(r.runs[4].backend == "sglang");
+  CHECK(r.runs[4].notes == "backend mori-sglang read as sglang");
+  CHECK(r.runs[5].backend == "trtllm");
+  CHECK(r.runs[6].backend == "atom");
+  CHECK(r.runs[7].backend == "vllm");
+  CHECK(r.runs[8].backend == "atom");
+  CHECK(r.runs[9].backend == "dynamo-tgi");  // no part names an engine
 }
 
 TEST_CASE("silicon CSV: rows InferenceX measured carry its client's length spread and request count",

@@ -88,8 +88,9 @@ std::string lower(std::string s) {
   return s;
 }
 
-// The backend column's engine under the names the mapping knows (vllm, sglang, trtllm): other spellings of the
-// same three (case, "TensorRT-LLM", "trt") read as them; anything else is kept, lower-cased, and left unmapped.
+// The backend column's engine under the names the mapping knows (vllm, sglang, trtllm, atom): other spellings of the
+// same (case, "TensorRT-LLM", "trt") and an engine behind an orchestrator ("dynamo-trt", "mori-sglang") read as
+// them; anything else is kept, lower-cased, and left unmapped.
 std::string canonical_backend(const std::string& backend) {
   const std::string b = lower(backend), engine = detail::engine_of(b);
   return engine.empty() ? b : engine;
