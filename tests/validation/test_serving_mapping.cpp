@@ -224,6 +224,10 @@ TEST_CASE("mapping: systems outside the development set map to their presets", "
   CHECK(hardware("MI325X", "Qwen/Qwen3-32B") == "mi325x");
   CHECK(hardware("mi355x", "openai/gpt-oss-120b") == "mi355x");
   CHECK(hardware("mi300x_oam", "Qwen/Qwen3-32B") == "mi300x");
+  CHECK(hardware("h200-sxm", "Qwen/Qwen3-32B") == "h200");
+  CHECK(hardware("H100_SXM5", "Qwen/Qwen3-32B") == "h100");
+  CHECK(hardware("gb200-nvl72", "Qwen/Qwen3-32B") == "gb200");
+  CHECK(hardware("ascend-950dt", "Qwen/Qwen3-32B") == "ascend-950dt");  // a hyphen inside a name stays
 }
 
 TEST_CASE("mapping: vLLM's step budget follows its version's default for the GPU's memory", "[validation]") {

@@ -20,12 +20,16 @@ using detail::lower;
 // The hardware presets model the SXM boards (HGX, DGX), so "_sxm" names the preset itself. Other form factors of
 // the same chip are other parts: an H100 PCIe or an H200 NVL runs at lower clocks, power and bandwidth, and is
 // not mapped to the SXM preset. L40S exists only as a PCIe card, so its preset is that card. AMD's Instinct MI300X,
-// MI325X and MI355X are made only as OAM modules, which their presets model, so "_oam" names the preset too.
+// MI325X and MI355X are made only as OAM modules, which their presets model, so "_oam" names the preset too, and the
+// GB200 and GB300 presets are the NVL72 racks. The suffix may be written with "-" and carry the board generation
+// ("h200-sxm", "h100_sxm5").
 std::string hardware_preset_name(const std::string& system) {
   std::string name = lower(system);
-  detail::strip_suffix(name, "_sxm");
-  detail::strip_suffix(name, "_oam");
-  if (name == "l40s_pcie") name = "l40s";
+  for (const std::string sep : {"_", "-"}) {
+    for (const char* form : {"sxm5", "sxm6", "sxm", "oam"}) detail::strip_suffix(name, sep + form);
+    if (name.starts_with("gb")) detail::strip_suffix(name, sep + "nvl72");
+    if (name == "l40s" + sep + "pcie") name = "l40s";
+  }
   return name;
 }
 
