@@ -252,6 +252,39 @@ TEST_CASE("silicon CSV: InferenceX's Llama-3.1-70B TensorRT-LLM rows run as its 
   }
 }
 
+TEST_CASE("silicon CSV: InferenceX's DeepSeek-R1 SGLang rows on AMD GPUs prefill as its scripts start the server",
+          "[traces][silicon]") {
+  const std::string header =
+      "id,silicon_data_source,backend,model_path,system,precision,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,"
+      "silicon_tpot_ms";
+  const auto ix = [](int clients) {
+    return "source_file=2026-04-06.csv; model=DeepSeek-R1; silicon_concurrency=" + std::to_string(clients) +
+           "; wip=False";
+  };
+  const std::string r1 = "deepseek-ai/DeepSeek-R1-0528";
+  const std::string rows[] = {
+      "mi300x," + ix(64) + ",sglang," + r1 + ",mi300x,fp8,agg,8192,1024,64,8,1,1",
+      "mi325x," + ix(64) + ",sglang," + r1 + ",MI325X,fp8,agg,8192,1024,64,8,1,1",
+      "mi355x," + ix(64) + ",sglang," + r1 + ",mi355x,fp8,agg,8192,1024,64,8,1,1",
+      "fp4-32," + ix(32) + ",sglang,amd/DeepSeek-R1-0528-MXFP4,mi355x,fp4,agg,8192,1024,32,8,1,1",
+      "fp4-64," + ix(64) + ",sglang,amd/DeepSeek-R1-0528-MXFP4,mi355x,fp4,agg,8192,1024,64,8,1,1",
+      "h200," + ix(64) + ",sglang," + r1 + ",h200_sxm,fp8,agg,8192,1024,64,8,1,1",
+      "vllm," + ix(64) + ",vllm," + r1 + ",mi355x,fp8,agg,8192,1024,64,8,1,1"};
+  std::istringstream in(csv_text(header, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 7);
+  // --chunked-prefill-size = --max-prefill-tokens: 131072 on MI300X and MI325X, 196608 on MI355X, 32768 for its
+  // FP4 script at 8k/1k above 32 clients; an NVIDIA GPU's or another engine's row keeps the defaults.
+  const int expected[] = {131072, 131072, 196608, 196608, 32768, 0, 0};
+  for (std::size_t i = 0; i < 7; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_chunk_tokens == expected[i]);
+    CHECK(r.runs[i].server_max_num_tokens == expected[i]);
+    CHECK((r.runs[i].notes.find("--num-continuous-decode-steps not modelled") != std::string::npos) ==
+          (expected[i] > 0));
+  }
+}
+
 TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silicon][shared]") {
   const std::string file = kShared + "/validation/silicon-dev.csv";
   if (!std::filesystem::exists(file)) {

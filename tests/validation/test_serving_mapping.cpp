@@ -247,6 +247,16 @@ TEST_CASE("mapping: vLLM's step budget follows its version's default for the GPU
   CHECK(budget("b200_sxm", "nightly-5b8c30d62b754b57") == 8192);
 }
 
+TEST_CASE("mapping: a launcher's SGLang chunk size replaces the default for the GPU", "[validation]") {
+  auto r = agg_run("deepseek-ai/DeepSeek-R1-0528", "mi355x", "sglang", {64, 0, 8, 1, 1, 8, 1});
+  CHECK(specs::parse_scenario(mapped(r).scenario, "row").deployment.scheduler.chunk_tokens == 16384);
+  r.server_chunk_tokens = 196608;
+  r.server_max_num_tokens = 196608;
+  const auto s = specs::parse_scenario(mapped(r).scenario, "row").deployment.scheduler;
+  CHECK(s.chunk_tokens == 196608);
+  CHECK(s.max_num_batched_tokens == 196608);
+}
+
 TEST_CASE("mapping: an ATOM row runs ATOM's scheduler: whole prompts, 16384 tokens a step", "[validation]") {
   const auto m = mapped(agg_run("openai/gpt-oss-120b", "mi355x", "atom", {64, 0, 8, 1, 1, 8, 1}));
   const auto s = specs::parse_scenario(m.scenario, "row");

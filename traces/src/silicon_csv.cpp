@@ -137,6 +137,28 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
                std::to_string(r.server_recv_interval));
     }
   }
+  if (r.backend == "sglang" && r.mode == "agg" && model.find("deepseek-r1") != std::string::npos) {
+    // Its DeepSeek-R1 SGLang scripts for AMD's GPUs (benchmarks/single_node/fixed_seq_len/dsr1_{fp8,fp4}_mi3*.sh,
+    // after AMD's ROCm SGLang recipe) raise --chunked-prefill-size and --max-prefill-tokens together: 131072 on
+    // MI300X and MI325X (FP8), 196608 on MI355X, but 32768 for MI355X FP4 at 8,192 x 1,024 above 32 clients. So a
+    // prefill batch takes many whole prompts where SGLang's default (16384) takes two of 8,192 tokens. The scripts'
+    // --num-continuous-decode-steps (4, 8 on MI355X FP8) is not modelled.
+    const std::string system = lower(r.system), precision = lower(r.precision);
+    const bool mi300 = system.rfind("mi300x", 0) == 0 || system.rfind("mi325x", 0) == 0;
+    const bool mi355 = system.rfind("mi355x", 0) == 0;
+    int size = 0;
+    if (mi300 && precision == "fp8") size = 131072;
+    if (mi355 && (precision == "fp8" || precision == "fp4")) size = 196608;
+    if (mi355 && precision == "fp4" && r.isl == 8192 && r.osl == 1024 && r.concurrency > 32) size = 32768;
+    if (size > 0) {
+      r.server_max_num_tokens = size;
+      r.server_chunk_tokens = size;
+      add_note(
+          "SGLang as InferenceX's DeepSeek-R1 scripts start it on AMD: --chunked-prefill-size and "
+          "--max-prefill-tokens " +
+          std::to_string(size) + " (--num-continuous-decode-steps not modelled)");
+    }
+  }
 }
 
 // The engine settings aiconfigurator's generator writes for the servers its gap analyses measure.

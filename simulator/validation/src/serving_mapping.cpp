@@ -95,6 +95,7 @@ nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_si
     s["max_num_batched_tokens"] = 8192;
   }
   if (run.server_max_num_tokens > 0) s["max_num_batched_tokens"] = run.server_max_num_tokens;
+  if (run.server_chunk_tokens > 0) s["chunk_tokens"] = run.server_chunk_tokens;
   if (run.server_whole_prompts) s["chunked_prefill"] = false;
   if (run.server_mixed_chunk) s["mixed_chunk"] = true;
   if (run.server_recv_interval > 1) s["recv_interval"] = run.server_recv_interval;

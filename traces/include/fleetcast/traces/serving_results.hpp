@@ -60,6 +60,7 @@ struct MeasuredServingRun {
   bool server_whole_prompts = false;
   bool server_mixed_chunk = false;  // SGLang's --enable-mixed-chunk
   int server_recv_interval = 0;     // SGLang's --scheduler-recv-interval; 0: its default (1)
+  int server_chunk_tokens = 0;      // SGLang's --chunked-prefill-size; 0: its default for the GPU
   // TensorRT-LLM's batch_wait_timeout_iters and batch_wait_max_tokens_ratio; 0 and 0: no batch waiting
   int server_batch_wait_iters = 0;
   double server_batch_wait_tokens_ratio = 0.0;
