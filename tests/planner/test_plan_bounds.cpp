@@ -164,3 +164,18 @@ TEST_CASE("the plan space holds only valid deployments, in a fixed order", "[pla
   CHECK(space.candidates[0].gpus == 1);
   CHECK(space.candidates.back().gpus == 2);
 }
+
+TEST_CASE("a plan's runtime picks its engine's scheduler as well as its profile", "[planner][plan]") {
+  nlohmann::json j = plan_json("llama-3.1-8b", 1.0, 0, 1000);
+  const auto policy_of = [&](const char* runtime) {
+    j["runtime"] = runtime;
+    return scenario(specs::parse_plan(j, "plan.json"), candidate(1, 1)).deployment.scheduler;
+  };
+  CHECK(policy_of("vllm").policy == specs::SchedulerPolicy::vllm);
+  CHECK(policy_of("sglang").policy == specs::SchedulerPolicy::sglang);
+  CHECK(policy_of("trtllm").policy == specs::SchedulerPolicy::trtllm);
+  const specs::SchedulerSpec atom = policy_of("atom");
+  CHECK(atom.policy == specs::SchedulerPolicy::atom);
+  CHECK_FALSE(atom.chunked_prefill);  // ATOM prefills each prompt whole
+  CHECK(policy_of("deepinfer").policy == specs::SchedulerPolicy::vllm);
+}
