@@ -43,6 +43,8 @@ ReplicaLayout parse_replica(JsonReader r, const DeploymentSpec& d) {
 // The engine whose scheduler forms the steps, its chunk size, preemption mode and decode overhead.
 void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
   s.policy = r.optional_enum("policy", s.policy, detail::kSchedulerPolicyNames);
+  // Left out, chunked prefill is the policy's: on, but off for ATOM, which has none.
+  if (!r.has("chunked_prefill")) s.chunked_prefill = s.policy != SchedulerPolicy::atom;
   s.chunk_tokens = r.optional_at_least("chunk_tokens", s.chunk_tokens, 0);
   // SGLang's chunked_prefill_size and max_prefill_tokens are independent limits (a first prompt may exceed the
   // latter); the other engines have one step budget that a chunk cannot exceed.
@@ -89,8 +91,20 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
           "must be in [0, 1] (or < 0: the policy's default)");
 }
 
-SchedulerSpec parse_scheduler(JsonReader r) {
+// What a scheduler leaves out is the runtime's engine's: SGLang, TensorRT-LLM and ATOM schedule their own way (ATOM
+// with whole prompts); vLLM and DeepInfer take the vLLM step.
+SchedulerSpec scheduler_defaults_for(const std::string& runtime) {
   SchedulerSpec s;
+  if (runtime == "sglang") s.policy = SchedulerPolicy::sglang;
+  if (runtime == "trtllm") s.policy = SchedulerPolicy::trtllm;
+  if (runtime == "atom") {
+    s.policy = SchedulerPolicy::atom;
+    s.chunked_prefill = false;
+  }
+  return s;
+}
+
+SchedulerSpec parse_scheduler(JsonReader r, SchedulerSpec s) {
   s.max_num_seqs = r.optional_at_least("max_num_seqs", s.max_num_seqs, 1);
   s.max_num_batched_tokens = r.optional_at_least("max_num_batched_tokens", s.max_num_batched_tokens, 1);
   s.chunked_prefill = r.optional<bool>("chunked_prefill", s.chunked_prefill);
@@ -145,7 +159,8 @@ PoolSpec parse_pool(JsonReader r, const DeploymentSpec& d) {
   const nlohmann::json no_replica = nlohmann::json::object();
   p.replica =
       parse_replica(r.has("replica") ? r.object("replica") : JsonReader(no_replica, r.file(), r.path("replica")), pool);
-  if (auto s = r.optional_object("scheduler")) p.scheduler = parse_scheduler(std::move(*s));
+  p.scheduler = scheduler_defaults_for(d.runtime);
+  if (auto s = r.optional_object("scheduler")) p.scheduler = parse_scheduler(std::move(*s), p.scheduler);
   r.finish();
   return p;
 }
@@ -184,12 +199,13 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   const nlohmann::json no_replica = nlohmann::json::object();  // the defaults, checked like a given layout
   d.replica =
       parse_replica(r.has("replica") ? r.object("replica") : JsonReader(no_replica, file, r.path("replica")), d);
-  if (auto s = r.optional_object("scheduler")) d.scheduler = parse_scheduler(std::move(*s));
-  d.router = r.optional_enum("router", RouterPolicy::round_robin, detail::kRouterNames);
   d.runtime = r.optional<std::string>("runtime", "vllm");
   bool known_runtime = false;
   for (const char* name : kRuntimes) known_runtime = known_runtime || d.runtime == name;
   r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm, deepinfer, atom");
+  d.scheduler = scheduler_defaults_for(d.runtime);
+  if (auto s = r.optional_object("scheduler")) d.scheduler = parse_scheduler(std::move(*s), d.scheduler);
+  d.router = r.optional_enum("router", RouterPolicy::round_robin, detail::kRouterNames);
   if (auto spec = r.optional_object("speculative")) {
     d.speculative = parse_speculative(*spec);
     // A decode verifies 1 + n tokens in one step: a budget smaller than that could never schedule one.

@@ -33,6 +33,31 @@ TEST_CASE("scheduler policy defaults: vLLM, whole budget chunks, recompute, 4 Gi
             .scheduler.decode_overhead_share() == 0.8);
 }
 
+TEST_CASE("a scheduler left out or without a policy takes the runtime's engine's", "[specs][scheduler]") {
+  json j = deployment_json();
+  const std::pair<const char*, SchedulerPolicy> engines[] = {{"vllm", SchedulerPolicy::vllm},
+                                                             {"sglang", SchedulerPolicy::sglang},
+                                                             {"trtllm", SchedulerPolicy::trtllm},
+                                                             {"atom", SchedulerPolicy::atom},
+                                                             {"deepinfer", SchedulerPolicy::vllm}};
+  for (const auto& [runtime, policy] : engines) {
+    INFO(runtime);
+    j["runtime"] = runtime;
+    const SchedulerSpec none = parse_deployment(j, "d.json").scheduler;
+    CHECK(none.policy == policy);
+    CHECK(none.chunked_prefill == (policy != SchedulerPolicy::atom));  // ATOM prefills each prompt whole
+    json given = j;
+    given["scheduler"] = {{"max_num_seqs", 64}};
+    CHECK(parse_deployment(given, "d.json").scheduler.policy == policy);
+  }
+  // A policy given is kept whatever the runtime, and its chunking default follows it.
+  j["runtime"] = "atom";
+  j["scheduler"] = {{"policy", "vllm"}};
+  const SchedulerSpec vllm = parse_deployment(j, "d.json").scheduler;
+  CHECK(vllm.policy == SchedulerPolicy::vllm);
+  CHECK(vllm.chunked_prefill);
+}
+
 TEST_CASE("every scheduler policy field round-trips", "[specs][scheduler][roundtrip]") {
   const json variants[] = {
       {{"policy", "sglang"}, {"chunk_tokens", 2048}, {"preemption", "swap"}, {"swap_space_gib", 16}},
@@ -62,8 +87,8 @@ TEST_CASE("bad scheduler policy input names the field", "[specs][scheduler]") {
   CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "orca"}}), "d.json", "deployment"),
                     "deployment.scheduler.policy", "orca", "valid: vllm, sglang, trtllm, atom");
   // ATOM neither chunks a prompt nor swaps: a spec asking it to is refused, not quietly changed.
-  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "atom"}}), "d.json"), "scheduler.chunked_prefill", "",
-                    "must be false with policy atom");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "atom"}, {"chunked_prefill", true}}), "d.json"),
+                    "scheduler.chunked_prefill", "", "must be false with policy atom");
   CHECK_INPUT_ERROR(
       parse_deployment(with_scheduler({{"policy", "atom"}, {"chunked_prefill", false}, {"preemption", "swap"}}),
                        "d.json"),

@@ -86,12 +86,9 @@ PlanSpace enumerate_plan_space(const specs::PlanSpec& plan) {
 
 nlohmann::json candidate_scenario(const specs::PlanSpec& plan, const PlanCandidate& c) {
   const nlohmann::json layout = {{"tp", c.layout.tp}, {"pp", 1}, {"ep", c.layout.ep}, {"dp", c.layout.dp}};
-  nlohmann::json scheduler = {{"max_num_seqs", c.max_num_seqs}, {"max_num_batched_tokens", c.max_num_batched_tokens}};
-  // The plan's engine forms the steps as well as picking the profile: SGLang, TensorRT-LLM and ATOM each schedule
-  // their own way (docs/MODEL.md, Scheduler); ATOM prefills each prompt whole. DeepInfer keeps the vLLM-style step.
-  if (plan.runtime == "sglang" || plan.runtime == "trtllm" || plan.runtime == "atom")
-    scheduler["policy"] = plan.runtime;
-  if (plan.runtime == "atom") scheduler["chunked_prefill"] = false;
+  // No policy here: the deployment's runtime gives its engine's scheduler (specs' scheduler_defaults_for).
+  const nlohmann::json scheduler = {{"max_num_seqs", c.max_num_seqs},
+                                    {"max_num_batched_tokens", c.max_num_batched_tokens}};
   const specs::HardwareSpec hw = specs::hardware_preset(c.hardware);
   nlohmann::json d = {{"name", candidate_text(c)}, {"hardware", c.hardware}, {"runtime", plan.runtime}};
   if (c.disaggregated) {
