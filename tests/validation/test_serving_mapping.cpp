@@ -161,9 +161,12 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   CHECK_FALSE(specs::parse_scenario(mapped(g).scenario, "row").deployment.scheduler.mixed_chunk);
   g.server_mixed_chunk = true;
   g.server_recv_interval = 30;
+  CHECK(specs::parse_scenario(mapped(g).scenario, "row").deployment.scheduler.chunk_tokens == 8192);
+  g.server_chunk_tokens = 131072;  // SGLang's --chunked-prefill-size, in place of its default for the GPU
   const auto sg = specs::parse_scenario(mapped(g).scenario, "row");
   CHECK(sg.deployment.scheduler.mixed_chunk);
   CHECK(sg.deployment.scheduler.recv_interval == 30);
+  CHECK(sg.deployment.scheduler.chunk_tokens == 131072);
   auto t = agg_run("meta-llama/Llama-3.1-70B", "h200_sxm", "trtllm", {16, 0, 4, 1, 1, 1, 1});
   CHECK(specs::parse_scenario(mapped(t).scenario, "row").deployment.scheduler.batch_wait_iters == 0);
   t.server_batch_wait_iters = 20;
@@ -245,16 +248,6 @@ TEST_CASE("mapping: vLLM's step budget follows its version's default for the GPU
   CHECK(budget("h200_sxm", "0.28.0") == 8192);
   CHECK(budget("b200_sxm", "") == 8192);
   CHECK(budget("b200_sxm", "nightly-5b8c30d62b754b57") == 8192);
-}
-
-TEST_CASE("mapping: a launcher's SGLang chunk size replaces the default for the GPU", "[validation]") {
-  auto r = agg_run("deepseek-ai/DeepSeek-R1-0528", "mi355x", "sglang", {64, 0, 8, 1, 1, 8, 1});
-  CHECK(specs::parse_scenario(mapped(r).scenario, "row").deployment.scheduler.chunk_tokens == 16384);
-  r.server_chunk_tokens = 196608;
-  r.server_max_num_tokens = 196608;
-  const auto s = specs::parse_scenario(mapped(r).scenario, "row").deployment.scheduler;
-  CHECK(s.chunk_tokens == 196608);
-  CHECK(s.max_num_batched_tokens == 196608);
 }
 
 TEST_CASE("mapping: an ATOM row runs ATOM's scheduler: whole prompts, 16384 tokens a step", "[validation]") {
