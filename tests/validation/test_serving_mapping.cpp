@@ -243,6 +243,7 @@ TEST_CASE("mapping: vLLM's step budget follows its version's default for the GPU
   CHECK(budget("b200_sxm", "0.28.0") == 16384);
   CHECK(budget("mi355x", "0.30.1") == 16384);
   CHECK(budget("b200_sxm", "1.0.0") == 16384);
+  CHECK(budget("b200_sxm", "v0.28.1") == 16384);
   // Before it, or below 160 GiB (H200's 141 GB), or a version that does not say: 8192.
   CHECK(budget("b200_sxm", "0.19.0") == 8192);
   CHECK(budget("h200_sxm", "0.28.0") == 8192);

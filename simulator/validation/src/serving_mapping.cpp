@@ -72,10 +72,12 @@ std::string inputs_of(const std::string& quant_mode) {
 //   ATOM (atom/config.py): max_num_batched_tokens 16384, each prompt whole (no chunking).
 // A row whose provenance says how its launcher started the engine (MeasuredServingRun::server_*, set by the
 // reader) takes those settings instead.
-// Whether a version string "X.Y[.Z...]" is at least major.minor; false for one that does not start with digits.
+// Whether a version string "X.Y[.Z...]" (or "vX.Y...") is at least major.minor; false for one that does not start
+// with digits.
 bool version_at_least(const std::string& version, int major, int minor) {
   int got_major = 0, got_minor = 0;
-  if (std::sscanf(version.c_str(), "%d.%d", &got_major, &got_minor) != 2) return false;
+  const char* digits = version.c_str() + (version.starts_with("v") ? 1 : 0);
+  if (std::sscanf(digits, "%d.%d", &got_major, &got_minor) != 2) return false;
   return got_major != major ? got_major > major : got_minor >= minor;
 }
 
