@@ -88,8 +88,7 @@ nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_si
     s["max_num_batched_tokens"] = 16384;
     s["chunk_tokens"] = hbm_gb < 160.0 ? 8192 : 16384;
   } else if (backend == "atom") {
-    s["max_num_batched_tokens"] = 16384;
-    s["chunked_prefill"] = false;
+    s["max_num_batched_tokens"] = 16384;  // whole prompts: the atom policy's own default (specs)
   } else if (backend == "vllm" && version_at_least(run.backend_version, 0, 28) &&
              hbm_gb * 1e9 / 1073741824.0 >= 160.0) {
     s["max_num_batched_tokens"] = 16384;
