@@ -31,6 +31,13 @@ MatmulFigures matmul_figures(const std::string& arch, const std::string& name) {
         0.74, 0.65,
         "L40S BF16 269 of 362 TFLOPS, a square-matmul sweep (zzc0721/torch-performance-test-data); FP8 assumed 65%"};
   }
+  // RTX PRO 6000 (sm_120) has no wgmma or tcgen05: its GEMMs run warp-level mma (cuBLAS picks a cutlass_80 kernel).
+  // The one public sweep ran a Max-Q card (300 W); the Server Edition's share of its own peak is taken as the same.
+  if (name == "rtx6000pro") {
+    return {0.51, 0.62,
+            "RTX PRO 6000 Max-Q at 8192^3: cuBLAS FP16 229 TFLOPS (51% of peak), cuBLASLt FP8 556 (62%) "
+            "(waynehacking8/blackwell-tensorcore-kernels); the Server Edition's shares assumed the same"};
+  }
   // AMD Instinct: stas00's BF16 MAMF over AMD's dense peak (MI355X's row divides by MI350X's 2,300; AMD's MI355X
   // peak is 2,500). The table has no FP8 figure for an AMD part: FP8 is taken at BF16's share of its own peak.
   if (name == "mi300x") return {0.51, 0.51, "MAMF: MI300X BF16 668.4 of 1307 TFLOPS (stas00); FP8 assumed the same"};
@@ -38,6 +45,7 @@ MatmulFigures matmul_figures(const std::string& arch, const std::string& name) {
   if (name == "mi355x") return {0.63, 0.63, "MAMF: MI355X BF16 1565 of 2500 TFLOPS (stas00); FP8 assumed the same"};
   if (arch.rfind("sm_9", 0) == 0) return {0.80, 0.71, "MAMF: H100 figures stand in for an unlisted sm_90 part"};
   if (arch.rfind("sm_10", 0) == 0) return {0.78, 0.76, "MAMF: B200 figures stand in for an unlisted sm_10x part"};
+  if (arch.rfind("sm_12", 0) == 0) return {0.51, 0.62, "RTX PRO 6000 figures stand in for an unlisted sm_12x part"};
   if (arch == "gfx942") return {0.51, 0.51, "MAMF: MI300X figures stand in for an unlisted gfx942 (CDNA 3) part"};
   if (arch == "gfx950") return {0.63, 0.63, "MAMF: MI355X figures stand in for an unlisted gfx950 (CDNA 4) part"};
   return {0.70, 0.65, "assumed: no matmul measurement for this hardware; 70% BF16 / 65% FP8 of peak"};
@@ -100,7 +108,16 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
   // nccl-tests on 8x H100: ~370 GB/s bus bandwidth for collectives other than NVLS all-reduce, against
   // 450 GB/s one-way NVLink: 0.82. AMD's xGMI links carry ~48 of their rated 64 GB/s each way (CRC and protocol
   // overhead), which caps RCCL on them: 0.75.
-  if (amd) {
+  // Without a GPU fabric NCCL rings over PCIe: on 8 x RTX PRO 6000 (PCIe Gen5 x16, 64 GB/s each way) all-reduce
+  // bus bandwidth is 37.6-41.1 GB/s, and a small all-reduce takes ~24 us against NVLink's ~15 (vLLM's custom
+  // all-reduce is off on more than two PCIe-only GPUs, so NCCL serves every TP collective).
+  const bool pcie = hw.scale_up_topology == "pcie";
+  if (pcie) {
+    p.nvlink_efficiency = 0.62;
+    p.sources["nvlink_efficiency"] =
+        "NCCL all-reduce on 8 x RTX PRO 6000, PCIe Gen5: 37.6-41.1 GB/s busbw of 64 GB/s each way, median 39.8 "
+        "(voipmonitor/rtx6kpro hardware/pcie-bandwidth.md)";
+  } else if (amd) {
     p.nvlink_efficiency = 0.75;
     p.sources["nvlink_efficiency"] =
         "xGMI on MI300X: ~48 of 64 GB/s per link each way usable (rocm.blogs.amd.com, RCCL and xGMI on MI300X)";
@@ -118,6 +135,12 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
   // DeepEP low-latency dispatch of 128 tokens at EP8 takes 77 us: most of it is latency, not bytes.
   p.collective_latency_s = 15e-6;
   p.sources["collective_latency_s"] = "assumed: ~15 us per NCCL call within a node, not measured";
+  if (pcie) {
+    p.collective_latency_s = 24e-6;
+    p.sources["collective_latency_s"] =
+        "NCCL all-reduce of 256 B-64 KB on 8 x RTX PRO 6000 behind PCIe switches: 24.1-24.6 us "
+        "(voipmonitor/rtx6kpro hardware/pcie-bandwidth.md)";
+  }
 
   p.step_overhead_s = 1.0e-3;
   p.sources["step_overhead_s"] = "assumed: 1 ms host scheduling per step (vLLM v1 with CUDA graphs), not measured";

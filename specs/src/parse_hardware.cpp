@@ -37,9 +37,11 @@ HardwareSpec parse_hardware(const nlohmann::json& j, const std::string& file, co
   h.nvlink_gb_per_s = r.require_positive("nvlink_gb_per_s");
   h.scale_up_domain_gpus = r.require_at_least("scale_up_domain_gpus", 1);
   h.scale_up_topology = r.optional<std::string>("scale_up_topology", "switch");
-  r.check(h.scale_up_topology == "switch" || h.scale_up_topology == "mesh", "scale_up_topology",
-          "must be \"switch\" (NVSwitch-like: any GPU reaches any other at full bandwidth) or \"mesh\" (a direct "
-          "link to each other GPU of the domain)");
+  r.check(h.scale_up_topology == "switch" || h.scale_up_topology == "mesh" || h.scale_up_topology == "pcie",
+          "scale_up_topology",
+          "must be \"switch\" (NVSwitch-like: any GPU reaches any other at full bandwidth), \"mesh\" (a direct "
+          "link to each other GPU of the domain) or \"pcie\" (no GPU interconnect: each GPU's PCIe link to a switch "
+          "or the CPU)");
   h.gpus_per_node = r.require_at_least("gpus_per_node", 1);
   r.check(h.scale_up_domain_gpus % h.gpus_per_node == 0 || h.gpus_per_node % h.scale_up_domain_gpus == 0,
           "gpus_per_node",

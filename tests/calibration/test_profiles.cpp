@@ -42,6 +42,24 @@ TEST_CASE("an AMD part's datasheet profile: its own matmul share caps attention,
   CHECK(h200.nvlink_efficiency == Approx(0.82));
 }
 
+TEST_CASE("a PCIe-only server's datasheet profile: NCCL's PCIe ring share and its small-message time",
+          "[calibration]") {
+  const auto rtx = calibration::datasheet_profile(specs::hardware_preset("rtx6000pro"), "");
+  // 8 x RTX PRO 6000, PCIe Gen5: all-reduce busbw 37.6, 39.4, 40.1, 41.1 GB/s (median 39.75) of 64 GB/s each way.
+  CHECK(rtx.nvlink_efficiency == Approx(39.75 / 64).margin(0.005));
+  CHECK(rtx.collective_latency_s == Approx(24e-6));  // NCCL's 24.1-24.6 us from 256 B to 64 KB
+  // The Max-Q sweep: cuBLAS FP16 229 TFLOPS, cuBLASLt FP8 556 TFLOPS against that card's ~439 / ~878 dense peak
+  // (3,511 sparse FP4 TOPS); the sweep itself states 51% and 62%.
+  CHECK(rtx.matmul_efficiency_for("bf16") == Approx(229.0 / 438.9).margin(0.015));
+  CHECK(rtx.matmul_efficiency_for("fp8") == Approx(555.5 / 877.8).margin(0.015));
+  CHECK(rtx.attention_compute_efficiency == rtx.matmul_efficiency_for("bf16"));  // capped below FlashMLA's 0.65
+  // The L40S is PCIe-only too; an NVSwitch part keeps NVLink's figures.
+  CHECK(calibration::datasheet_profile(specs::hardware_preset("l40s"), "").nvlink_efficiency == rtx.nvlink_efficiency);
+  const auto h100 = calibration::datasheet_profile(specs::hardware_preset("h100"), "");
+  CHECK(h100.nvlink_efficiency == Approx(0.82));
+  CHECK(h100.collective_latency_s == Approx(15e-6));
+}
+
 TEST_CASE("the shipped serving fits are compiled in and win for their (hardware, runtime)", "[calibration]") {
   const auto shipped = calibration::shipped_profiles();
   int serving = 0;

@@ -60,6 +60,11 @@ TEST_CASE("a mesh scale-up domain gives a group of g GPUs g - 1 of its n - 1 lin
   CHECK(mesh.scale_up_bytes_per_s_one_way(8) == Approx(450e9));          // all of them
   CHECK(mesh.scale_up_bytes_per_s_one_way(16) == Approx(450e9));         // no more than the domain has
   CHECK(parse_hardware(to_json(mesh), "echo") == mesh);
+  j["scale_up_topology"] = "pcie";  // each GPU's own link, as behind a switch
+  const HardwareSpec pcie = parse_hardware(j, "hw.json");
+  CHECK(pcie.scale_up_bytes_per_s_one_way(2) == Approx(450e9));
+  CHECK(pcie.scale_up_bytes_per_s_one_way(8) == Approx(450e9));
+  CHECK(parse_hardware(to_json(pcie), "echo") == pcie);
   j["scale_up_topology"] = "torus";
   CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "scale_up_topology", "torus", "\"mesh\"");
 }
@@ -113,4 +118,16 @@ TEST_CASE("hardware errors", "[specs][hardware][errors]") {
     j["power_w"] = "700W";
     CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "power_w", "\"700W\"", "expected a number");
   }
+}
+
+TEST_CASE("the RTX PRO 6000 preset is the Server Edition on PCIe Gen5", "[specs][hardware]") {
+  const HardwareSpec rtx = fleetcast::specs::hardware_preset("rtx6000pro");
+  CHECK(rtx.arch == "sm_120");
+  CHECK(rtx.scale_up_topology == "pcie");
+  CHECK(rtx.hbm_bytes_per_s() == Approx(1597e9));  // not the Workstation Edition's 1,792 GB/s
+  CHECK(rtx.scale_up_bytes_per_s_one_way(8) == Approx(64e9));  // PCIe Gen5 x16, one way
+  // NVIDIA's sparse FP4 / FP8 / BF16 figures (4, 2, 1 PFLOPS), halved: each format twice the one above it.
+  CHECK(rtx.peak_flops("fp4") == Approx(2 * rtx.peak_flops("fp8")));
+  CHECK(rtx.peak_flops("fp8") == Approx(2 * rtx.peak_flops("bf16")));
+  CHECK(rtx.peak_flops("bf16") == Approx(500e12));
 }

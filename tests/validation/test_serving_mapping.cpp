@@ -231,6 +231,13 @@ TEST_CASE("mapping: systems outside the development set map to their presets", "
   CHECK(hardware("H100_SXM5", "Qwen/Qwen3-32B") == "h100");
   CHECK(hardware("gb200-nvl72", "Qwen/Qwen3-32B") == "gb200");
   CHECK(hardware("ascend-950dt", "Qwen/Qwen3-32B") == "ascend-950dt");  // a hyphen inside a name stays
+  // The RTX PRO 6000 Server Edition however it is spelt; the Workstation and Max-Q Editions are other parts.
+  CHECK(hardware("rtx6000pro", "openai/gpt-oss-120b") == "rtx6000pro");
+  CHECK(hardware("RTX_PRO_6000", "openai/gpt-oss-120b") == "rtx6000pro");
+  CHECK(hardware("rtx-pro-6000-blackwell-server", "openai/gpt-oss-120b") == "rtx6000pro");
+  CHECK(hardware("rtx_pro_6000_se", "openai/gpt-oss-120b") == "rtx6000pro");
+  CHECK(unmapped(agg_run("openai/gpt-oss-120b", "rtx_pro_6000_maxq", "vllm", {8, 0, 1, 1, 1, 1, 1})).find(
+            "rtx_pro_6000_maxq") != std::string::npos);
 }
 
 TEST_CASE("mapping: vLLM's step budget follows its version's default for the GPU's memory", "[validation]") {

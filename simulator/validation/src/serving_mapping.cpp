@@ -17,6 +17,24 @@ namespace {
 
 using detail::lower;
 
+// The RTX PRO 6000 preset is its Server Edition, however the name is spelt ("rtx6000pro", InferenceX's runner;
+// "RTX_PRO_6000", "rtx-pro-6000-blackwell-server"). The Workstation and Max-Q Editions are the same chip at other
+// memory clocks and power (1,792 GB/s, 300 W): other parts, left unmapped.
+std::string rtx_pro_6000_preset_name(const std::string& name) {
+  std::string squashed;
+  for (char c : name) {
+    if (c != '_' && c != '-' && c != ' ') squashed += c;
+  }
+  for (const char* spelling : {"rtx6000pro", "rtxpro6000"}) {
+    if (!squashed.starts_with(spelling)) continue;
+    std::string edition = squashed.substr(std::string(spelling).size());
+    if (edition.starts_with("blackwell")) edition = edition.substr(9);
+    if (edition.empty() || edition == "server" || edition == "serveredition" || edition == "se" || edition == "bse")
+      return "rtx6000pro";
+  }
+  return name;
+}
+
 // The hardware presets model the SXM boards (HGX, DGX), so "_sxm" names the preset itself. Other form factors of
 // the same chip are other parts: an H100 PCIe or an H200 NVL runs at lower clocks, power and bandwidth, and is
 // not mapped to the SXM preset. L40S exists only as a PCIe card, so its preset is that card. AMD's Instinct MI300X,
@@ -30,7 +48,7 @@ std::string hardware_preset_name(const std::string& system) {
     if (name.starts_with("gb")) detail::strip_suffix(name, sep + "nvl72");
     if (name == "l40s" + sep + "pcie") name = "l40s";
   }
-  return name;
+  return rtx_pro_6000_preset_name(name);
 }
 
 // "model | system | backend | mode", the model being its preset (or the checkpoint's name when it has none).

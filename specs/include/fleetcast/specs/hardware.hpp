@@ -19,8 +19,8 @@ struct HardwareSpec {
   double nvlink_gb_per_s = 0.0;               // scale-up bandwidth per GPU, both directions together
   int scale_up_domain_gpus = 0;               // GPUs one NVLink domain connects
   // How the domain joins its GPUs: "switch" (NVSwitch, UnifiedBus: any GPU reaches any other at its whole
-  // nvlink_gb_per_s) or "mesh" (AMD Infinity Fabric on 8-GPU platforms: one direct link to each other GPU, so a
-  // group of g of the domain's n GPUs uses g - 1 of its n - 1 links, and a copy between two GPUs one).
+  // nvlink_gb_per_s), "mesh" (AMD Infinity Fabric: one link to each other GPU, a group of g of n uses g - 1 of its
+  // n - 1) or "pcie" (no GPU fabric: each GPU's own PCIe link, switch-like, at PCIe's collective efficiency).
   std::string scale_up_topology = "switch";
   int gpus_per_node = 0;                // GPUs in one server (or one tray's worth for NVL72 racks)
   double nic_gbit_per_s = 0.0;          // scale-out NIC per GPU, line rate
