@@ -35,6 +35,15 @@ std::string vendor_of_preset(const std::string& name) {
   }
 }
 
+// How a scored GPU's scale-up domain joins its GPUs, "" when it is no longer a preset.
+std::string scale_up_of_preset(const std::string& name) {
+  try {
+    return specs::hardware_preset(name).scale_up_topology;
+  } catch (const InputError&) {
+    return "";
+  }
+}
+
 }  // namespace
 
 const std::vector<PairAccuracy>& shipped_unfitted_gpu_accuracy() {
@@ -66,6 +75,10 @@ std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec
   const bool vendor_scored =
       std::any_of(e.gpus.begin(), e.gpus.end(), [&](const std::string& g) { return vendor_of_preset(g) == vendor; });
   if (!vendor.empty() && !vendor_scored) e.unscored_vendor = vendor;
+  const bool scale_up_scored = std::any_of(e.gpus.begin(), e.gpus.end(), [&](const std::string& g) {
+    return scale_up_of_preset(g) == hardware.scale_up_topology;
+  });
+  if (!scale_up_scored) e.unscored_scale_up = hardware.scale_up_topology;
   e.ttft = spread_of(ttft);
   e.tpot = spread_of(tpot);
   return e;
@@ -81,6 +94,7 @@ nlohmann::json to_json(const UnfittedGpuError& e) {
                       {"rows", e.rows},         {"ttft", to_json(e.ttft)}, {"tpot", to_json(e.tpot)}};
   if (!e.architecture.empty()) j["architecture"] = e.architecture;
   if (!e.unscored_vendor.empty()) j["unscored_vendor"] = e.unscored_vendor;
+  if (!e.unscored_scale_up.empty()) j["unscored_scale_up"] = e.unscored_scale_up;
   return j;
 }
 
@@ -107,6 +121,9 @@ UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::st
   if (j.contains("unscored_vendor")) {
     e.unscored_vendor = member(j, "unscored_vendor", file, at, &nlohmann::json::is_string).get<std::string>();
   }
+  if (j.contains("unscored_scale_up")) {
+    e.unscored_scale_up = member(j, "unscored_scale_up", file, at, &nlohmann::json::is_string).get<std::string>();
+  }
   return e;
 }
 
@@ -120,7 +137,10 @@ std::string describe(const UnfittedGpuError& e) {
          " " + e.runtime + ", each given this pick instead of its own fit (" + std::to_string(e.rows) + " runs)" +
          (e.unscored_vendor.empty() ? ""
                                     : ", none of them " + e.unscored_vendor + "'s: how " + e.unscored_vendor +
-                                          "'s own kernels and engine builds fall short is not in this figure");
+                                          "'s own kernels and engine builds fall short is not in this figure") +
+         (e.unscored_scale_up.empty() ? ""
+                                      : ", none of them on a " + e.unscored_scale_up +
+                                            " scale-up: how its collectives fall short is not in this figure");
 }
 
 }  // namespace fleetcast::calibration

@@ -153,6 +153,20 @@ TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the 
     CHECK(specs::vendor_of_arch("gfx950") == "AMD");
     CHECK(specs::vendor_of_arch("ascend_950") == "Huawei");
     CHECK(specs::vendor_of_arch("tpu_v5e").empty());
+    CHECK(amd->unscored_scale_up == "mesh");  // every scored GPU sits behind NVSwitch
+    CHECK_FALSE(e->unscored_scale_up.size());
+  }
+  SECTION("no scored GPU is PCIe-only, and a PCIe part's figure says so") {
+    const specs::HardwareSpec rtx = specs::hardware_preset("rtx6000pro");
+    const auto pcie =
+        calibration::unfitted_gpu_error_for(rtx, calibration::profile_for(rtx, "vllm"), "vllm", "dense", table);
+    REQUIRE(pcie);
+    CHECK(pcie->unscored_vendor.empty());  // NVIDIA's, as the scored GPUs
+    CHECK(pcie->unscored_scale_up == "pcie");
+    CHECK(calibration::describe(*pcie).find("none of them on a pcie scale-up") != std::string::npos);
+    CHECK(calibration::parse_unfitted_gpu_error(calibration::to_json(*pcie), "r.json", "d.").unscored_scale_up ==
+          "pcie");
+    CHECK_FALSE(calibration::to_json(*e).contains("unscored_scale_up"));  // NVSwitch forecasts keep their bytes
   }
   SECTION("TensorRT-LLM's pick is the datasheet profile itself, and carries the figure") {
     const std::vector<PairAccuracy> trtllm = {entry("h100", "trtllm", 0.4, 0.1, 1.3, 5)};
@@ -166,7 +180,7 @@ TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the 
 TEST_CASE("a bad unfitted-GPU figure is named by field, and a held-out table is not an unfitted-GPU one",
           "[calibration][accuracy]") {
   const calibration::UnfittedGpuError good{"gb200", "vllm", {"h100"}, 10, {0.3, 0.1, 0.5, 1.2}, {0.1, 0.1, 0.1, 1.0},
-                                           "moe",   ""};
+                                           "moe",   "",  ""};
   auto error_of = [](const nlohmann::json& j) {
     try {
       calibration::parse_unfitted_gpu_error(j, "r.json", "d.");

@@ -173,7 +173,7 @@ TEST_CASE("the plan's text names the profiles with figures outside the kernel-le
 
   // A GPU without a fit says how its pick did on the fitted GPUs' runs, under its profile line.
   const calibration::UnfittedGpuError u{
-      "gb200", "vllm", {"b200", "h100"}, 40, {0.3, 0.2, 0.4, 0.9}, {0.1, 0.05, 0.15, 1.0}, "dense", ""};
+      "gb200", "vllm", {"b200", "h100"}, 40, {0.3, 0.2, 0.4, 0.9}, {0.1, 0.05, 0.15, 1.0}, "dense", "", ""};
   out["profiles"][0]["unfitted_gpu_error"] = calibration::to_json(u);
   CHECK(planner::plan_text(out, 5).find("measured runs of qwen3-32b\n    as a GPU without a fit: TTFT off by a median "
                                         "30% (20-40% by GPU, predicted/measured 0.90x), TPOT 10% (5-15%, 1.00x) on "

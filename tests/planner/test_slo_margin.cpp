@@ -121,13 +121,22 @@ TEST_CASE("the plan's text marks the thin headroom and names the cheapest config
 
   // An AMD GPU's pick quotes the fitted (NVIDIA) GPUs' figure: what it needs is at least that.
   const calibration::UnfittedGpuError amd{
-      "mi355x", "vllm", {"b200", "h100"}, 40, {0.3, 0.2, 0.4, 0.9}, {0.1, 0.05, 0.15, 1.0}, "moe", "AMD"};
+      "mi355x", "vllm", {"b200", "h100"}, 40, {0.3, 0.2, 0.4, 0.9}, {0.1, 0.05, 0.15, 1.0}, "moe", "AMD", "mesh"};
   out["profiles"][0] = nlohmann::json{{"hardware", "mi355x"},
                                       {"runtime", "vllm"},
                                       {"kind", "datasheet"},
                                       {"kernel_caveats", nlohmann::json::array()},
                                       {"unfitted_gpu_error", calibration::to_json(amd)}};
   CHECK(planner::plan_text(out, 5).find(
-            "headroom needed: mi355x 30%/10% (fitted GPUs given its pick, none of them AMD's: at least this)\n") !=
-        std::string::npos);
+            "headroom needed: mi355x 30%/10% (fitted GPUs given its pick, none of them AMD's or on a mesh scale-up: "
+            "at least this)\n") != std::string::npos);
+  // A PCIe-only NVIDIA part: the maker is scored, its fabric is not.
+  calibration::UnfittedGpuError pcie = amd;
+  pcie.hardware = "rtx6000pro";
+  pcie.unscored_vendor = "";
+  pcie.unscored_scale_up = "pcie";
+  out["profiles"][0]["hardware"] = "rtx6000pro";
+  out["profiles"][0]["unfitted_gpu_error"] = calibration::to_json(pcie);
+  CHECK(planner::plan_text(out, 5).find("(fitted GPUs given its pick, none of them on a pcie scale-up: at least "
+                                        "this)\n") != std::string::npos);
 }

@@ -74,8 +74,14 @@ std::string beyond_error_text(const nlohmann::json& out) {
                                                      : "held-out runs";
     // Another maker's GPU: its own kernels' shortfall is not in the figure, so what it needs is at least this.
     const nlohmann::json unfitted = p.value("unfitted_gpu_error", nlohmann::json());
-    if (e.figure == "unfitted_gpu" && unfitted.is_object() && unfitted.contains("unscored_vendor"))
-      where += ", none of them " + unfitted["unscored_vendor"].get<std::string>() + "'s: at least this";
+    if (e.figure == "unfitted_gpu" && unfitted.is_object()) {
+      std::string unscored;
+      if (unfitted.contains("unscored_vendor")) unscored += unfitted["unscored_vendor"].get<std::string>() + "'s";
+      if (unfitted.contains("unscored_scale_up"))
+        unscored += (unscored.empty() ? "on a " : " or on a ") + unfitted["unscored_scale_up"].get<std::string>() +
+                    " scale-up";
+      if (!unscored.empty()) where += ", none of them " + unscored + ": at least this";
+    }
     needed += (needed.empty() ? "" : "; ") + p["hardware"].get<std::string>() + " " +
               fmt("%.0f%%", 100.0 * needed_headroom(e.ttft, e.ttft_ratio)) + "/" +
               fmt("%.0f%%", 100.0 * needed_headroom(e.tpot, e.tpot_ratio)) + " (" + where + ")";

@@ -34,6 +34,9 @@ struct UnfittedGpuError {
   // today): that maker's own kernels and engine builds never shaped this figure. "" where one is, or the maker is
   // unknown.
   std::string unscored_vendor;
+  // The forecast GPU's scale-up fabric ("pcie", "mesh": HardwareSpec::scale_up_topology) where none of the scored GPUs
+  // is joined that way (they all sit behind NVSwitch today): how its collectives fall short never shaped this figure.
+  std::string unscored_scale_up;
 };
 
 // The figures a forecast of a model of `architecture` (architecture_of) made with `in_use` on `hardware` under
@@ -57,7 +60,8 @@ UnfittedGpuError parse_unfitted_gpu_error(const nlohmann::json& j, const std::st
 
 // "as a GPU without a fit: TTFT off by a median 22% (19-28% by GPU, predicted/measured 0.98x), TPOT 14% (10-20%,
 // 1.03x) on the measured runs of MoE models on b200, b300, h100, h200 vllm, each given this pick instead of its own
-// fit (804 runs)"; with ", none of them AMD's: ..." where unscored_vendor is set.
+// fit (804 runs)"; with ", none of them AMD's: ..." where unscored_vendor is set and ", none of them on a pcie
+// scale-up: ..." where unscored_scale_up is.
 std::string describe(const UnfittedGpuError& e);
 
 }  // namespace fleetcast::calibration
