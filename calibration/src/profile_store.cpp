@@ -169,7 +169,11 @@ Profile select_profile(const std::vector<Profile>& candidates, const specs::Hard
       best_score = score;
     }
   }
-  return with_runtime_carried_figures(best ? *best : datasheet_profile(hardware, runtime), candidates, runtime);
+  // The carried figures complete the datasheet profile only: a profile of one's own (FLEETCAST_PROFILE_DIR), even of
+  // kind datasheet and even one `calibrate show` wrote with them already carried, is taken as written.
+  if (!best) return with_runtime_carried_figures(datasheet_profile(hardware, runtime), candidates, runtime);
+  if (best->kind == "datasheet" && to_json(*best) != to_json(datasheet_profile(hardware, best->runtime))) return *best;
+  return with_runtime_carried_figures(*best, candidates, runtime);
 }
 
 ProfileChoice profile_choice() {

@@ -176,6 +176,18 @@ TEST_CASE("vLLM's pick without a fit streams at the datasheet rate times the fit
   CHECK(calibration::select_profile(all, hw, "trtllm").memory_efficiency == Approx(datasheet));
   CHECK(calibration::select_profile(all, specs::hardware_preset("h100"), "vllm").memory_efficiency ==
         Approx(0.5 * calibration::datasheet_profile(specs::hardware_preset("h100"), "vllm").memory_efficiency));
+  // What `calibrate show` prints has the ratio in it already: saved as one's own profile, it is taken as written,
+  // not scaled a second time; so is an edited copy of the datasheet profile.
+  calibration::Profile shown = vllm;
+  shown.runtime = "vllm";
+  std::vector<calibration::Profile> own = all;
+  own.insert(own.begin(), shown);
+  CHECK(calibration::select_profile(own, hw, "vllm").memory_efficiency == Approx(datasheet * 0.8));
+  calibration::Profile edited = calibration::datasheet_profile(hw, "vllm");
+  edited.collective_latency_s = 48e-6;
+  own.front() = edited;
+  CHECK(calibration::select_profile(own, hw, "vllm").memory_efficiency == Approx(datasheet));
+  CHECK(calibration::select_profile(own, hw, "vllm").collective_latency_s == Approx(48e-6));
 }
 
 TEST_CASE("the benchmark-client candidate fits read back and stay within the kernel-level figures", "[calibration]") {
