@@ -180,7 +180,7 @@ TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the 
 TEST_CASE("a bad unfitted-GPU figure is named by field, and a held-out table is not an unfitted-GPU one",
           "[calibration][accuracy]") {
   const calibration::UnfittedGpuError good{"gb200", "vllm", {"h100"}, 10, {0.3, 0.1, 0.5, 1.2}, {0.1, 0.1, 0.1, 1.0},
-                                           "moe",   "",  ""};
+                                           "moe",   "",     ""};
   auto error_of = [](const nlohmann::json& j) {
     try {
       calibration::parse_unfitted_gpu_error(j, "r.json", "d.");

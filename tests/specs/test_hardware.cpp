@@ -124,7 +124,7 @@ TEST_CASE("the RTX PRO 6000 preset is the Server Edition on PCIe Gen5", "[specs]
   const HardwareSpec rtx = fleetcast::specs::hardware_preset("rtx6000pro");
   CHECK(rtx.arch == "sm_120");
   CHECK(rtx.scale_up_topology == "pcie");
-  CHECK(rtx.hbm_bytes_per_s() == Approx(1597e9));  // not the Workstation Edition's 1,792 GB/s
+  CHECK(rtx.hbm_bytes_per_s() == Approx(1597e9));              // not the Workstation Edition's 1,792 GB/s
   CHECK(rtx.scale_up_bytes_per_s_one_way(8) == Approx(64e9));  // PCIe Gen5 x16, one way
   // NVIDIA's sparse FP4 / FP8 / BF16 figures (4, 2, 1 PFLOPS), halved: each format twice the one above it.
   CHECK(rtx.peak_flops("fp4") == Approx(2 * rtx.peak_flops("fp8")));

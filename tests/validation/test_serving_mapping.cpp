@@ -236,8 +236,8 @@ TEST_CASE("mapping: systems outside the development set map to their presets", "
   CHECK(hardware("RTX_PRO_6000", "openai/gpt-oss-120b") == "rtx6000pro");
   CHECK(hardware("rtx-pro-6000-blackwell-server", "openai/gpt-oss-120b") == "rtx6000pro");
   CHECK(hardware("rtx_pro_6000_se", "openai/gpt-oss-120b") == "rtx6000pro");
-  CHECK(unmapped(agg_run("openai/gpt-oss-120b", "rtx_pro_6000_maxq", "vllm", {8, 0, 1, 1, 1, 1, 1})).find(
-            "rtx_pro_6000_maxq") != std::string::npos);
+  CHECK(unmapped(agg_run("openai/gpt-oss-120b", "rtx_pro_6000_maxq", "vllm", {8, 0, 1, 1, 1, 1, 1}))
+            .find("rtx_pro_6000_maxq") != std::string::npos);
 }
 
 TEST_CASE("mapping: vLLM's step budget follows its version's default for the GPU's memory", "[validation]") {

@@ -78,8 +78,8 @@ std::string beyond_error_text(const nlohmann::json& out) {
       std::string unscored;
       if (unfitted.contains("unscored_vendor")) unscored += unfitted["unscored_vendor"].get<std::string>() + "'s";
       if (unfitted.contains("unscored_scale_up"))
-        unscored += (unscored.empty() ? "on a " : " or on a ") + unfitted["unscored_scale_up"].get<std::string>() +
-                    " scale-up";
+        unscored +=
+            (unscored.empty() ? "on a " : " or on a ") + unfitted["unscored_scale_up"].get<std::string>() + " scale-up";
       if (!unscored.empty()) where += ", none of them " + unscored + ": at least this";
     }
     needed += (needed.empty() ? "" : "; ") + p["hardware"].get<std::string>() + " " +
