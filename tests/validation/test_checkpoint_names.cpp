@@ -77,7 +77,11 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B").preset.empty());  // Qwen2.5-32B: no preset
   // No preset: the name looked up is reported, no preset is picked. MiMo-V2.5-Pro's shapes are not MiMo-V2-Flash's;
   // a date-like number inside a name is not stripped.
-  for (const char* path : {"XiaomiMiMo/MiMo-V2.5-Pro", "org/model-1234b"}) {
+  CHECK(model_for_checkpoint("zai-org/GLM-5.1-FP8").preset == "glm-5");
+  CHECK(model_for_checkpoint("nvidia/GLM-5.1-NVFP4").preset == "glm-5");
+  CHECK_THAT(model_for_checkpoint("zai-org/GLM-5.2").note, Catch::Contains("glm-5"));
+  CHECK(model_for_checkpoint("zai-org/GLM-5.3").preset == "glm-5");
+  for (const char* path : {"XiaomiMiMo/MiMo-V2.5-Pro", "org/model-1234b", "zai-org/GLM-5.3-Flash"}) {
     INFO(path);
     CHECK(model_for_checkpoint(path).preset.empty());
   }

@@ -61,6 +61,17 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // (ai-dynamo/aiconfigurator fpm_golden_runs/fpm_upfront_qwen36_moe_full_once_20260613_201336/collect.log): the
     // class and vocabulary of Qwen3.5-35B-A3B, at the same 35B-A3B size.
     {"qwen3.6-35b-a3b", "qwen3.5-35b-a3b", "Qwen3.6-35B-A3B is Qwen3.5-35B-A3B's architecture (Qwen3_5Moe)"},
+    // unsloth.ai/docs/models/glm-5.1: "GLM-5.1 uses the same architecture as GLM-5 with a different
+    // chat_template.jinja", 744B (40B active), 202,752 tokens. It ships no MTP layer (SGLang's GlmMoeDsa MTP
+    // override says so), which only a speculative scenario would notice.
+    {"glm-5.1", "glm-5", "GLM-5.1 is GLM-5's architecture with another chat template"},
+    // GLM-5.2 and GLM-5.3 (glm_moe_dsa; GLM-5.3's config.json differs from GLM-5.2-FP8's in transformers_version
+    // alone): 78 layers plus a NextN block, hidden 6144, MLA with 576-wide latent rows and the DSA indexer, 256
+    // routed experts top-8 plus 1 shared, as GLM-5 (a GGUF loader's notes on both checkpoints). They advertise 1M
+    // tokens at RoPE base 8e6 where the preset stops at GLM-5's 202,752; heads, q_lora and expert widths are not in
+    // those notes and are taken as GLM-5's. GLM-5.3-Flash is another architecture (KDA layers) and stays unmapped.
+    {"glm-5.2", "glm-5", "GLM-5.2 has GLM-5's layers, hidden size, MLA latent and experts (context up to 202,752)"},
+    {"glm-5.3", "glm-5", "GLM-5.3 has GLM-5.2's config, GLM-5's layers, MLA latent and experts (context up to 202,752)"},
 };
 
 // Suffixes that name a checkpoint's precision, tuning or packaging, not its architecture; stripped repeatedly, in
