@@ -280,7 +280,7 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-R1 SGLang rows on AMD GPUs prefill
     INFO(r.runs[i].id);
     CHECK(r.runs[i].server_chunk_tokens == expected[i]);
     CHECK(r.runs[i].server_max_num_tokens == expected[i]);
-    CHECK((r.runs[i].notes.find("--num-continuous-decode-steps not modelled") != std::string::npos) ==
+    CHECK((r.runs[i].notes.find("--num-continuous-decode-steps: read nowhere in SGLang since #2095") != std::string::npos) ==
           (expected[i] > 0));
   }
 }

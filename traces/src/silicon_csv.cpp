@@ -142,7 +142,8 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
     // after AMD's ROCm SGLang recipe) raise --chunked-prefill-size and --max-prefill-tokens together: 131072 on
     // MI300X and MI325X (FP8), 196608 on MI355X, but 32768 for MI355X FP4 at 8,192 x 1,024 above 32 clients. So a
     // prefill batch takes many whole prompts where SGLang's default (16384) takes two of 8,192 tokens. The scripts'
-    // --num-continuous-decode-steps (4, 8 on MI355X FP8) is not modelled. As read at SemiAnalysisAI/InferenceX
+    // --num-continuous-decode-steps (4, 8 on MI355X FP8) changes nothing: SGLang still declares it but has read it
+    // nowhere since its overlap scheduler replaced the multi-step decode loop (#2095, 2024-11). As read at InferenceX
     // 8eec0d4 (0762e65 for MI325X); the scripts change over time and a row does not say which one ran it.
     const std::string system = lower(r.system), precision = lower(r.precision);
     const bool mi300 = system.rfind("mi300x", 0) == 0 || system.rfind("mi325x", 0) == 0;
@@ -157,7 +158,7 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
       add_note(
           "SGLang as InferenceX's DeepSeek-R1 scripts start it on AMD: --chunked-prefill-size and "
           "--max-prefill-tokens " +
-          std::to_string(size) + " (--num-continuous-decode-steps not modelled)");
+          std::to_string(size) + " (--num-continuous-decode-steps: read nowhere in SGLang since #2095)");
     }
   }
 }
