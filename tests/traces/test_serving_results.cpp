@@ -285,6 +285,43 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-R1 SGLang rows on AMD GPUs prefill
   }
 }
 
+TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4 vLLM rows take its scripts' step budget, block size and memory",
+          "[traces][silicon]") {
+  const std::string header =
+      "id,silicon_data_source,backend,model_path,system,precision,mode,isl,osl,batch_size,tp_size,"
+      "attention_dp_size,silicon_ttft_ms,silicon_tpot_ms";
+  const auto ix = [](int clients) {
+    return "source_file=2026-06-06.csv; model=DeepSeek-V4-Pro; silicon_concurrency=" + std::to_string(clients) +
+           "; wip=False";
+  };
+  const std::string pro = "deepseek-ai/DeepSeek-V4-Pro", flash = "deepseek-ai/DeepSeek-V4-Flash-0731";
+  const std::string rows[] = {
+      "h200," + ix(64) + ",vllm," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "b200-8k-128," + ix(128) + ",vllm," + pro + ",b200_sxm,fp4,agg,8192,1024,128,8,1,1,1",
+      "b200-8k-256," + ix(256) + ",vllm," + pro + ",b200_sxm,fp4,agg,8192,1024,256,8,1,1,1",
+      "b200-1k," + ix(16) + ",vllm," + pro + ",b200_sxm,fp4,agg,1024,1024,16,8,1,1,1",
+      "b300-tp," + ix(16) + ",vllm," + pro + ",b300,fp4,agg,8192,1024,16,8,1,1,1",
+      "b300-dp," + ix(64) + ",vllm," + pro + ",b300,fp4,agg,1024,1024,8,1,8,1,1",
+      "flash," + ix(64) + ",vllm," + flash + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "mi355x," + ix(64) + ",vllm," + pro + ",mi355x,fp4,agg,1024,1024,64,8,1,1,1",
+      "sglang," + ix(64) + ",sglang," + pro + ",b200_sxm,fp4,agg,1024,1024,64,8,1,1,1"};
+  std::istringstream in(csv_text(header, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 9);
+  // H200 512; B200 8,192 at 8k prompts up to 128 clients, else 2,048; B300 twice the prompt under TP, 2,048 under
+  // attention DP; V4-Flash 8,192; MI355X and another engine keep the defaults.
+  const int budget[] = {512, 8192, 2048, 2048, 16384, 2048, 8192, 0, 0};
+  const int block[] = {256, 256, 256, 256, 256, 256, 256, 0, 0};
+  const double memory[] = {0.95, 0, 0, 0, 0, 0, 0.95, 0.8, 0};
+  for (std::size_t i = 0; i < 9; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_max_num_tokens == budget[i]);
+    CHECK(r.runs[i].server_kv_block_tokens == block[i]);
+    CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);
+    CHECK((r.runs[i].notes.find("DeepSeek-V4 scripts") != std::string::npos) == (i < 8));
+  }
+}
+
 TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silicon][shared]") {
   const std::string file = kShared + "/validation/silicon-dev.csv";
   if (!std::filesystem::exists(file)) {

@@ -174,6 +174,18 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   const auto bw = specs::parse_scenario(mapped(t).scenario, "row").deployment.scheduler;
   CHECK(bw.batch_wait_iters == 20);
   CHECK(bw.batch_wait_tokens_ratio == 0.9);
+  // vLLM's --block-size and --gpu-memory-utilization, as InferenceX's DeepSeek-V4 scripts give them.
+  auto v = agg_run("deepseek-ai/DeepSeek-V4-Pro", "h200_sxm", "vllm", {16, 0, 8, 1, 1, 8, 1});
+  const auto plain = specs::parse_scenario(mapped(v).scenario, "row").deployment.scheduler;
+  v.server_max_num_tokens = 512;
+  v.server_kv_block_tokens = 256;
+  v.server_gpu_memory_utilization = 0.95;
+  const auto v4 = specs::parse_scenario(mapped(v).scenario, "row").deployment.scheduler;
+  CHECK(v4.max_num_batched_tokens == 512);
+  CHECK(v4.kv_block_tokens == 256);
+  CHECK(v4.gpu_memory_utilization == 0.95);
+  CHECK(plain.kv_block_tokens != 256);
+  CHECK(plain.gpu_memory_utilization != 0.95);
 }
 
 TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server does", "[validation]") {

@@ -96,7 +96,46 @@ std::string canonical_backend(const std::string& backend) {
   return engine.empty() ? b : engine;
 }
 
-// The engine settings InferenceX's launch scripts give its TensorRT-LLM and SGLang servers.
+// Its DeepSeek-V4 vLLM scripts (benchmarks/single_node/fixed_seq_len/dsv4*_vllm.sh and dsv4_fp8_h200.sh, read at
+// SemiAnalysisAI/InferenceX 8eec0d4, the B200 Pro one also at 045984b, the V4-Flash one at 0425b5b) all start vLLM
+// with --block-size 256 and set the step budget per GPU: V4-Pro FP8 on H200 512 tokens (and
+// --gpu-memory-utilization 0.95); V4-Pro FP4 on B200 8,192 at 8,192-token prompts up to 128 clients, else 2,048; on
+// B300 2,048 with attention DP, else twice the prompt; V4-Flash FP8 on B200 8,192 (0.95). On MI355X the FP4 script
+// keeps vLLM's budget and block size at --gpu-memory-utilization 0.8.
+void set_inferencex_deepseek_v4_vllm_settings(MeasuredServingRun& r) {
+  const std::string model = lower(r.model_path), system = lower(r.system), precision = lower(r.precision);
+  const bool pro = model.find("deepseek-v4-pro") != std::string::npos;
+  const bool flash = model.find("deepseek-v4-flash") != std::string::npos;
+  const auto on = [&system](const char* gpu) { return system.rfind(gpu, 0) == 0; };
+  int budget = 0, block = 256;
+  double memory = 0.0;
+  if (pro && on("h200") && precision == "fp8") {
+    budget = 512;
+    memory = 0.95;
+  } else if (pro && on("b200") && precision == "fp4") {
+    budget = r.isl == 8192 && r.concurrency <= 128 ? 8192 : 2048;
+  } else if (pro && on("b300") && precision == "fp4") {
+    budget = r.agg.attention_dp > 1 ? 2048 : 2 * r.isl;
+  } else if (flash && on("b200") && precision == "fp8") {
+    budget = 8192;
+    memory = 0.95;
+  } else if (pro && on("mi355x") && precision == "fp4") {
+    block = 0;
+    memory = 0.8;
+  } else {
+    return;  // a script not read: the engine's defaults
+  }
+  r.server_max_num_tokens = budget;
+  r.server_kv_block_tokens = block;
+  r.server_gpu_memory_utilization = memory;
+  std::string note = "vLLM as InferenceX's DeepSeek-V4 scripts start it:";
+  if (budget > 0) note += " --max-num-batched-tokens " + std::to_string(budget);
+  if (block > 0) note += " --block-size " + std::to_string(block);
+  if (memory > 0.0) note += " --gpu-memory-utilization " + std::string(memory == 0.95 ? "0.95" : "0.8");
+  r.notes += (r.notes.empty() ? "" : "; ") + note;
+}
+
+// The engine settings InferenceX's launch scripts give its TensorRT-LLM, SGLang and vLLM servers.
 void set_inferencex_launch_settings(MeasuredServingRun& r) {
   const auto add_note = [&r](const std::string& note) { r.notes += (r.notes.empty() ? "" : "; ") + note; };
   // The scripts are per model; names are matched without case (exports differ in how they write them).
@@ -136,6 +175,9 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
       add_note("SGLang as InferenceX's scripts start it: --scheduler-recv-interval " +
                std::to_string(r.server_recv_interval));
     }
+  }
+  if (r.backend == "vllm" && r.mode == "agg" && model.find("deepseek-v4") != std::string::npos) {
+    set_inferencex_deepseek_v4_vllm_settings(r);
   }
   if (r.backend == "sglang" && r.mode == "agg" && model.find("deepseek-r1") != std::string::npos) {
     // Its DeepSeek-R1 SGLang scripts for AMD's GPUs (benchmarks/single_node/fixed_seq_len/dsr1_{fp8,fp4}_mi3*.sh,
