@@ -304,7 +304,7 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4 vLLM rows take its scripts' ste
       "b300-dp," + ix(64) + ",vllm," + pro + ",b300,fp4,agg,1024,1024,8,1,8,1,1",
       "flash," + ix(64) + ",vllm," + flash + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
       "mi355x," + ix(64) + ",vllm," + pro + ",mi355x,fp4,agg,1024,1024,64,8,1,1,1",
-      "sglang," + ix(64) + ",sglang," + pro + ",b200_sxm,fp4,agg,1024,1024,64,8,1,1,1"};
+      "trtllm," + ix(64) + ",trtllm," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1"};
   std::istringstream in(csv_text(header, rows));
   const auto r = traces::parse_silicon_csv(in, "f.csv");
   REQUIRE(r.runs.size() == 9);
@@ -318,6 +318,44 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4 vLLM rows take its scripts' ste
     CHECK(r.runs[i].server_max_num_tokens == budget[i]);
     CHECK(r.runs[i].server_kv_block_tokens == block[i]);
     CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);
+    CHECK((r.runs[i].notes.find("DeepSeek-V4 scripts") != std::string::npos) == (i < 8));
+  }
+}
+
+TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4-Pro SGLang and TensorRT-LLM rows take its scripts' settings",
+          "[traces][silicon]") {
+  const std::string header =
+      "id,silicon_data_source,backend,model_path,system,precision,mode,isl,osl,batch_size,tp_size,"
+      "attention_dp_size,silicon_ttft_ms,silicon_tpot_ms";
+  const auto ix = [](int clients) {
+    return "source_file=2026-06-06.csv; model=DeepSeek-V4-Pro; silicon_concurrency=" + std::to_string(clients) +
+           "; wip=False";
+  };
+  const std::string pro = "deepseek-ai/DeepSeek-V4-Pro";
+  const std::string rows[] = {
+      "b200-tp," + ix(64) + ",sglang," + pro + ",b200_sxm,fp4,agg,1024,1024,64,8,1,1,1",
+      "b200-dp," + ix(64) + ",sglang," + pro + ",b200_sxm,fp4,agg,1024,1024,8,1,8,1,1",
+      "b300-dp-4096," + ix(4096) + ",sglang," + pro + ",b300,fp4,agg,1024,1024,512,1,8,1,1",
+      "b300-dp-64," + ix(64) + ",sglang," + pro + ",b300,fp4,agg,1024,1024,8,1,8,1,1",
+      "h200," + ix(64) + ",sglang," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "mi355x," + ix(64) + ",sglang," + pro + ",mi355x,fp8,agg,1024,1024,64,8,1,1,1",
+      "trt-8k," + ix(64) + ",trtllm," + pro + ",b200_sxm,fp4,agg,8192,1024,64,8,1,1,1",
+      "trt-1k," + ix(64) + ",trtllm," + pro + ",b300,fp4,agg,1024,1024,64,8,1,1,1",
+      "b200-bf16," + ix(64) + ",sglang," + pro + ",b200_sxm,bf16,agg,1024,1024,64,8,1,1,1"};
+  std::istringstream in(csv_text(header, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 9);
+  const int chunk[] = {8192, 32768, 65536, 16384, 4096, 8192, 0, 0, 0};
+  const double memory[] = {0.90, 0.90, 0.835, 0.94, 0.88, 0, 0, 0, 0};
+  const int page[] = {0, 0, 0, 0, 0, 256, 128, 128, 0};
+  const int budget[] = {0, 0, 0, 0, 0, 0, 9472, 8192, 0};  // TensorRT-LLM: max(ISL + OSL + 256, 8192)
+  for (std::size_t i = 0; i < 9; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_chunk_tokens == chunk[i]);
+    CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);
+    CHECK(r.runs[i].server_kv_block_tokens == page[i]);
+    CHECK(r.runs[i].server_max_num_tokens == budget[i]);
+    CHECK(r.runs[i].server_whole_prompts == (budget[i] > 0));
     CHECK((r.runs[i].notes.find("DeepSeek-V4 scripts") != std::string::npos) == (i < 8));
   }
 }

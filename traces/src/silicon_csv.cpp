@@ -2,6 +2,7 @@
 // row, the layout in *_size columns, the closed-loop concurrency inside silicon_data_source.
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -135,6 +136,63 @@ void set_inferencex_deepseek_v4_vllm_settings(MeasuredServingRun& r) {
   r.notes += (r.notes.empty() ? "" : "; ") + note;
 }
 
+// Its DeepSeek-V4-Pro SGLang and TensorRT-LLM scripts (dsv4_fp4_b200.sh, dsv4_fp4_b300_sglang.sh,
+// dsv4_fp8_h200_sglang.sh, dsv4_fp4_mi355x_sglang.sh, dsv4_fp8_mi355x.sh, dsv4_fp4_{b200,b300}_trt.sh, read at
+// SemiAnalysisAI/InferenceX 8eec0d4). SGLang: --chunked-prefill-size 8192 (32768 on B200 with attention DP; on B300
+// with attention DP 16384, or 65536 at 2,048, 4,096 and 8,192 clients; 4096 on H200) and --mem-fraction-static 0.90
+// (B300 with attention DP 0.94, or 0.87 / 0.835 / 0.80 at those client counts; H200 0.88), --page-size 256 on
+// MI355X. Their --max-running-requests (1.5 x the clients, or a fixed 768 or 256 in some branches), prefill delayer
+// and MI355X FP8's disabled CUDA graphs are not modelled. TensorRT-LLM: no enable_chunked_prefill (prompts whole),
+// --max_num_tokens max(ISL + OSL + 256, 8192), tokens_per_block 128; its free_gpu_memory_fraction 0.5 (KV from half
+// the memory the weights leave) has no counterpart in the deployment's gpu_memory_utilization and is not modelled.
+void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
+  const std::string system = lower(r.system), precision = lower(r.precision);
+  const auto on = [&system](const char* gpu) { return system.rfind(gpu, 0) == 0; };
+  const bool dp = r.agg.attention_dp > 1;
+  std::string note;
+  if (r.backend == "sglang") {
+    int chunk = 0, page = 0;
+    double memory = 0.0;
+    if (on("b200") && precision == "fp4") {
+      chunk = dp ? 32768 : 8192;
+      memory = 0.90;
+    } else if (on("b300") && precision == "fp4") {
+      const int c = r.concurrency;
+      const bool huge = dp && (c == 2048 || c == 4096 || c == 8192);
+      chunk = huge ? 65536 : dp ? 16384 : 8192;
+      memory = !dp ? 0.90 : c == 2048 ? 0.87 : c == 4096 ? 0.835 : c == 8192 ? 0.80 : 0.94;
+    } else if (on("h200") && precision == "fp8") {
+      chunk = 4096;
+      memory = 0.88;
+    } else if (on("mi355x") && (precision == "fp4" || precision == "fp8")) {
+      chunk = 8192;
+      page = 256;
+    } else {
+      return;
+    }
+    r.server_chunk_tokens = chunk;
+    r.server_kv_block_tokens = page;
+    r.server_gpu_memory_utilization = memory;
+    note = "SGLang as InferenceX's DeepSeek-V4 scripts start it: --chunked-prefill-size " + std::to_string(chunk);
+    if (memory > 0.0) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", memory);
+      note += std::string(" --mem-fraction-static ") + buf;
+    }
+    if (page > 0) note += " --page-size " + std::to_string(page);
+  } else if (r.backend == "trtllm" && (on("b200") || on("b300")) && precision == "fp4") {
+    r.server_whole_prompts = true;
+    r.server_max_num_tokens = std::max(r.isl + r.osl + 256, 8192);
+    r.server_kv_block_tokens = 128;
+    note = "TensorRT-LLM as InferenceX's DeepSeek-V4 scripts start it: prompts whole, max_num_tokens " +
+           std::to_string(r.server_max_num_tokens) + ", tokens_per_block 128 (free_gpu_memory_fraction 0.5 not "
+           "modelled)";
+  } else {
+    return;
+  }
+  r.notes += (r.notes.empty() ? "" : "; ") + note;
+}
+
 // The engine settings InferenceX's launch scripts give its TensorRT-LLM, SGLang and vLLM servers.
 void set_inferencex_launch_settings(MeasuredServingRun& r) {
   const auto add_note = [&r](const std::string& note) { r.notes += (r.notes.empty() ? "" : "; ") + note; };
@@ -179,6 +237,7 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
   if (r.backend == "vllm" && r.mode == "agg" && model.find("deepseek-v4") != std::string::npos) {
     set_inferencex_deepseek_v4_vllm_settings(r);
   }
+  if (r.mode == "agg" && model.find("deepseek-v4-pro") != std::string::npos) set_inferencex_deepseek_v4_pro_settings(r);
   if (r.backend == "sglang" && r.mode == "agg" && model.find("deepseek-r1") != std::string::npos) {
     // Its DeepSeek-R1 SGLang scripts for AMD's GPUs (benchmarks/single_node/fixed_seq_len/dsr1_{fp8,fp4}_mi3*.sh,
     // after AMD's ROCm SGLang recipe) raise --chunked-prefill-size and --max-prefill-tokens together: 131072 on
