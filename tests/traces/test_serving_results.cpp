@@ -24,6 +24,16 @@ std::string csv_text(const std::string& header, const std::string (&rows)[N]) {
   return text;
 }
 
+// InferenceX's export of DeepSeek-V4 runs: the columns its launch rules read (attention DP among them), and the
+// provenance that names InferenceX with the row's clients.
+const std::string kDeepSeekV4Header =
+    "id,silicon_data_source,backend,model_path,system,precision,mode,isl,osl,batch_size,tp_size,attention_dp_size,"
+    "silicon_ttft_ms,silicon_tpot_ms";
+std::string inferencex_source(int clients) {
+  return "source_file=2026-06-06.csv; model=DeepSeek-V4; silicon_concurrency=" + std::to_string(clients) +
+         "; wip=False";
+}
+
 }  // namespace
 
 TEST_CASE("silicon CSV: layouts, concurrency and measured means are read as written", "[traces][silicon]") {
@@ -280,32 +290,25 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-R1 SGLang rows on AMD GPUs prefill
     INFO(r.runs[i].id);
     CHECK(r.runs[i].server_chunk_tokens == expected[i]);
     CHECK(r.runs[i].server_max_num_tokens == expected[i]);
-    CHECK((r.runs[i].notes.find("--num-continuous-decode-steps: read nowhere in SGLang since #2095") != std::string::npos) ==
-          (expected[i] > 0));
+    CHECK((r.runs[i].notes.find("--num-continuous-decode-steps: read nowhere in SGLang since #2095") !=
+           std::string::npos) == (expected[i] > 0));
   }
 }
 
 TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4 vLLM rows take its scripts' step budget, block size and memory",
           "[traces][silicon]") {
-  const std::string header =
-      "id,silicon_data_source,backend,model_path,system,precision,mode,isl,osl,batch_size,tp_size,"
-      "attention_dp_size,silicon_ttft_ms,silicon_tpot_ms";
-  const auto ix = [](int clients) {
-    return "source_file=2026-06-06.csv; model=DeepSeek-V4-Pro; silicon_concurrency=" + std::to_string(clients) +
-           "; wip=False";
-  };
   const std::string pro = "deepseek-ai/DeepSeek-V4-Pro", flash = "deepseek-ai/DeepSeek-V4-Flash-0731";
   const std::string rows[] = {
-      "h200," + ix(64) + ",vllm," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
-      "b200-8k-128," + ix(128) + ",vllm," + pro + ",b200_sxm,fp4,agg,8192,1024,128,8,1,1,1",
-      "b200-8k-256," + ix(256) + ",vllm," + pro + ",b200_sxm,fp4,agg,8192,1024,256,8,1,1,1",
-      "b200-1k," + ix(16) + ",vllm," + pro + ",b200_sxm,fp4,agg,1024,1024,16,8,1,1,1",
-      "b300-tp," + ix(16) + ",vllm," + pro + ",b300,fp4,agg,8192,1024,16,8,1,1,1",
-      "b300-dp," + ix(64) + ",vllm," + pro + ",b300,fp4,agg,1024,1024,8,1,8,1,1",
-      "flash," + ix(64) + ",vllm," + flash + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
-      "mi355x," + ix(64) + ",vllm," + pro + ",mi355x,fp4,agg,1024,1024,64,8,1,1,1",
-      "trtllm," + ix(64) + ",trtllm," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1"};
-  std::istringstream in(csv_text(header, rows));
+      "h200," + inferencex_source(64) + ",vllm," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "b200-8k-128," + inferencex_source(128) + ",vllm," + pro + ",b200_sxm,fp4,agg,8192,1024,128,8,1,1,1",
+      "b200-8k-256," + inferencex_source(256) + ",vllm," + pro + ",b200_sxm,fp4,agg,8192,1024,256,8,1,1,1",
+      "b200-1k," + inferencex_source(16) + ",vllm," + pro + ",b200_sxm,fp4,agg,1024,1024,16,8,1,1,1",
+      "b300-tp," + inferencex_source(16) + ",vllm," + pro + ",b300,fp4,agg,8192,1024,16,8,1,1,1",
+      "b300-dp," + inferencex_source(64) + ",vllm," + pro + ",b300,fp4,agg,1024,1024,8,1,8,1,1",
+      "flash," + inferencex_source(64) + ",vllm," + flash + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "mi355x," + inferencex_source(64) + ",vllm," + pro + ",mi355x,fp4,agg,1024,1024,64,8,1,1,1",
+      "trtllm," + inferencex_source(64) + ",trtllm," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1"};
+  std::istringstream in(csv_text(kDeepSeekV4Header, rows));
   const auto r = traces::parse_silicon_csv(in, "f.csv");
   REQUIRE(r.runs.size() == 9);
   // H200 512; B200 8,192 at 8k prompts up to 128 clients, else 2,048; B300 twice the prompt under TP, 2,048 under
@@ -324,25 +327,18 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4 vLLM rows take its scripts' ste
 
 TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4-Pro SGLang and TensorRT-LLM rows take its scripts' settings",
           "[traces][silicon]") {
-  const std::string header =
-      "id,silicon_data_source,backend,model_path,system,precision,mode,isl,osl,batch_size,tp_size,"
-      "attention_dp_size,silicon_ttft_ms,silicon_tpot_ms";
-  const auto ix = [](int clients) {
-    return "source_file=2026-06-06.csv; model=DeepSeek-V4-Pro; silicon_concurrency=" + std::to_string(clients) +
-           "; wip=False";
-  };
   const std::string pro = "deepseek-ai/DeepSeek-V4-Pro";
   const std::string rows[] = {
-      "b200-tp," + ix(64) + ",sglang," + pro + ",b200_sxm,fp4,agg,1024,1024,64,8,1,1,1",
-      "b200-dp," + ix(64) + ",sglang," + pro + ",b200_sxm,fp4,agg,1024,1024,8,1,8,1,1",
-      "b300-dp-4096," + ix(4096) + ",sglang," + pro + ",b300,fp4,agg,1024,1024,512,1,8,1,1",
-      "b300-dp-64," + ix(64) + ",sglang," + pro + ",b300,fp4,agg,1024,1024,8,1,8,1,1",
-      "h200," + ix(64) + ",sglang," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
-      "mi355x," + ix(64) + ",sglang," + pro + ",mi355x,fp8,agg,1024,1024,64,8,1,1,1",
-      "trt-8k," + ix(64) + ",trtllm," + pro + ",b200_sxm,fp4,agg,8192,1024,64,8,1,1,1",
-      "trt-1k," + ix(64) + ",trtllm," + pro + ",b300,fp4,agg,1024,1024,64,8,1,1,1",
-      "b200-bf16," + ix(64) + ",sglang," + pro + ",b200_sxm,bf16,agg,1024,1024,64,8,1,1,1"};
-  std::istringstream in(csv_text(header, rows));
+      "b200-tp," + inferencex_source(64) + ",sglang," + pro + ",b200_sxm,fp4,agg,1024,1024,64,8,1,1,1",
+      "b200-dp," + inferencex_source(64) + ",sglang," + pro + ",b200_sxm,fp4,agg,1024,1024,8,1,8,1,1",
+      "b300-dp-4096," + inferencex_source(4096) + ",sglang," + pro + ",b300,fp4,agg,1024,1024,512,1,8,1,1",
+      "b300-dp-64," + inferencex_source(64) + ",sglang," + pro + ",b300,fp4,agg,1024,1024,8,1,8,1,1",
+      "h200," + inferencex_source(64) + ",sglang," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "mi355x," + inferencex_source(64) + ",sglang," + pro + ",mi355x,fp8,agg,1024,1024,64,8,1,1,1",
+      "trt-8k," + inferencex_source(64) + ",trtllm," + pro + ",b200_sxm,fp4,agg,8192,1024,64,8,1,1,1",
+      "trt-1k," + inferencex_source(64) + ",trtllm," + pro + ",b300,fp4,agg,1024,1024,64,8,1,1,1",
+      "b200-bf16," + inferencex_source(64) + ",sglang," + pro + ",b200_sxm,bf16,agg,1024,1024,64,8,1,1,1"};
+  std::istringstream in(csv_text(kDeepSeekV4Header, rows));
   const auto r = traces::parse_silicon_csv(in, "f.csv");
   REQUIRE(r.runs.size() == 9);
   const int chunk[] = {8192, 32768, 65536, 16384, 4096, 8192, 0, 0, 0};
