@@ -77,6 +77,9 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B").preset.empty());  // Qwen2.5-32B: no preset
   // No preset: the name looked up is reported, no preset is picked. MiMo-V2.5-Pro's shapes are not MiMo-V2-Flash's;
   // a date-like number inside a name is not stripped.
+  CHECK(model_for_checkpoint("moonshotai/Kimi-K2.6").preset == "kimi-k2.5");
+  CHECK(model_for_checkpoint("nvidia/Kimi-K2.6-NVFP4").preset == "kimi-k2.5");
+  CHECK(model_for_checkpoint("moonshotai/Kimi-K2.7-Code").preset == "kimi-k2.5");
   CHECK(model_for_checkpoint("zai-org/GLM-5.1-FP8").preset == "glm-5");
   CHECK(model_for_checkpoint("nvidia/GLM-5.1-NVFP4").preset == "glm-5");
   CHECK_THAT(model_for_checkpoint("zai-org/GLM-5.2").note, Catch::Contains("glm-5"));

@@ -61,6 +61,11 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // (ai-dynamo/aiconfigurator fpm_golden_runs/fpm_upfront_qwen36_moe_full_once_20260613_201336/collect.log): the
     // class and vocabulary of Qwen3.5-35B-A3B, at the same 35B-A3B size.
     {"qwen3.6-35b-a3b", "qwen3.5-35b-a3b", "Qwen3.6-35B-A3B is Qwen3.5-35B-A3B's architecture (Qwen3_5Moe)"},
+    // moonshotai/Kimi-K2.6's model card: "Kimi-K2.6 has the same architecture as Kimi-K2.5, and the deployment method
+    // can be directly reused" (SGLang's MI35x nightly tests for it reuse K2.5's server arguments on that ground);
+    // Kimi-K2.7-Code's card: "the same architecture as Kimi-K2.5/Kimi-K2.6", its config.json K2.6's field by field.
+    {"kimi-k2.6", "kimi-k2.5", "Kimi-K2.6 is Kimi-K2.5's architecture (its model card)"},
+    {"kimi-k2.7-code", "kimi-k2.5", "Kimi-K2.7-Code is Kimi-K2.5's architecture (its model card)"},
     // unsloth.ai/docs/models/glm-5.1: "GLM-5.1 uses the same architecture as GLM-5 with a different
     // chat_template.jinja", 744B (40B active), 202,752 tokens. It ships no MTP layer (SGLang's GlmMoeDsa MTP
     // override says so), which only a speculative scenario would notice.
