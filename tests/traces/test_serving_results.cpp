@@ -356,6 +356,22 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4-Pro SGLang and TensorRT-LLM row
   }
 }
 
+TEST_CASE("silicon CSV: InferenceX's gpt-oss vLLM rows on Hopper keep a BF16 KV cache, as its scripts leave it",
+          "[traces][silicon]") {
+  const std::string rows[] = {
+      "h100," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,h100_sxm,fp4,agg,1024,1024,64,2,1,1,1",
+      "h200," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,h200_sxm,fp4,agg,1024,1024,64,2,1,1,1",
+      "b200," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,b200_sxm,fp4,agg,1024,1024,64,2,1,1,1",
+      "trt," + inferencex_source(64) + ",trtllm,openai/gpt-oss-120b,h200_sxm,fp4,agg,1024,1024,64,2,1,1,1"};
+  std::istringstream in(csv_text(kDeepSeekV4Header, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 4);
+  CHECK(r.runs[0].server_kv_cache == "bf16");
+  CHECK(r.runs[1].server_kv_cache == "bf16");
+  CHECK(r.runs[2].server_kv_cache.empty());  // the B200 script sets --kv-cache-dtype fp8: a quantized row's FP8
+  CHECK(r.runs[3].server_kv_cache.empty());  // TensorRT-LLM's gpt-oss scripts set kv_cache_config dtype fp8
+}
+
 TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silicon][shared]") {
   const std::string file = kShared + "/validation/silicon-dev.csv";
   if (!std::filesystem::exists(file)) {

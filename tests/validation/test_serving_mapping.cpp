@@ -186,6 +186,12 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   CHECK(v4.gpu_memory_utilization == 0.95);
   CHECK(plain.kv_block_tokens != 256);
   CHECK(plain.gpu_memory_utilization != 0.95);
+  // The KV cache's format as the server was started wins over the FP8 a quantized row is given.
+  auto o = agg_run("openai/gpt-oss-120b", "h100_sxm", "vllm", {16, 0, 2, 1, 1, 2, 1});
+  o.gemm_quant_mode = o.moe_quant_mode = "nvfp4";  // as the CSV labels gpt-oss's rows
+  CHECK(specs::parse_scenario(mapped(o).scenario, "row").model.precision.kv_cache == specs::Precision::fp8);
+  o.server_kv_cache = "bf16";
+  CHECK(specs::parse_scenario(mapped(o).scenario, "row").model.precision.kv_cache == specs::Precision::bf16);
 }
 
 TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server does", "[validation]") {

@@ -234,6 +234,13 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
                std::to_string(r.server_recv_interval));
     }
   }
+  if (r.backend == "vllm" && model.find("gpt-oss") != std::string::npos &&
+      (lower(r.system).rfind("h100", 0) == 0 || lower(r.system).rfind("h200", 0) == 0)) {
+    // Its gpt-oss vLLM scripts for Hopper (benchmarks/gptoss_fp4_{h100,h200}*.sh) pass no --kv-cache-dtype, where
+    // the B200 one sets fp8: the KV cache stays in the model's BF16, not the FP8 a quantized row is given.
+    r.server_kv_cache = "bf16";
+    add_note("vLLM as InferenceX's gpt-oss Hopper scripts start it: KV cache BF16 (no --kv-cache-dtype)");
+  }
   if (r.backend == "vllm" && r.mode == "agg" && model.find("deepseek-v4") != std::string::npos) {
     set_inferencex_deepseek_v4_vllm_settings(r);
   }

@@ -237,6 +237,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   const bool quantized = weights == "fp8" || weights == "nvfp4" || weights == "fp4" || experts == "fp8" ||
                          experts == "nvfp4" || experts == "fp4";
   if (quantized) model["precision"]["kv_cache"] = "fp8";
+  if (!run.server_kv_cache.empty()) model["precision"]["kv_cache"] = run.server_kv_cache;
 
   const specs::HardwareSpec hw = specs::hardware_preset(hw_name);
   nlohmann::json deployment = {{"name", run.id}, {"hardware", hw_name}, {"runtime", run.backend}};

@@ -63,6 +63,7 @@ struct MeasuredServingRun {
   int server_chunk_tokens = 0;      // SGLang's --chunked-prefill-size; 0: its default for the GPU
   double server_gpu_memory_utilization = 0.0;  // vLLM's --gpu-memory-utilization; 0: the deployment's default
   int server_kv_block_tokens = 0;              // vLLM's --block-size; 0: the deployment's default
+  std::string server_kv_cache;  // the KV cache's format as the server was started ("bf16", "fp8"); "": inferred
   // TensorRT-LLM's batch_wait_timeout_iters and batch_wait_max_tokens_ratio; 0 and 0: no batch waiting
   int server_batch_wait_iters = 0;
   double server_batch_wait_tokens_ratio = 0.0;
