@@ -97,6 +97,19 @@ std::string canonical_backend(const std::string& backend) {
   return engine.empty() ? b : engine;
 }
 
+// What the reader assumed about a row, one clause more ("a; b").
+void add_note(MeasuredServingRun& r, const std::string& note) { r.notes += (r.notes.empty() ? "" : "; ") + note; }
+
+// Whether the row's system is `gpu` ("h200" for "h200_sxm"), written in any case.
+bool on_gpu(const MeasuredServingRun& r, const char* gpu) { return lower(r.system).starts_with(gpu); }
+
+// A memory fraction as the launch flag writes it (0.95, 0.835, 0.8).
+std::string fraction_text(double f) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", f);
+  return buf;
+}
+
 // Its DeepSeek-V4 vLLM scripts (benchmarks/single_node/fixed_seq_len/dsv4*_vllm.sh and dsv4_fp8_h200.sh, read at
 // SemiAnalysisAI/InferenceX 8eec0d4, the B200 Pro one also at 045984b, the V4-Flash one at 0425b5b) all start vLLM
 // with --block-size 256 and set the step budget per GPU: V4-Pro FP8 on H200 512 tokens (and
@@ -104,10 +117,10 @@ std::string canonical_backend(const std::string& backend) {
 // B300 2,048 with attention DP, else twice the prompt; V4-Flash FP8 on B200 8,192 (0.95). On MI355X the FP4 script
 // keeps vLLM's budget and block size at --gpu-memory-utilization 0.8.
 void set_inferencex_deepseek_v4_vllm_settings(MeasuredServingRun& r) {
-  const std::string model = lower(r.model_path), system = lower(r.system), precision = lower(r.precision);
+  const std::string model = lower(r.model_path), precision = lower(r.precision);
   const bool pro = model.find("deepseek-v4-pro") != std::string::npos;
   const bool flash = model.find("deepseek-v4-flash") != std::string::npos;
-  const auto on = [&system](const char* gpu) { return system.rfind(gpu, 0) == 0; };
+  const auto on = [&r](const char* gpu) { return on_gpu(r, gpu); };
   int budget = 0, block = 256;
   double memory = 0.0;
   if (pro && on("h200") && precision == "fp8") {
@@ -132,8 +145,8 @@ void set_inferencex_deepseek_v4_vllm_settings(MeasuredServingRun& r) {
   std::string note = "vLLM as InferenceX's DeepSeek-V4 scripts start it:";
   if (budget > 0) note += " --max-num-batched-tokens " + std::to_string(budget);
   if (block > 0) note += " --block-size " + std::to_string(block);
-  if (memory > 0.0) note += " --gpu-memory-utilization " + std::string(memory == 0.95 ? "0.95" : "0.8");
-  r.notes += (r.notes.empty() ? "" : "; ") + note;
+  if (memory > 0.0) note += " --gpu-memory-utilization " + fraction_text(memory);
+  add_note(r, note);
 }
 
 // Its DeepSeek-V4-Pro SGLang and TensorRT-LLM scripts (dsv4_fp4_b200.sh, dsv4_fp4_b300_sglang.sh,
@@ -146,8 +159,8 @@ void set_inferencex_deepseek_v4_vllm_settings(MeasuredServingRun& r) {
 // --max_num_tokens max(ISL + OSL + 256, 8192), tokens_per_block 128; its free_gpu_memory_fraction 0.5 (KV from half
 // the memory the weights leave) has no counterpart in the deployment's gpu_memory_utilization and is not modelled.
 void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
-  const std::string system = lower(r.system), precision = lower(r.precision);
-  const auto on = [&system](const char* gpu) { return system.rfind(gpu, 0) == 0; };
+  const std::string precision = lower(r.precision);
+  const auto on = [&r](const char* gpu) { return on_gpu(r, gpu); };
   const bool dp = r.agg.attention_dp > 1;
   std::string note;
   if (r.backend == "sglang") {
@@ -174,28 +187,25 @@ void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
     r.server_kv_block_tokens = page;
     r.server_gpu_memory_utilization = memory;
     note = "SGLang as InferenceX's DeepSeek-V4 scripts start it: --chunked-prefill-size " + std::to_string(chunk);
-    if (memory > 0.0) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%g", memory);
-      note += std::string(" --mem-fraction-static ") + buf;
-    }
+    if (memory > 0.0) note += " --mem-fraction-static " + fraction_text(memory);
     if (page > 0) note += " --page-size " + std::to_string(page);
   } else if (r.backend == "trtllm" && (on("b200") || on("b300")) && precision == "fp4") {
     r.server_whole_prompts = true;
     r.server_max_num_tokens = std::max(r.isl + r.osl + 256, 8192);
     r.server_kv_block_tokens = 128;
     note = "TensorRT-LLM as InferenceX's DeepSeek-V4 scripts start it: prompts whole, max_num_tokens " +
-           std::to_string(r.server_max_num_tokens) + ", tokens_per_block 128 (free_gpu_memory_fraction 0.5 not "
+           std::to_string(r.server_max_num_tokens) +
+           ", tokens_per_block 128 (free_gpu_memory_fraction 0.5 not "
            "modelled)";
   } else {
     return;
   }
-  r.notes += (r.notes.empty() ? "" : "; ") + note;
+  add_note(r, note);
 }
 
 // The engine settings InferenceX's launch scripts give its TensorRT-LLM, SGLang and vLLM servers.
 void set_inferencex_launch_settings(MeasuredServingRun& r) {
-  const auto add_note = [&r](const std::string& note) { r.notes += (r.notes.empty() ? "" : "; ") + note; };
+  const auto add_note = [&r](const std::string& note) { traces::add_note(r, note); };
   // The scripts are per model; names are matched without case (exports differ in how they write them).
   const std::string model = lower(r.model_path);
   if (r.backend == "trtllm" && r.mode == "agg" && model.find("llama-3.1-70b") != std::string::npos) {
@@ -234,8 +244,7 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
                std::to_string(r.server_recv_interval));
     }
   }
-  if (r.backend == "vllm" && model.find("gpt-oss") != std::string::npos &&
-      (lower(r.system).rfind("h100", 0) == 0 || lower(r.system).rfind("h200", 0) == 0)) {
+  if (r.backend == "vllm" && model.find("gpt-oss") != std::string::npos && (on_gpu(r, "h100") || on_gpu(r, "h200"))) {
     // Its gpt-oss vLLM scripts for Hopper (benchmarks/gptoss_fp4_{h100,h200}*.sh) pass no --kv-cache-dtype, where
     // the B200 one sets fp8: the KV cache stays in the model's BF16, not the FP8 a quantized row is given.
     r.server_kv_cache = "bf16";
