@@ -101,6 +101,9 @@ std::string hardware_summary(const HardwareSpec& h) {
     std::snprintf(buf, sizeof buf, "%s, %.0f GB HBM at %s TB/s, %.0f FP8 TFLOPS", h.arch.c_str(), h.hbm_gb,
                   bandwidth.c_str(), fp8->second);
   }
+  // A domain without a switch is worth a word: collectives there run slower than the bandwidth suggests.
+  if (h.scale_up_topology == "pcie") return std::string(buf) + ", PCIe only (no GPU fabric)";
+  if (h.scale_up_topology == "mesh") return std::string(buf) + ", mesh of direct links";
   return buf;
 }
 

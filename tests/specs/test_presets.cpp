@@ -100,4 +100,8 @@ TEST_CASE("hardware summaries are derived from the fields", "[specs][presets]") 
   CHECK_THAT(detail::hardware_summary(parse_hardware(hardware_json(), "hw.json")),
              Catch::Equals("sm_90, 80 GB HBM at 3.35 TB/s, 1979 FP8 TFLOPS"));
   CHECK(detail::hardware_summary(hardware_preset("a100")) == "sm_80, 80 GB HBM at 2.04 TB/s, 312 BF16 TFLOPS, no FP8");
+  CHECK(detail::hardware_summary(hardware_preset("rtx6000pro")) ==
+        "sm_120, 96 GB HBM at 1.6 TB/s, 1000 FP8 TFLOPS, PCIe only (no GPU fabric)");
+  CHECK(detail::hardware_summary(hardware_preset("mi300x")) ==
+        "gfx942, 192 GB HBM at 5.3 TB/s, 2610 FP8 TFLOPS, mesh of direct links");
 }
