@@ -372,6 +372,38 @@ TEST_CASE("silicon CSV: InferenceX's gpt-oss vLLM rows on Hopper keep a BF16 KV 
   CHECK(r.runs[3].server_kv_cache.empty());  // TensorRT-LLM's gpt-oss scripts set kv_cache_config dtype fp8
 }
 
+TEST_CASE("silicon CSV: InferenceX's GLM-5 SGLang and Kimi-K2.5 vLLM rows take its scripts' budgets, memory and KV",
+          "[traces][silicon]") {
+  const std::string glm = "zai-org/GLM-5-FP8", glm_fp4 = "nvidia/GLM-5-NVFP4", kimi = "moonshotai/Kimi-K2.5";
+  const std::string rows[] = {
+      "glm-b200-fp8," + inferencex_source(64) + ",sglang," + glm + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "glm-b300-fp4," + inferencex_source(64) + ",sglang," + glm_fp4 + ",b300,fp4,agg,1024,1024,64,8,1,1,1",
+      "glm-h200," + inferencex_source(64) + ",sglang," + glm + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "glm-mi355x," + inferencex_source(64) + ",sglang,zai-org/GLM-5.1-FP4,mi355x,fp4,agg,1024,1024,64,8,1,1,1",
+      "kimi-b200-fp4," + inferencex_source(64) + ",vllm,nvidia/Kimi-K2.5-NVFP4,b200_sxm,fp4,agg,8192,1024,64,8,1,1,1",
+      "kimi-h200-int4," + inferencex_source(64) + ",vllm," + kimi + ",h200_sxm,int4,agg,1024,1024,64,8,1,1,1",
+      "kimi-mi325x," + inferencex_source(64) + ",vllm," + kimi + ",mi325x,int4,agg,1024,1024,64,8,1,1,1",
+      "kimi-mi355x," + inferencex_source(64) + ",vllm,amd/Kimi-K2.5-MXFP4,mi355x,fp4,agg,1024,1024,64,8,1,1,1",
+      "kimi-sglang," + inferencex_source(64) + ",sglang," + kimi + ",h200_sxm,int4,agg,1024,1024,64,8,1,1,1"};
+  std::istringstream in(csv_text(kDeepSeekV4Header, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 9);
+  const int budget[] = {32768, 32768, 0, 0, 16384, 0, 0, 0, 0};
+  const double memory[] = {0.85, 0.9, 0.85, 0.85, 0.90, 0.95, 0.95, 0.90, 0};
+  const char* kv[] = {"fp8", "fp8", "bf16", "fp8", "fp8", "bf16", "bf16", "bf16", ""};
+  const int block[] = {0, 0, 0, 0, 0, 0, 64, 1, 0};
+  for (std::size_t i = 0; i < 9; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_max_num_tokens == budget[i]);
+    CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);
+    CHECK(r.runs[i].server_kv_cache == kv[i]);
+    CHECK(r.runs[i].server_kv_block_tokens == block[i]);
+  }
+  CHECK(r.runs[0].server_chunk_tokens == 32768);
+  CHECK(r.runs[1].server_recv_interval == 10);  // the FP4 recipe polls every 10 steps
+  CHECK(r.runs[0].server_recv_interval == 0);
+}
+
 TEST_CASE("silicon CSV: the shared development set reads whole", "[traces][silicon][shared]") {
   const std::string file = kShared + "/validation/silicon-dev.csv";
   if (!std::filesystem::exists(file)) {

@@ -203,6 +203,75 @@ void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
   add_note(r, note);
 }
 
+// Its GLM-5 SGLang scripts (glm5_{fp8,fp4}_{b200,b300}.sh, glm5_fp8_h200.sh, glm5_fp8_mi355x.sh and
+// glm5.1_fp4_mi355x.sh, read at SemiAnalysisAI/InferenceX 8eec0d4; the B300 ones reuse B200's recipe): on B200 and
+// B300 --chunked-prefill-size = --max-prefill-tokens 32768 with --mem-fraction-static 0.85 (FP8) or 0.9 (FP4, and
+// --scheduler-recv-interval 10); --kv-cache-dtype fp8_e4m3 everywhere but H200, whose script passes only
+// --mem-fraction-static 0.85 (the KV cache stays BF16); MI355X 0.85.
+void set_inferencex_glm5_settings(MeasuredServingRun& r) {
+  const std::string precision = lower(r.precision);
+  const bool blackwell = on_gpu(r, "b200") || on_gpu(r, "b300");
+  std::string note = "SGLang as InferenceX's GLM-5 scripts start it:";
+  if (blackwell && (precision == "fp8" || precision == "fp4")) {
+    r.server_chunk_tokens = r.server_max_num_tokens = 32768;
+    r.server_gpu_memory_utilization = precision == "fp8" ? 0.85 : 0.9;
+    r.server_kv_cache = "fp8";
+    note += " --chunked-prefill-size and --max-prefill-tokens 32768";
+    if (precision == "fp4") {
+      r.server_recv_interval = 10;
+      note += ", --scheduler-recv-interval 10";
+    }
+  } else if (on_gpu(r, "h200") && precision == "fp8") {
+    r.server_gpu_memory_utilization = 0.85;
+    r.server_kv_cache = "bf16";
+    note += " no --kv-cache-dtype (KV cache BF16)";
+  } else if (on_gpu(r, "mi355x") && (precision == "fp8" || precision == "fp4")) {
+    r.server_gpu_memory_utilization = 0.85;
+    r.server_kv_cache = "fp8";
+  } else {
+    return;
+  }
+  if (r.server_kv_cache == "fp8") note += " --kv-cache-dtype fp8_e4m3";
+  add_note(r, note + " --mem-fraction-static " + fraction_text(r.server_gpu_memory_utilization));
+}
+
+// Its Kimi-K2.5 vLLM scripts (kimik2.5_{fp4,int4}_{b200,b300}.sh, kimik2.5_int4_{h200,mi325x}.sh and
+// kimik2.5_fp4_mi355x.sh, read at SemiAnalysisAI/InferenceX 8eec0d4): only the B200 FP4 one sets --kv-cache-dtype fp8
+// (with --max-num-batched-tokens 2 x ISL and --gpu-memory-utilization 0.90); the others leave the MLA cache in BF16,
+// at --gpu-memory-utilization 0.90 (B300 FP4, MI355X FP4, whose --block-size is 1) or 0.95 (the INT4 ones; MI325X's
+// --block-size 64).
+void set_inferencex_kimi_k25_settings(MeasuredServingRun& r) {
+  const std::string precision = lower(r.precision);
+  const bool blackwell = on_gpu(r, "b200") || on_gpu(r, "b300");
+  std::string note = "vLLM as InferenceX's Kimi-K2.5 scripts start it:";
+  if (on_gpu(r, "b200") && precision == "fp4") {
+    r.server_max_num_tokens = 2 * r.isl;
+    r.server_gpu_memory_utilization = 0.90;
+    r.server_kv_cache = "fp8";
+    add_note(r, note + " --max-num-batched-tokens " + std::to_string(r.server_max_num_tokens) +
+                    " --kv-cache-dtype fp8 --gpu-memory-utilization 0.9");
+    return;
+  }
+  if (on_gpu(r, "b300") && precision == "fp4") {
+    r.server_gpu_memory_utilization = 0.90;
+  } else if (on_gpu(r, "mi355x") && precision == "fp4") {
+    r.server_gpu_memory_utilization = 0.90;
+    r.server_kv_block_tokens = 1;
+  } else if ((blackwell || on_gpu(r, "h200")) && precision == "int4") {
+    r.server_gpu_memory_utilization = 0.95;
+  } else if (on_gpu(r, "mi325x") && precision == "int4") {
+    r.server_gpu_memory_utilization = 0.95;
+    r.server_kv_block_tokens = 64;
+  } else {
+    return;
+  }
+  r.server_kv_cache = "bf16";
+  note +=
+      " no --kv-cache-dtype (KV cache BF16) --gpu-memory-utilization " + fraction_text(r.server_gpu_memory_utilization);
+  if (r.server_kv_block_tokens > 0) note += " --block-size " + std::to_string(r.server_kv_block_tokens);
+  add_note(r, note);
+}
+
 // The engine settings InferenceX's launch scripts give its TensorRT-LLM, SGLang and vLLM servers.
 void set_inferencex_launch_settings(MeasuredServingRun& r) {
   const auto add_note = [&r](const std::string& note) { traces::add_note(r, note); };
@@ -254,6 +323,13 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
     set_inferencex_deepseek_v4_vllm_settings(r);
   }
   if (r.mode == "agg" && model.find("deepseek-v4-pro") != std::string::npos) set_inferencex_deepseek_v4_pro_settings(r);
+  if (r.backend == "sglang" && r.mode == "agg" && model.find("glm-5") != std::string::npos &&
+      model.find("flash") == std::string::npos) {
+    set_inferencex_glm5_settings(r);
+  }
+  if (r.backend == "vllm" && r.mode == "agg" && model.find("kimi-k2.5") != std::string::npos) {
+    set_inferencex_kimi_k25_settings(r);
+  }
   if (r.backend == "sglang" && r.mode == "agg" && model.find("deepseek-r1") != std::string::npos) {
     // Its DeepSeek-R1 SGLang scripts for AMD's GPUs (benchmarks/single_node/fixed_seq_len/dsr1_{fp8,fp4}_mi3*.sh,
     // after AMD's ROCm SGLang recipe) raise --chunked-prefill-size and --max-prefill-tokens together: 131072 on
