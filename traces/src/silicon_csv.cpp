@@ -2,7 +2,6 @@
 // row, the layout in *_size columns, the closed-loop concurrency inside silicon_data_source.
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -13,6 +12,8 @@
 #include "engine_names.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/serving_results.hpp"
+#include "inferencex_launch.hpp"
+#include "lower.hpp"
 #include "request_trace_rows.hpp"
 
 namespace fleetcast::traces {
@@ -83,11 +84,7 @@ std::string restore_expert_parallel_layout(MeasuredServingRun& r, const std::str
          ", the GPU count times ep";
 }
 
-// As validation's text.hpp lower(); traces sits below validation and cannot include it.
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+using detail::lower;
 
 // The backend column's engine under the names the mapping knows (vllm, sglang, trtllm, atom): other spellings of the
 // same (case, "TensorRT-LLM", "trt") and an engine behind an orchestrator ("dynamo-trt", "mori-sglang") read as
@@ -95,265 +92,6 @@ std::string lower(std::string s) {
 std::string canonical_backend(const std::string& backend) {
   const std::string b = lower(backend), engine = detail::engine_of(b);
   return engine.empty() ? b : engine;
-}
-
-// What the reader assumed about a row, one clause more ("a; b").
-void add_note(MeasuredServingRun& r, const std::string& note) { r.notes += (r.notes.empty() ? "" : "; ") + note; }
-
-// Whether the row's system is `gpu` ("h200" for "h200_sxm"), written in any case.
-bool on_gpu(const MeasuredServingRun& r, const char* gpu) { return lower(r.system).starts_with(gpu); }
-
-// A memory fraction as the launch flag writes it (0.95, 0.835, 0.8).
-std::string fraction_text(double f) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", f);
-  return buf;
-}
-
-// Its DeepSeek-V4 vLLM scripts (benchmarks/single_node/fixed_seq_len/dsv4*_vllm.sh and dsv4_fp8_h200.sh, read at
-// SemiAnalysisAI/InferenceX 8eec0d4, the B200 Pro one also at 045984b, the V4-Flash one at 0425b5b) all start vLLM
-// with --block-size 256 and set the step budget per GPU: V4-Pro FP8 on H200 512 tokens (and
-// --gpu-memory-utilization 0.95); V4-Pro FP4 on B200 8,192 at 8,192-token prompts up to 128 clients, else 2,048; on
-// B300 2,048 with attention DP, else twice the prompt; V4-Flash FP8 on B200 8,192 (0.95). On MI355X the FP4 script
-// keeps vLLM's budget and block size at --gpu-memory-utilization 0.8.
-void set_inferencex_deepseek_v4_vllm_settings(MeasuredServingRun& r) {
-  const std::string model = lower(r.model_path), precision = lower(r.precision);
-  const bool pro = model.find("deepseek-v4-pro") != std::string::npos;
-  const bool flash = model.find("deepseek-v4-flash") != std::string::npos;
-  const auto on = [&r](const char* gpu) { return on_gpu(r, gpu); };
-  int budget = 0, block = 256;
-  double memory = 0.0;
-  if (pro && on("h200") && precision == "fp8") {
-    budget = 512;
-    memory = 0.95;
-  } else if (pro && on("b200") && precision == "fp4") {
-    budget = r.isl == 8192 && r.concurrency <= 128 ? 8192 : 2048;
-  } else if (pro && on("b300") && precision == "fp4") {
-    budget = r.agg.attention_dp > 1 ? 2048 : 2 * r.isl;
-  } else if (flash && on("b200") && precision == "fp8") {
-    budget = 8192;
-    memory = 0.95;
-  } else if (pro && on("mi355x") && precision == "fp4") {
-    block = 0;
-    memory = 0.8;
-  } else {
-    return;  // a script not read: the engine's defaults
-  }
-  r.server_max_num_tokens = budget;
-  r.server_kv_block_tokens = block;
-  r.server_gpu_memory_utilization = memory;
-  std::string note = "vLLM as InferenceX's DeepSeek-V4 scripts start it:";
-  if (budget > 0) note += " --max-num-batched-tokens " + std::to_string(budget);
-  if (block > 0) note += " --block-size " + std::to_string(block);
-  if (memory > 0.0) note += " --gpu-memory-utilization " + fraction_text(memory);
-  add_note(r, note);
-}
-
-// Its DeepSeek-V4-Pro SGLang and TensorRT-LLM scripts (dsv4_fp4_b200.sh, dsv4_fp4_b300_sglang.sh,
-// dsv4_fp8_h200_sglang.sh, dsv4_fp4_mi355x_sglang.sh, dsv4_fp8_mi355x.sh, dsv4_fp4_{b200,b300}_trt.sh, read at
-// SemiAnalysisAI/InferenceX 8eec0d4). SGLang: --chunked-prefill-size 8192 (32768 on B200 with attention DP; on B300
-// with attention DP 16384, or 65536 at 2,048, 4,096 and 8,192 clients; 4096 on H200) and --mem-fraction-static 0.90
-// (B300 with attention DP 0.94, or 0.87 / 0.835 / 0.80 at those client counts; H200 0.88), --page-size 256 on
-// MI355X. Their --max-running-requests (1.5 x the clients, or a fixed 768 or 256 in some branches), prefill delayer
-// and MI355X FP8's disabled CUDA graphs are not modelled. TensorRT-LLM: no enable_chunked_prefill (prompts whole),
-// --max_num_tokens max(ISL + OSL + 256, 8192), tokens_per_block 128; its free_gpu_memory_fraction 0.5 (KV from half
-// the memory the weights leave) has no counterpart in the deployment's gpu_memory_utilization and is not modelled.
-void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
-  const std::string precision = lower(r.precision);
-  const auto on = [&r](const char* gpu) { return on_gpu(r, gpu); };
-  const bool dp = r.agg.attention_dp > 1;
-  std::string note;
-  if (r.backend == "sglang") {
-    int chunk = 0, page = 0;
-    double memory = 0.0;
-    if (on("b200") && precision == "fp4") {
-      chunk = dp ? 32768 : 8192;
-      memory = 0.90;
-    } else if (on("b300") && precision == "fp4") {
-      const int c = r.concurrency;
-      const bool huge = dp && (c == 2048 || c == 4096 || c == 8192);
-      chunk = huge ? 65536 : dp ? 16384 : 8192;
-      memory = !dp ? 0.90 : c == 2048 ? 0.87 : c == 4096 ? 0.835 : c == 8192 ? 0.80 : 0.94;
-    } else if (on("h200") && precision == "fp8") {
-      chunk = 4096;
-      memory = 0.88;
-    } else if (on("mi355x") && (precision == "fp4" || precision == "fp8")) {
-      chunk = 8192;
-      page = 256;
-    } else {
-      return;
-    }
-    r.server_chunk_tokens = chunk;
-    r.server_kv_block_tokens = page;
-    r.server_gpu_memory_utilization = memory;
-    note = "SGLang as InferenceX's DeepSeek-V4 scripts start it: --chunked-prefill-size " + std::to_string(chunk);
-    if (memory > 0.0) note += " --mem-fraction-static " + fraction_text(memory);
-    if (page > 0) note += " --page-size " + std::to_string(page);
-  } else if (r.backend == "trtllm" && (on("b200") || on("b300")) && precision == "fp4") {
-    r.server_whole_prompts = true;
-    r.server_max_num_tokens = std::max(r.isl + r.osl + 256, 8192);
-    r.server_kv_block_tokens = 128;
-    note = "TensorRT-LLM as InferenceX's DeepSeek-V4 scripts start it: prompts whole, max_num_tokens " +
-           std::to_string(r.server_max_num_tokens) +
-           ", tokens_per_block 128 (free_gpu_memory_fraction 0.5 not "
-           "modelled)";
-  } else {
-    return;
-  }
-  add_note(r, note);
-}
-
-// Its GLM-5 SGLang scripts (glm5_{fp8,fp4}_{b200,b300}.sh, glm5_fp8_h200.sh, glm5_fp8_mi355x.sh and
-// glm5.1_fp4_mi355x.sh, read at SemiAnalysisAI/InferenceX 8eec0d4; the B300 ones reuse B200's recipe): on B200 and
-// B300 --chunked-prefill-size = --max-prefill-tokens 32768 with --mem-fraction-static 0.85 (FP8) or 0.9 (FP4, and
-// --scheduler-recv-interval 10); --kv-cache-dtype fp8_e4m3 everywhere but H200, whose script passes only
-// --mem-fraction-static 0.85 (the KV cache stays BF16); MI355X 0.85.
-void set_inferencex_glm5_settings(MeasuredServingRun& r) {
-  const std::string precision = lower(r.precision);
-  const bool blackwell = on_gpu(r, "b200") || on_gpu(r, "b300");
-  std::string note = "SGLang as InferenceX's GLM-5 scripts start it:";
-  if (blackwell && (precision == "fp8" || precision == "fp4")) {
-    r.server_chunk_tokens = r.server_max_num_tokens = 32768;
-    r.server_gpu_memory_utilization = precision == "fp8" ? 0.85 : 0.9;
-    r.server_kv_cache = "fp8";
-    note += " --chunked-prefill-size and --max-prefill-tokens 32768";
-    if (precision == "fp4") {
-      r.server_recv_interval = 10;
-      note += ", --scheduler-recv-interval 10";
-    }
-  } else if (on_gpu(r, "h200") && precision == "fp8") {
-    r.server_gpu_memory_utilization = 0.85;
-    r.server_kv_cache = "bf16";
-    note += " no --kv-cache-dtype (KV cache BF16)";
-  } else if (on_gpu(r, "mi355x") && (precision == "fp8" || precision == "fp4")) {
-    r.server_gpu_memory_utilization = 0.85;
-    r.server_kv_cache = "fp8";
-  } else {
-    return;
-  }
-  if (r.server_kv_cache == "fp8") note += " --kv-cache-dtype fp8_e4m3";
-  add_note(r, note + " --mem-fraction-static " + fraction_text(r.server_gpu_memory_utilization));
-}
-
-// Its Kimi-K2.5 vLLM scripts (kimik2.5_{fp4,int4}_{b200,b300}.sh, kimik2.5_int4_{h200,mi325x}.sh and
-// kimik2.5_fp4_mi355x.sh, read at SemiAnalysisAI/InferenceX 8eec0d4): only the B200 FP4 one sets --kv-cache-dtype fp8
-// (with --max-num-batched-tokens 2 x ISL and --gpu-memory-utilization 0.90); the others leave the MLA cache in BF16,
-// at --gpu-memory-utilization 0.90 (B300 FP4, MI355X FP4, whose --block-size is 1) or 0.95 (the INT4 ones; MI325X's
-// --block-size 64).
-void set_inferencex_kimi_k25_settings(MeasuredServingRun& r) {
-  const std::string precision = lower(r.precision);
-  const bool blackwell = on_gpu(r, "b200") || on_gpu(r, "b300");
-  std::string note = "vLLM as InferenceX's Kimi-K2.5 scripts start it:";
-  if (on_gpu(r, "b200") && precision == "fp4") {
-    r.server_max_num_tokens = 2 * r.isl;
-    r.server_gpu_memory_utilization = 0.90;
-    r.server_kv_cache = "fp8";
-    add_note(r, note + " --max-num-batched-tokens " + std::to_string(r.server_max_num_tokens) +
-                    " --kv-cache-dtype fp8 --gpu-memory-utilization 0.9");
-    return;
-  }
-  if (on_gpu(r, "b300") && precision == "fp4") {
-    r.server_gpu_memory_utilization = 0.90;
-  } else if (on_gpu(r, "mi355x") && precision == "fp4") {
-    r.server_gpu_memory_utilization = 0.90;
-    r.server_kv_block_tokens = 1;
-  } else if ((blackwell || on_gpu(r, "h200")) && precision == "int4") {
-    r.server_gpu_memory_utilization = 0.95;
-  } else if (on_gpu(r, "mi325x") && precision == "int4") {
-    r.server_gpu_memory_utilization = 0.95;
-    r.server_kv_block_tokens = 64;
-  } else {
-    return;
-  }
-  r.server_kv_cache = "bf16";
-  note +=
-      " no --kv-cache-dtype (KV cache BF16) --gpu-memory-utilization " + fraction_text(r.server_gpu_memory_utilization);
-  if (r.server_kv_block_tokens > 0) note += " --block-size " + std::to_string(r.server_kv_block_tokens);
-  add_note(r, note);
-}
-
-// The engine settings InferenceX's launch scripts give its TensorRT-LLM, SGLang and vLLM servers.
-void set_inferencex_launch_settings(MeasuredServingRun& r) {
-  const auto add_note = [&r](const std::string& note) { traces::add_note(r, note); };
-  // The scripts are per model; names are matched without case (exports differ in how they write them).
-  const std::string model = lower(r.model_path);
-  if (r.backend == "trtllm" && r.mode == "agg" && model.find("llama-3.1-70b") != std::string::npos) {
-    // Its Llama-3.1-70B TensorRT-LLM scripts (benchmarks/70b_{fp8,fp4}_{b200,h200}_trt*.sh) start trtllm-serve
-    // with --max_num_tokens 16384 (one H200 variant passes MAX_MODEL_LEN) and no enable_chunked_prefill, so a
-    // prompt is prefilled whole; at 1,024 x 1,024 below TP 8 its extra options add batch_wait_timeout_iters 20
-    // and batch_wait_max_tokens_ratio 0.9 ("will improve the performance", the script says).
-    r.server_whole_prompts = true;
-    r.server_max_num_tokens = 16384;
-    std::string note =
-        "TensorRT-LLM as InferenceX's Llama-3.1-70B scripts start it: prompts whole, max_num_tokens 16384";
-    if (r.isl == 1024 && r.osl == 1024 && r.agg.tp < 8) {
-      r.server_batch_wait_iters = 20;
-      r.server_batch_wait_tokens_ratio = 0.9;
-      note += ", batch_wait_timeout_iters 20, batch_wait_max_tokens_ratio 0.9";
-    }
-    add_note(note);
-  }
-  if (r.backend == "sglang" && r.mode == "agg" && model.find("qwen3.5") != std::string::npos) {
-    // Its Qwen3.5 SGLang scripts (benchmarks/single_node/fixed_seq_len/qwen3.5_{bf16,fp4,fp8}_{b200,b300,h200}.sh)
-    // poll for new requests every --scheduler-recv-interval decode steps: 30 above 4 clients (else 10) in the B200
-    // FP8 and FP4 ones, 30 from 16 clients (else 10) in the B200 BF16 and the B300 FP4 and BF16 ones, always 10 in
-    // the B300 FP8 one; the H200 FP8 one leaves SGLang's default (every step). With clients in lockstep the engine
-    // idles between waves and receives at once, so this shows only when the clients drift apart
-    // (--benchmark-clients).
-    const bool b200 = r.system.rfind("b200", 0) == 0, b300 = r.system.rfind("b300", 0) == 0;
-    if (b200 && (r.precision == "fp8" || r.precision == "fp4")) {
-      r.server_recv_interval = r.concurrency > 4 ? 30 : 10;
-    } else if ((b200 && r.precision == "bf16") || (b300 && (r.precision == "fp4" || r.precision == "bf16"))) {
-      r.server_recv_interval = r.concurrency >= 16 ? 30 : 10;
-    } else if (b300 && r.precision == "fp8") {
-      r.server_recv_interval = 10;
-    }
-    if (r.server_recv_interval > 1) {
-      add_note("SGLang as InferenceX's scripts start it: --scheduler-recv-interval " +
-               std::to_string(r.server_recv_interval));
-    }
-  }
-  if (r.backend == "vllm" && model.find("gpt-oss") != std::string::npos && (on_gpu(r, "h100") || on_gpu(r, "h200"))) {
-    // Its gpt-oss vLLM scripts for Hopper (benchmarks/gptoss_fp4_{h100,h200}*.sh) pass no --kv-cache-dtype, where
-    // the B200 one sets fp8: the KV cache stays in the model's BF16, not the FP8 a quantized row is given.
-    r.server_kv_cache = "bf16";
-    add_note("vLLM as InferenceX's gpt-oss Hopper scripts start it: KV cache BF16 (no --kv-cache-dtype)");
-  }
-  if (r.backend == "vllm" && r.mode == "agg" && model.find("deepseek-v4") != std::string::npos) {
-    set_inferencex_deepseek_v4_vllm_settings(r);
-  }
-  if (r.mode == "agg" && model.find("deepseek-v4-pro") != std::string::npos) set_inferencex_deepseek_v4_pro_settings(r);
-  if (r.backend == "sglang" && r.mode == "agg" && model.find("glm-5") != std::string::npos &&
-      model.find("flash") == std::string::npos) {
-    set_inferencex_glm5_settings(r);
-  }
-  if (r.backend == "vllm" && r.mode == "agg" && model.find("kimi-k2.5") != std::string::npos) {
-    set_inferencex_kimi_k25_settings(r);
-  }
-  if (r.backend == "sglang" && r.mode == "agg" && model.find("deepseek-r1") != std::string::npos) {
-    // Its DeepSeek-R1 SGLang scripts for AMD's GPUs (benchmarks/single_node/fixed_seq_len/dsr1_{fp8,fp4}_mi3*.sh,
-    // after AMD's ROCm SGLang recipe) raise --chunked-prefill-size and --max-prefill-tokens together: 131072 on
-    // MI300X and MI325X (FP8), 196608 on MI355X, but 32768 for MI355X FP4 at 8,192 x 1,024 above 32 clients. So a
-    // prefill batch takes many whole prompts where SGLang's default (16384) takes two of 8,192 tokens. The scripts'
-    // --num-continuous-decode-steps (4, 8 on MI355X FP8) changes nothing: SGLang still declares it but has read it
-    // nowhere since its overlap scheduler replaced the multi-step decode loop (#2095, 2024-11). As read at InferenceX
-    // 8eec0d4 (0762e65 for MI325X); the scripts change over time and a row does not say which one ran it.
-    const std::string system = lower(r.system), precision = lower(r.precision);
-    const bool mi300 = system.rfind("mi300x", 0) == 0 || system.rfind("mi325x", 0) == 0;
-    const bool mi355 = system.rfind("mi355x", 0) == 0;
-    int size = 0;
-    if (mi300 && precision == "fp8") size = 131072;
-    if (mi355 && (precision == "fp8" || precision == "fp4")) size = 196608;
-    if (mi355 && precision == "fp4" && r.isl == 8192 && r.osl == 1024 && r.concurrency > 32) size = 32768;
-    if (size > 0) {
-      r.server_max_num_tokens = size;
-      r.server_chunk_tokens = size;
-      add_note(
-          "SGLang as InferenceX's DeepSeek-R1 scripts start it on AMD: --chunked-prefill-size and "
-          "--max-prefill-tokens " +
-          std::to_string(size) + " (--num-continuous-decode-steps: read nowhere in SGLang since #2095)");
-    }
-  }
 }
 
 // The engine settings aiconfigurator's generator writes for the servers its gap analyses measure.
@@ -468,7 +206,7 @@ class SiliconRowReader {
       r.length_range_ratio = 0.8;
       r.requests_per_client = 10;
       r.notes = restore_expert_parallel_layout(r, source);
-      set_inferencex_launch_settings(r);
+      detail::set_inferencex_launch_settings(r);
     } else if (measured_by_aiconfigurator(source)) {
       // aiconfigurator's evaluation client (aiconfigurator eval, its default runner genai_perf_runner.py):
       // genai-perf at fixed lengths (stddev 0, min_tokens = max_tokens = osl, ignore_eos), --warmup-request-count

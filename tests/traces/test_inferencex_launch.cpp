@@ -1,0 +1,218 @@
+// InferenceX's launch rules (traces/src/inferencex_launch.cpp): a row its provenance names as InferenceX's carries
+// the step budgets, chunk and block sizes, memory fractions and KV formats its launch script for that model, engine
+// and GPU passes, and another engine's or GPU's row keeps the defaults.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "fleetcast/traces/serving_results.hpp"
+#include "silicon_rows.hpp"
+
+using namespace fleetcast;
+using test::csv_text;
+using test::inferencex_source;
+using test::kInferenceXHeader;
+
+TEST_CASE("silicon CSV: InferenceX's Qwen3.5 SGLang rows poll for requests as each GPU's and precision's script says",
+          "[traces][silicon]") {
+  const std::string header =
+      "id,silicon_data_source,backend,model_path,system,precision,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,"
+      "silicon_tpot_ms";
+  const auto row = [](const std::string& id, const std::string& system, const std::string& precision, int clients,
+                      const std::string& model = "Qwen/Qwen3.5-397B-A17B") {
+    const std::string c = std::to_string(clients);
+    return id + ",db-dump/2026-04-27; config_id=1; silicon_concurrency=" + c + "; workflow_run_id=2,sglang," + model +
+           "," + system + "," + precision + ",agg,1024,1024," + c + ",4,1,1";
+  };
+  const std::string rows[] = {row("b200fp8", "b200_sxm", "fp8", 8),   row("b200fp8c4", "b200_sxm", "fp8", 4),
+                              row("b200bf16", "b200_sxm", "bf16", 8), row("b300fp4", "b300_sxm", "fp4", 16),
+                              row("b300fp8", "b300_sxm", "fp8", 64),  row("h200fp8", "h200_sxm", "fp8", 8),
+                              row("other", "b200_sxm", "fp8", 8, "m")};
+  std::istringstream in(csv_text(header, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 7);
+  // B200 FP8 and FP4: 30 above 4 clients, else 10; B200 BF16, B300 FP4 and BF16: 30 from 16 clients, else 10;
+  // B300 FP8: always 10; H200 FP8: SGLang's default; another model's script: not read, the default.
+  const int expected[] = {30, 10, 10, 30, 10, 0, 0};
+  for (std::size_t i = 0; i < 7; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_recv_interval == expected[i]);
+    CHECK((r.runs[i].notes.find("--scheduler-recv-interval") != std::string::npos) == (expected[i] > 0));
+  }
+}
+
+TEST_CASE("silicon CSV: InferenceX's Llama-3.1-70B TensorRT-LLM rows run as its scripts start the server",
+          "[traces][silicon]") {
+  const std::string header =
+      "id,silicon_data_source,backend,model_path,system,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,"
+      "silicon_tpot_ms";
+  const std::string ix = "source_file=2026-04-06.csv; model=Llama-3.1-70B; silicon_concurrency=8; wip=False";
+  const std::string rows[] = {"tp4," + ix + ",trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,1024,8,4,1,1",
+                              "tp8," + ix + ",trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,1024,8,8,1,1",
+                              "long," + ix + ",trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,8192,1024,8,4,1,1",
+                              "vllm," + ix + ",vllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,1024,8,4,1,1",
+                              "oss," + ix + ",trtllm,openai/gpt-oss-120b,h200_sxm,agg,1024,1024,8,4,1,1"};
+  std::istringstream in(csv_text(header, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 5);
+  // trtllm-serve --max_num_tokens 16384 without chunked prefill on every row of the model; the batch waiting of
+  // its 1k/1k configuration only below TP 8.
+  for (std::size_t i : {0u, 1u, 2u}) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_whole_prompts);
+    CHECK(r.runs[i].server_max_num_tokens == 16384);
+  }
+  CHECK(r.runs[0].server_batch_wait_iters == 20);
+  CHECK(r.runs[0].server_batch_wait_tokens_ratio == 0.9);
+  CHECK(r.runs[0].notes.find("batch_wait_timeout_iters 20") != std::string::npos);
+  CHECK(r.runs[1].server_batch_wait_iters == 0);
+  CHECK(r.runs[2].server_batch_wait_iters == 0);
+  // Another engine, or another model's script: the engine's defaults.
+  for (std::size_t i : {3u, 4u}) {
+    INFO(r.runs[i].id);
+    CHECK_FALSE(r.runs[i].server_whole_prompts);
+    CHECK(r.runs[i].server_max_num_tokens == 0);
+    CHECK(r.runs[i].server_batch_wait_iters == 0);
+  }
+}
+
+TEST_CASE("silicon CSV: InferenceX's DeepSeek-R1 SGLang rows on AMD GPUs prefill as its scripts start the server",
+          "[traces][silicon]") {
+  const std::string header =
+      "id,silicon_data_source,backend,model_path,system,precision,mode,isl,osl,batch_size,tp_size,silicon_ttft_ms,"
+      "silicon_tpot_ms";
+  const auto ix = [](int clients) {
+    return "source_file=2026-04-06.csv; model=DeepSeek-R1; silicon_concurrency=" + std::to_string(clients) +
+           "; wip=False";
+  };
+  const std::string r1 = "deepseek-ai/DeepSeek-R1-0528";
+  const std::string rows[] = {
+      "mi300x," + ix(64) + ",sglang," + r1 + ",mi300x,fp8,agg,8192,1024,64,8,1,1",
+      "mi325x," + ix(64) + ",sglang," + r1 + ",MI325X,fp8,agg,8192,1024,64,8,1,1",
+      "mi355x," + ix(64) + ",sglang," + r1 + ",mi355x,fp8,agg,8192,1024,64,8,1,1",
+      "fp4-32," + ix(32) + ",sglang,amd/DeepSeek-R1-0528-MXFP4,mi355x,fp4,agg,8192,1024,32,8,1,1",
+      "fp4-64," + ix(64) + ",sglang,amd/DeepSeek-R1-0528-MXFP4,mi355x,fp4,agg,8192,1024,64,8,1,1",
+      "h200," + ix(64) + ",sglang," + r1 + ",h200_sxm,fp8,agg,8192,1024,64,8,1,1",
+      "vllm," + ix(64) + ",vllm," + r1 + ",mi355x,fp8,agg,8192,1024,64,8,1,1"};
+  std::istringstream in(csv_text(header, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 7);
+  // --chunked-prefill-size = --max-prefill-tokens: 131072 on MI300X and MI325X, 196608 on MI355X, 32768 for its
+  // FP4 script at 8k/1k above 32 clients; an NVIDIA GPU's or another engine's row keeps the defaults.
+  const int expected[] = {131072, 131072, 196608, 196608, 32768, 0, 0};
+  for (std::size_t i = 0; i < 7; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_chunk_tokens == expected[i]);
+    CHECK(r.runs[i].server_max_num_tokens == expected[i]);
+    CHECK((r.runs[i].notes.find("--num-continuous-decode-steps: read nowhere in SGLang since #2095") !=
+           std::string::npos) == (expected[i] > 0));
+  }
+}
+
+TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4 vLLM rows take its scripts' step budget, block size and memory",
+          "[traces][silicon]") {
+  const std::string pro = "deepseek-ai/DeepSeek-V4-Pro", flash = "deepseek-ai/DeepSeek-V4-Flash-0731";
+  const std::string rows[] = {
+      "h200," + inferencex_source(64) + ",vllm," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "b200-8k-128," + inferencex_source(128) + ",vllm," + pro + ",b200_sxm,fp4,agg,8192,1024,128,8,1,1,1",
+      "b200-8k-256," + inferencex_source(256) + ",vllm," + pro + ",b200_sxm,fp4,agg,8192,1024,256,8,1,1,1",
+      "b200-1k," + inferencex_source(16) + ",vllm," + pro + ",b200_sxm,fp4,agg,1024,1024,16,8,1,1,1",
+      "b300-tp," + inferencex_source(16) + ",vllm," + pro + ",b300,fp4,agg,8192,1024,16,8,1,1,1",
+      "b300-dp," + inferencex_source(64) + ",vllm," + pro + ",b300,fp4,agg,1024,1024,8,1,8,1,1",
+      "flash," + inferencex_source(64) + ",vllm," + flash + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "mi355x," + inferencex_source(64) + ",vllm," + pro + ",mi355x,fp4,agg,1024,1024,64,8,1,1,1",
+      "trtllm," + inferencex_source(64) + ",trtllm," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1"};
+  std::istringstream in(csv_text(kInferenceXHeader, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 9);
+  // H200 512; B200 8,192 at 8k prompts up to 128 clients, else 2,048; B300 twice the prompt under TP, 2,048 under
+  // attention DP; V4-Flash 8,192; MI355X and another engine keep the defaults.
+  const int budget[] = {512, 8192, 2048, 2048, 16384, 2048, 8192, 0, 0};
+  const int block[] = {256, 256, 256, 256, 256, 256, 256, 0, 0};
+  const double memory[] = {0.95, 0, 0, 0, 0, 0, 0.95, 0.8, 0};
+  for (std::size_t i = 0; i < 9; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_max_num_tokens == budget[i]);
+    CHECK(r.runs[i].server_kv_block_tokens == block[i]);
+    CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);
+    CHECK((r.runs[i].notes.find("DeepSeek-V4 scripts") != std::string::npos) == (i < 8));
+  }
+}
+
+TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4-Pro SGLang and TensorRT-LLM rows take its scripts' settings",
+          "[traces][silicon]") {
+  const std::string pro = "deepseek-ai/DeepSeek-V4-Pro";
+  const std::string rows[] = {
+      "b200-tp," + inferencex_source(64) + ",sglang," + pro + ",b200_sxm,fp4,agg,1024,1024,64,8,1,1,1",
+      "b200-dp," + inferencex_source(64) + ",sglang," + pro + ",b200_sxm,fp4,agg,1024,1024,8,1,8,1,1",
+      "b300-dp-4096," + inferencex_source(4096) + ",sglang," + pro + ",b300,fp4,agg,1024,1024,512,1,8,1,1",
+      "b300-dp-64," + inferencex_source(64) + ",sglang," + pro + ",b300,fp4,agg,1024,1024,8,1,8,1,1",
+      "h200," + inferencex_source(64) + ",sglang," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "mi355x," + inferencex_source(64) + ",sglang," + pro + ",mi355x,fp8,agg,1024,1024,64,8,1,1,1",
+      "trt-8k," + inferencex_source(64) + ",trtllm," + pro + ",b200_sxm,fp4,agg,8192,1024,64,8,1,1,1",
+      "trt-1k," + inferencex_source(64) + ",trtllm," + pro + ",b300,fp4,agg,1024,1024,64,8,1,1,1",
+      "b200-bf16," + inferencex_source(64) + ",sglang," + pro + ",b200_sxm,bf16,agg,1024,1024,64,8,1,1,1"};
+  std::istringstream in(csv_text(kInferenceXHeader, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 9);
+  const int chunk[] = {8192, 32768, 65536, 16384, 4096, 8192, 0, 0, 0};
+  const double memory[] = {0.90, 0.90, 0.835, 0.94, 0.88, 0, 0, 0, 0};
+  const int page[] = {0, 0, 0, 0, 0, 256, 128, 128, 0};
+  const int budget[] = {0, 0, 0, 0, 0, 0, 9472, 8192, 0};  // TensorRT-LLM: max(ISL + OSL + 256, 8192)
+  for (std::size_t i = 0; i < 9; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_chunk_tokens == chunk[i]);
+    CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);
+    CHECK(r.runs[i].server_kv_block_tokens == page[i]);
+    CHECK(r.runs[i].server_max_num_tokens == budget[i]);
+    CHECK(r.runs[i].server_whole_prompts == (budget[i] > 0));
+    CHECK((r.runs[i].notes.find("DeepSeek-V4 scripts") != std::string::npos) == (i < 8));
+  }
+}
+
+TEST_CASE("silicon CSV: InferenceX's gpt-oss vLLM rows on Hopper keep a BF16 KV cache, as its scripts leave it",
+          "[traces][silicon]") {
+  const std::string rows[] = {
+      "h100," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,h100_sxm,fp4,agg,1024,1024,64,2,1,1,1",
+      "h200," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,h200_sxm,fp4,agg,1024,1024,64,2,1,1,1",
+      "b200," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,b200_sxm,fp4,agg,1024,1024,64,2,1,1,1",
+      "trt," + inferencex_source(64) + ",trtllm,openai/gpt-oss-120b,h200_sxm,fp4,agg,1024,1024,64,2,1,1,1"};
+  std::istringstream in(csv_text(kInferenceXHeader, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 4);
+  CHECK(r.runs[0].server_kv_cache == "bf16");
+  CHECK(r.runs[1].server_kv_cache == "bf16");
+  CHECK(r.runs[2].server_kv_cache.empty());  // the B200 script sets --kv-cache-dtype fp8: a quantized row's FP8
+  CHECK(r.runs[3].server_kv_cache.empty());  // TensorRT-LLM's gpt-oss scripts set kv_cache_config dtype fp8
+}
+
+TEST_CASE("silicon CSV: InferenceX's GLM-5 SGLang and Kimi-K2.5 vLLM rows take its scripts' budgets, memory and KV",
+          "[traces][silicon]") {
+  const std::string glm = "zai-org/GLM-5-FP8", glm_fp4 = "nvidia/GLM-5-NVFP4", kimi = "moonshotai/Kimi-K2.5";
+  const std::string rows[] = {
+      "glm-b200-fp8," + inferencex_source(64) + ",sglang," + glm + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "glm-b300-fp4," + inferencex_source(64) + ",sglang," + glm_fp4 + ",b300,fp4,agg,1024,1024,64,8,1,1,1",
+      "glm-h200," + inferencex_source(64) + ",sglang," + glm + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "glm-mi355x," + inferencex_source(64) + ",sglang,zai-org/GLM-5.1-FP4,mi355x,fp4,agg,1024,1024,64,8,1,1,1",
+      "kimi-b200-fp4," + inferencex_source(64) + ",vllm,nvidia/Kimi-K2.5-NVFP4,b200_sxm,fp4,agg,8192,1024,64,8,1,1,1",
+      "kimi-h200-int4," + inferencex_source(64) + ",vllm," + kimi + ",h200_sxm,int4,agg,1024,1024,64,8,1,1,1",
+      "kimi-mi325x," + inferencex_source(64) + ",vllm," + kimi + ",mi325x,int4,agg,1024,1024,64,8,1,1,1",
+      "kimi-mi355x," + inferencex_source(64) + ",vllm,amd/Kimi-K2.5-MXFP4,mi355x,fp4,agg,1024,1024,64,8,1,1,1",
+      "kimi-sglang," + inferencex_source(64) + ",sglang," + kimi + ",h200_sxm,int4,agg,1024,1024,64,8,1,1,1"};
+  std::istringstream in(csv_text(kInferenceXHeader, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 9);
+  const int budget[] = {32768, 32768, 0, 0, 16384, 0, 0, 0, 0};
+  const double memory[] = {0.85, 0.9, 0.85, 0.85, 0.90, 0.95, 0.95, 0.90, 0};
+  const char* kv[] = {"fp8", "fp8", "bf16", "fp8", "fp8", "bf16", "bf16", "bf16", ""};
+  const int block[] = {0, 0, 0, 0, 0, 0, 64, 1, 0};
+  for (std::size_t i = 0; i < 9; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_max_num_tokens == budget[i]);
+    CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);
+    CHECK(r.runs[i].server_kv_cache == kv[i]);
+    CHECK(r.runs[i].server_kv_block_tokens == block[i]);
+  }
+  CHECK(r.runs[0].server_chunk_tokens == 32768);
+  CHECK(r.runs[1].server_recv_interval == 10);  // the FP4 recipe polls every 10 steps
+  CHECK(r.runs[0].server_recv_interval == 0);
+}
