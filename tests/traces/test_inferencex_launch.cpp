@@ -97,14 +97,50 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-R1 SGLang rows on AMD GPUs prefill
   const auto r = traces::parse_silicon_csv(in, "f.csv");
   REQUIRE(r.runs.size() == 7);
   // --chunked-prefill-size = --max-prefill-tokens: 131072 on MI300X and MI325X, 196608 on MI355X, 32768 for its
-  // FP4 script at 8k/1k above 32 clients; an NVIDIA GPU's or another engine's row keeps the defaults.
-  const int expected[] = {131072, 131072, 196608, 196608, 32768, 0, 0};
+  // FP4 script at 8k/1k above 32 clients; H200 takes its own script's 32768 (below); another engine's row keeps the
+  // defaults.
+  const int expected[] = {131072, 131072, 196608, 196608, 32768, 32768, 0};
   for (std::size_t i = 0; i < 7; ++i) {
     INFO(r.runs[i].id);
     CHECK(r.runs[i].server_chunk_tokens == expected[i]);
     CHECK(r.runs[i].server_max_num_tokens == expected[i]);
     CHECK((r.runs[i].notes.find("--num-continuous-decode-steps: read nowhere in SGLang since #2095") !=
-           std::string::npos) == (expected[i] > 0));
+           std::string::npos) == (i < 5));
+  }
+}
+
+TEST_CASE("silicon CSV: InferenceX's DeepSeek-R1 rows on NVIDIA GPUs take its scripts' budgets, caps and KV",
+          "[traces][silicon]") {
+  const std::string r1 = "deepseek-ai/DeepSeek-R1-0528", fp4 = "nvidia/DeepSeek-R1-0528-FP4-v2";
+  const std::string rows[] = {
+      "h200-1k," + inferencex_source(64) + ",sglang," + r1 + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "h200-8k," + inferencex_source(64) + ",sglang," + r1 + ",h200_sxm,fp8,agg,8192,1024,64,8,1,1,1",
+      "b200-tp8," + inferencex_source(8) + ",sglang," + r1 + ",b200_sxm,fp8,agg,1024,1024,8,8,1,1,1",
+      "b300-tp4," + inferencex_source(64) + ",sglang," + r1 + ",b300,fp8,agg,8192,1024,64,4,1,1,1",
+      "b200-fp4," + inferencex_source(64) + ",sglang," + fp4 + ",b200_sxm,fp4,agg,1024,1024,64,8,1,1,1",
+      "trt-h200," + inferencex_source(64) + ",trtllm," + r1 + ",h200_sxm,fp8,agg,8192,1024,64,8,1,1,1",
+      "trt-b200-wait," + inferencex_source(64) + ",trtllm," + r1 + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "trt-b200-fp4," + inferencex_source(64) + ",trtllm," + fp4 + ",b200_sxm,fp4,agg,1024,1024,64,8,1,1,1"};
+  std::istringstream in(csv_text(kInferenceXHeader, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 8);
+  // TensorRT-LLM: clients + ISL + 64 rounded up to 64 (64 + 8192 + 64 = 8320), at least 8192.
+  const int budget[] = {32768, 32768, 32768, 8192, 0, 8320, 8192, 8192};
+  const int chunk[] = {32768, 32768, 32768, 8192, 16384, 0, 0, 0};
+  const int running[] = {512, 256, 128, 32, 256, 0, 0, 0};
+  const int recv[] = {0, 0, 10, 10, 30, 0, 0, 0};
+  const double memory[] = {0.82, 0.82, 0.82, 0.95, 0.85, 0, 0, 0};
+  const char* kv[] = {"bf16", "bf16", "fp8", "fp8", "fp8", "fp8", "fp8", "fp8"};
+  for (std::size_t i = 0; i < 8; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_max_num_tokens == budget[i]);
+    CHECK(r.runs[i].server_chunk_tokens == chunk[i]);
+    CHECK(r.runs[i].server_max_running == running[i]);
+    CHECK(r.runs[i].server_recv_interval == recv[i]);
+    CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);
+    CHECK(r.runs[i].server_kv_cache == kv[i]);
+    CHECK(r.runs[i].server_whole_prompts == (i >= 5));
+    CHECK(r.runs[i].server_batch_wait_iters == (i == 6 ? 40 : 0));  // FP8 on B200 at 1k/1k from 64 clients
   }
 }
 

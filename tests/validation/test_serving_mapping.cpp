@@ -192,6 +192,12 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   CHECK(specs::parse_scenario(mapped(o).scenario, "row").model.precision.kv_cache == specs::Precision::fp8);
   o.server_kv_cache = "bf16";
   CHECK(specs::parse_scenario(mapped(o).scenario, "row").model.precision.kv_cache == specs::Precision::bf16);
+  // --max-running-requests below the clients caps the running batch; above them it changes nothing.
+  auto c = agg_run("Qwen/Qwen3-32B", "h200_sxm", "sglang", {256, 0, 1, 1, 1, 1, 1});
+  c.server_max_running = 128;
+  CHECK(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.max_num_seqs == 128);
+  c.server_max_running = 512;
+  CHECK(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.max_num_seqs == 256);
 }
 
 TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server does", "[validation]") {

@@ -187,6 +187,67 @@ void set_inferencex_kimi_k25_settings(MeasuredServingRun& r) {
 
 }  // namespace
 
+// Its DeepSeek-R1 scripts for NVIDIA GPUs (dsr1_{fp8,fp4}_{b200,b300}.sh, dsr1_fp8_h200.sh and
+// dsr1_{fp8_h200,fp8_b200,fp4_b200}_trt.sh, read at SemiAnalysisAI/InferenceX 8eec0d4; the B300 ones reuse B200's).
+// SGLang: on H200 --chunked-prefill-size = --max-prefill-tokens 32768, --mem-fraction-static 0.82, at most 512
+// running (256 off 1k/1k), no --kv-cache-dtype (BF16); FP8 on B200/B300 at TP 8 the same budget at 0.82 and 128
+// running, at TP 4 8192 at 0.95 and 32 running; FP4 --chunked-prefill-size 16384 at 0.85 and 256 running; on
+// Blackwell --scheduler-recv-interval 30 from 16 clients (else 10; always 10 at FP8 TP 4) and an FP8 KV cache.
+// TensorRT-LLM: no enable_chunked_prefill, max_num_tokens = clients + ISL + 64 rounded up to 64, at least 8192,
+// FP8 KV; FP8 on B200 at 1k/1k from 64 clients waits for batches (batch_wait_timeout_iters 40, ratio 0.8). Its
+// free_gpu_memory_fraction (0.75-0.8) is not modelled.
+void set_inferencex_deepseek_r1_settings(MeasuredServingRun& r) {
+  const std::string precision = lower(r.precision);
+  const bool blackwell = on_gpu(r, "b200") || on_gpu(r, "b300");
+  if (r.backend == "sglang") {
+    int budget = 0, chunk = 0, running = 0, recv = 0;
+    double memory = 0.0;
+    if (on_gpu(r, "h200") && precision == "fp8") {
+      budget = chunk = 32768;
+      memory = 0.82;
+      running = r.isl == 1024 && r.osl == 1024 ? 512 : 256;
+      r.server_kv_cache = "bf16";
+    } else if (blackwell && precision == "fp8" && (r.agg.tp == 8 || r.agg.tp == 4)) {
+      const bool tp8 = r.agg.tp == 8;
+      budget = chunk = tp8 ? 32768 : 8192;
+      memory = tp8 ? 0.82 : 0.95;
+      running = tp8 ? 128 : 32;
+      recv = tp8 && r.concurrency >= 16 ? 30 : 10;
+      r.server_kv_cache = "fp8";
+    } else if (blackwell && precision == "fp4") {
+      chunk = 16384;
+      memory = 0.85;
+      running = 256;
+      recv = r.concurrency >= 16 ? 30 : 10;
+      r.server_kv_cache = "fp8";
+    } else {
+      return;
+    }
+    r.server_max_num_tokens = budget;
+    r.server_chunk_tokens = chunk;
+    r.server_gpu_memory_utilization = memory;
+    r.server_max_running = running;
+    r.server_recv_interval = recv;
+    std::string note = "SGLang as InferenceX's DeepSeek-R1 scripts start it: --chunked-prefill-size " +
+                       std::to_string(chunk) + " --mem-fraction-static " + fraction_text(memory) +
+                       " --max-running-requests " + std::to_string(running) + " --kv-cache-dtype " + r.server_kv_cache;
+    if (recv > 0) note += " --scheduler-recv-interval " + std::to_string(recv);
+    add_note(r, note);
+  } else if (r.backend == "trtllm" && (on_gpu(r, "h200") || blackwell) && (precision == "fp8" || precision == "fp4")) {
+    r.server_whole_prompts = true;
+    r.server_max_num_tokens = std::max((r.concurrency + r.isl + 64 + 63) / 64 * 64, 8192);
+    r.server_kv_cache = "fp8";
+    std::string note = "TensorRT-LLM as InferenceX's DeepSeek-R1 scripts start it: prompts whole, max_num_tokens " +
+                       std::to_string(r.server_max_num_tokens) + ", FP8 KV";
+    if (on_gpu(r, "b200") && precision == "fp8" && r.isl == 1024 && r.osl == 1024 && r.concurrency >= 64) {
+      r.server_batch_wait_iters = 40;
+      r.server_batch_wait_tokens_ratio = 0.8;
+      note += ", batch_wait_timeout_iters 40, batch_wait_max_tokens_ratio 0.8";
+    }
+    add_note(r, note);
+  }
+}
+
 // The engine settings InferenceX's launch scripts give its TensorRT-LLM, SGLang and vLLM servers.
 void set_inferencex_launch_settings(MeasuredServingRun& r) {
   // The scripts are per model; names are matched without case (exports differ in how they write them).
@@ -243,6 +304,10 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
   }
   if (r.backend == "vllm" && r.mode == "agg" && model.find("kimi-k2.5") != std::string::npos) {
     set_inferencex_kimi_k25_settings(r);
+  }
+  if (r.mode == "agg" && model.find("deepseek-r1") != std::string::npos &&
+      (on_gpu(r, "h200") || on_gpu(r, "b200") || on_gpu(r, "b300"))) {
+    set_inferencex_deepseek_r1_settings(r);
   }
   if (r.backend == "sglang" && r.mode == "agg" && model.find("deepseek-r1") != std::string::npos) {
     // Its DeepSeek-R1 SGLang scripts for AMD's GPUs (benchmarks/single_node/fixed_seq_len/dsr1_{fp8,fp4}_mi3*.sh,

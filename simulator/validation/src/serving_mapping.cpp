@@ -101,7 +101,9 @@ bool version_at_least(const std::string& version, int major, int minor) {
 
 nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_size, double hbm_gb) {
   const std::string& backend = run.backend;
-  nlohmann::json s = {{"policy", backend}, {"max_num_seqs", batch_size}};
+  nlohmann::json s = {
+      {"policy", backend},
+      {"max_num_seqs", run.server_max_running > 0 ? std::min(batch_size, run.server_max_running) : batch_size}};
   if (backend == "sglang") {
     s["max_num_batched_tokens"] = 16384;
     s["chunk_tokens"] = hbm_gb < 160.0 ? 8192 : 16384;

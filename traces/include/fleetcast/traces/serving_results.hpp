@@ -64,6 +64,7 @@ struct MeasuredServingRun {
   double server_gpu_memory_utilization = 0.0;  // vLLM's --gpu-memory-utilization; 0: the deployment's default
   int server_kv_block_tokens = 0;              // vLLM's --block-size; 0: the deployment's default
   std::string server_kv_cache;  // the KV cache's format as the server was started ("bf16", "fp8"); "": inferred
+  int server_max_running = 0;   // a cap on running requests below the clients (--max-running-requests); 0: none
   // TensorRT-LLM's batch_wait_timeout_iters and batch_wait_max_tokens_ratio; 0 and 0: no batch waiting
   int server_batch_wait_iters = 0;
   double server_batch_wait_tokens_ratio = 0.0;
