@@ -2,6 +2,7 @@
 #include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
@@ -26,21 +27,12 @@ bool still_the_pick(const PairAccuracy& entry) {
   }
 }
 
-// The maker of a scored GPU, "" when it is no longer a preset.
-std::string vendor_of_preset(const std::string& name) {
+// A scored GPU's preset; none when it is no longer a preset (its maker and fabric then match nothing).
+std::optional<specs::HardwareSpec> preset_of(const std::string& name) {
   try {
-    return specs::vendor_of_arch(specs::hardware_preset(name).arch);
+    return specs::hardware_preset(name);
   } catch (const InputError&) {
-    return "";
-  }
-}
-
-// How a scored GPU's scale-up domain joins its GPUs, "" when it is no longer a preset.
-std::string scale_up_of_preset(const std::string& name) {
-  try {
-    return specs::hardware_preset(name).scale_up_topology;
-  } catch (const InputError&) {
-    return "";
+    return std::nullopt;
   }
 }
 
@@ -72,12 +64,14 @@ std::optional<UnfittedGpuError> unfitted_gpu_error_for(const specs::HardwareSpec
   if (ttft.empty()) return std::nullopt;
   std::sort(e.gpus.begin(), e.gpus.end());
   const std::string vendor = specs::vendor_of_arch(hardware.arch);
-  const bool vendor_scored =
-      std::any_of(e.gpus.begin(), e.gpus.end(), [&](const std::string& g) { return vendor_of_preset(g) == vendor; });
+  bool vendor_scored = false, scale_up_scored = false;
+  for (const std::string& g : e.gpus) {
+    if (const auto scored = preset_of(g)) {
+      vendor_scored = vendor_scored || specs::vendor_of_arch(scored->arch) == vendor;
+      scale_up_scored = scale_up_scored || scored->scale_up_topology == hardware.scale_up_topology;
+    }
+  }
   if (!vendor.empty() && !vendor_scored) e.unscored_vendor = vendor;
-  const bool scale_up_scored = std::any_of(e.gpus.begin(), e.gpus.end(), [&](const std::string& g) {
-    return scale_up_of_preset(g) == hardware.scale_up_topology;
-  });
   if (!scale_up_scored) e.unscored_scale_up = hardware.scale_up_topology;
   e.ttft = spread_of(ttft);
   e.tpot = spread_of(tpot);

@@ -16,6 +16,9 @@ void add_note(MeasuredServingRun& r, const std::string& note) { r.notes += (r.no
 // Whether the row's system is `gpu` ("h200" for "h200_sxm"), written in any case.
 bool on_gpu(const MeasuredServingRun& r, const char* gpu) { return lower(r.system).starts_with(gpu); }
 
+// B200 or B300: InferenceX's B300 scripts mostly reuse B200's recipes.
+bool on_blackwell(const MeasuredServingRun& r) { return on_gpu(r, "b200") || on_gpu(r, "b300"); }
+
 // A memory fraction as the launch flag writes it (0.95, 0.835, 0.8).
 std::string fraction_text(double f) {
   char buf[32];
@@ -33,20 +36,19 @@ void set_inferencex_deepseek_v4_vllm_settings(MeasuredServingRun& r) {
   const std::string model = lower(r.model_path), precision = lower(r.precision);
   const bool pro = model.find("deepseek-v4-pro") != std::string::npos;
   const bool flash = model.find("deepseek-v4-flash") != std::string::npos;
-  const auto on = [&r](const char* gpu) { return on_gpu(r, gpu); };
   int budget = 0, block = 256;
   double memory = 0.0;
-  if (pro && on("h200") && precision == "fp8") {
+  if (pro && on_gpu(r, "h200") && precision == "fp8") {
     budget = 512;
     memory = 0.95;
-  } else if (pro && on("b200") && precision == "fp4") {
+  } else if (pro && on_gpu(r, "b200") && precision == "fp4") {
     budget = r.isl == 8192 && r.concurrency <= 128 ? 8192 : 2048;
-  } else if (pro && on("b300") && precision == "fp4") {
+  } else if (pro && on_gpu(r, "b300") && precision == "fp4") {
     budget = r.agg.attention_dp > 1 ? 2048 : 2 * r.isl;
-  } else if (flash && on("b200") && precision == "fp8") {
+  } else if (flash && on_gpu(r, "b200") && precision == "fp8") {
     budget = 8192;
     memory = 0.95;
-  } else if (pro && on("mi355x") && precision == "fp4") {
+  } else if (pro && on_gpu(r, "mi355x") && precision == "fp4") {
     block = 0;
     memory = 0.8;
   } else {
@@ -73,24 +75,23 @@ void set_inferencex_deepseek_v4_vllm_settings(MeasuredServingRun& r) {
 // the memory the weights leave) has no counterpart in the deployment's gpu_memory_utilization and is not modelled.
 void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
   const std::string precision = lower(r.precision);
-  const auto on = [&r](const char* gpu) { return on_gpu(r, gpu); };
   const bool dp = r.agg.attention_dp > 1;
   std::string note;
   if (r.backend == "sglang") {
     int chunk = 0, page = 0;
     double memory = 0.0;
-    if (on("b200") && precision == "fp4") {
+    if (on_gpu(r, "b200") && precision == "fp4") {
       chunk = dp ? 32768 : 8192;
       memory = 0.90;
-    } else if (on("b300") && precision == "fp4") {
+    } else if (on_gpu(r, "b300") && precision == "fp4") {
       const int c = r.concurrency;
       const bool huge = dp && (c == 2048 || c == 4096 || c == 8192);
       chunk = huge ? 65536 : dp ? 16384 : 8192;
       memory = !dp ? 0.90 : c == 2048 ? 0.87 : c == 4096 ? 0.835 : c == 8192 ? 0.80 : 0.94;
-    } else if (on("h200") && precision == "fp8") {
+    } else if (on_gpu(r, "h200") && precision == "fp8") {
       chunk = 4096;
       memory = 0.88;
-    } else if (on("mi355x") && (precision == "fp4" || precision == "fp8")) {
+    } else if (on_gpu(r, "mi355x") && (precision == "fp4" || precision == "fp8")) {
       chunk = 8192;
       page = 256;
     } else {
@@ -102,7 +103,7 @@ void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
     note = "SGLang as InferenceX's DeepSeek-V4 scripts start it: --chunked-prefill-size " + std::to_string(chunk);
     if (memory > 0.0) note += " --mem-fraction-static " + fraction_text(memory);
     if (page > 0) note += " --page-size " + std::to_string(page);
-  } else if (r.backend == "trtllm" && (on("b200") || on("b300")) && precision == "fp4") {
+  } else if (r.backend == "trtllm" && on_blackwell(r) && precision == "fp4") {
     r.server_whole_prompts = true;
     r.server_max_num_tokens = std::max(r.isl + r.osl + 256, 8192);
     r.server_kv_block_tokens = 128;
@@ -123,7 +124,7 @@ void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
 // --mem-fraction-static 0.85 (the KV cache stays BF16); MI355X 0.85.
 void set_inferencex_glm5_settings(MeasuredServingRun& r) {
   const std::string precision = lower(r.precision);
-  const bool blackwell = on_gpu(r, "b200") || on_gpu(r, "b300");
+  const bool blackwell = on_blackwell(r);
   std::string note = "SGLang as InferenceX's GLM-5 scripts start it:";
   if (blackwell && (precision == "fp8" || precision == "fp4")) {
     r.server_chunk_tokens = r.server_max_num_tokens = 32768;
@@ -155,7 +156,7 @@ void set_inferencex_glm5_settings(MeasuredServingRun& r) {
 // --block-size 64).
 void set_inferencex_kimi_k25_settings(MeasuredServingRun& r) {
   const std::string precision = lower(r.precision);
-  const bool blackwell = on_gpu(r, "b200") || on_gpu(r, "b300");
+  const bool blackwell = on_blackwell(r);
   std::string note = "vLLM as InferenceX's Kimi-K2.5 scripts start it:";
   if (on_gpu(r, "b200") && precision == "fp4") {
     r.server_max_num_tokens = 2 * r.isl;
@@ -198,7 +199,7 @@ void set_inferencex_kimi_k25_settings(MeasuredServingRun& r) {
 // free_gpu_memory_fraction (0.75-0.8) is not modelled.
 void set_inferencex_deepseek_r1_settings(MeasuredServingRun& r) {
   const std::string precision = lower(r.precision);
-  const bool blackwell = on_gpu(r, "b200") || on_gpu(r, "b300");
+  const bool blackwell = on_blackwell(r);
   if (r.backend == "sglang") {
     int budget = 0, chunk = 0, running = 0, recv = 0;
     double memory = 0.0;
@@ -305,8 +306,7 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
   if (r.backend == "vllm" && r.mode == "agg" && model.find("kimi-k2.5") != std::string::npos) {
     set_inferencex_kimi_k25_settings(r);
   }
-  if (r.mode == "agg" && model.find("deepseek-r1") != std::string::npos &&
-      (on_gpu(r, "h200") || on_gpu(r, "b200") || on_gpu(r, "b300"))) {
+  if (r.mode == "agg" && model.find("deepseek-r1") != std::string::npos && (on_gpu(r, "h200") || on_blackwell(r))) {
     set_inferencex_deepseek_r1_settings(r);
   }
   if (r.backend == "sglang" && r.mode == "agg" && model.find("deepseek-r1") != std::string::npos) {
@@ -317,9 +317,9 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
     // --num-continuous-decode-steps (4, 8 on MI355X FP8) changes nothing: SGLang still declares it but has read it
     // nowhere since its overlap scheduler replaced the multi-step decode loop (#2095, 2024-11). As read at InferenceX
     // 8eec0d4 (0762e65 for MI325X); the scripts change over time and a row does not say which one ran it.
-    const std::string system = lower(r.system), precision = lower(r.precision);
-    const bool mi300 = system.rfind("mi300x", 0) == 0 || system.rfind("mi325x", 0) == 0;
-    const bool mi355 = system.rfind("mi355x", 0) == 0;
+    const std::string precision = lower(r.precision);
+    const bool mi300 = on_gpu(r, "mi300x") || on_gpu(r, "mi325x");
+    const bool mi355 = on_gpu(r, "mi355x");
     int size = 0;
     if (mi300 && precision == "fp8") size = 131072;
     if (mi355 && (precision == "fp8" || precision == "fp4")) size = 196608;
