@@ -55,6 +55,10 @@ StepDims step_dims(const specs::ModelSpec& m, const StepShape& s) {
     fail(
         "model_step runs dense MLA only (DeepSeek Sparse Attention, DeepSeek-V3.2 and GLM-5: its indexer and "
         "top-k gather are not run yet)");
+  if (a.type == specs::AttentionType::gqa && a.sparse())
+    fail(
+        "model_step runs dense grouped-query attention only (MiniMax Sparse Attention, MiniMax-M3: its indexer and "
+        "block gather are not run yet)");
   if (s.layers > m.num_layers) fail("more layers than the model's " + std::to_string(m.num_layers));
   if (a.num_query_heads % s.tp != 0)
     fail("tp " + std::to_string(s.tp) + " does not divide the " + std::to_string(a.num_query_heads) + " query heads");

@@ -16,7 +16,12 @@ double attention_projection_params(const specs::ModelSpec& m) {
   const double nq = a.num_query_heads;
   if (a.type == specs::AttentionType::gqa) {
     const double q = h * nq * a.head_dim * (a.output_gate ? 2.0 : 1.0);
-    return q + h * 2.0 * a.num_kv_heads * a.head_dim + nq * a.head_dim * h;
+    // MiniMax Sparse Attention's indexer (a query per indexer head, one key shared by them) on its sparse layers,
+    // spread over all softmax layers so that layers x this is the model's whole count.
+    const double softmax_layers = m.num_layers - m.linear_attention_layers();
+    const double indexer =
+        a.sparse() ? h * (a.indexer_heads + 1.0) * a.indexer_head_dim * a.sparse_layers / softmax_layers : 0.0;
+    return q + h * 2.0 * a.num_kv_heads * a.head_dim + nq * a.head_dim * h + indexer;
   }
   const double q_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
   const double q = a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * nq * q_head : h * nq * q_head;
@@ -111,6 +116,8 @@ AttentionDims attention_dims(const specs::ModelSpec& m, bool decode) {
       d.qk_dim = a.head_dim;
       d.v_dim = a.head_dim;
       d.kv_bytes_per_token_per_layer = 2.0 * a.num_kv_heads * a.head_dim * kv_bytes;
+      // MiniMax Sparse Attention: one indexer key shared by the indexer heads, cached in the KV cache's format.
+      if (a.sparse()) d.indexer_key_bytes_per_token_per_layer = a.indexer_head_dim * kv_bytes;
       break;
     case specs::AttentionType::mla: {
       const bool absorbed = decode || a.sparse();
@@ -140,6 +147,17 @@ double linear_state_bytes(const specs::ModelSpec& m) {
   return l.layers * (recurrent + conv);
 }
 
+int indexed_layers(const specs::ModelSpec& m) {
+  const auto& a = m.attention;
+  if (!a.sparse() || a.type == specs::AttentionType::csa) return 0;
+  if (a.type == specs::AttentionType::gqa) return a.sparse_layers;
+  return m.num_layers - a.sliding_window_layers - m.linear_attention_layers();
+}
+
+double indexer_key_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
+  return context_tokens * indexed_layers(m) * attention_dims(m, true).indexer_key_bytes_per_token_per_layer;
+}
+
 double softmax_kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
   const auto& a = m.attention;
   const AttentionDims dims = attention_dims(m, true);
@@ -152,7 +170,9 @@ double softmax_kv_bytes_for_sequence(const specs::ModelSpec& m, double context_t
     return a.global_kv_bytes_per_token * context_tokens + sliding * window * per_layer;
   }
   const int full = m.num_layers - sliding - m.linear_attention_layers();
-  return full * context_tokens * per_layer + sliding * window * per_layer;
+  return context_tokens * (full * dims.kv_bytes_per_token_per_layer +
+                           indexed_layers(m) * dims.indexer_key_bytes_per_token_per_layer) +
+         sliding * window * per_layer;
 }
 
 double kv_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
@@ -163,8 +183,8 @@ double kv_bytes_per_token(const specs::ModelSpec& m) {
   const auto& a = m.attention;
   if (a.type == specs::AttentionType::csa) return a.global_kv_bytes_per_token;
   const AttentionDims dims = attention_dims(m, true);
-  return (m.num_layers - a.sliding_window_layers - m.linear_attention_layers()) *
-         (dims.kv_bytes_per_token_per_layer + dims.indexer_key_bytes_per_token_per_layer);
+  return (m.num_layers - a.sliding_window_layers - m.linear_attention_layers()) * dims.kv_bytes_per_token_per_layer +
+         indexed_layers(m) * dims.indexer_key_bytes_per_token_per_layer;
 }
 
 }  // namespace fleetcast::simulator

@@ -34,8 +34,10 @@ double kv_bytes_per_gpu(const specs::ModelSpec& model, const specs::DeploymentSp
   const double block = d.scheduler.kv_block_tokens;
   const double rounded = std::ceil(context_tokens / block) * block;
   const double state = rounded > 0.0 ? linear_state_bytes(model) : 0.0;
-  return softmax_kv_bytes_for_sequence(model, rounded) * kv_share_per_gpu(model, d.replica) +
-         state * linear_state_share_per_gpu(model, d.replica);
+  // A sparse attention's indexer key is one head, held whole by every TP rank as a latent is.
+  const double indexer = indexer_key_bytes_for_sequence(model, rounded);
+  return (softmax_kv_bytes_for_sequence(model, rounded) - indexer) * kv_share_per_gpu(model, d.replica) +
+         indexer / d.replica.pp + state * linear_state_share_per_gpu(model, d.replica);
 }
 
 MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d) {
@@ -81,7 +83,9 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
   plan.runtime_reserve_bytes = 2.0e9;
 
   plan.kv_bytes = plan.budget_bytes - plan.weight_bytes - plan.activation_bytes - plan.runtime_reserve_bytes;
-  plan.kv_bytes_per_token = kv_bytes_per_token(m) * kv_share_per_gpu(m, layout);
+  const double indexer_per_token = indexer_key_bytes_for_sequence(m, 1.0);  // whole on every TP rank
+  plan.kv_bytes_per_token =
+      (kv_bytes_per_token(m) - indexer_per_token) * kv_share_per_gpu(m, layout) + indexer_per_token / layout.pp;
   plan.kv_capacity_tokens = plan.kv_bytes > 0.0 ? plan.kv_bytes / plan.kv_bytes_per_token : 0.0;
   return plan;
 }

@@ -48,7 +48,13 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   const double ratio = std::max(1, a.compression_ratio);
   // mla with an indexer (DeepSeek-V3.2, GLM-5): every layer attends at most top_k keys and runs the indexer.
   const bool sparse_mla = a.type == specs::AttentionType::mla && a.sparse();
-  const bool indexed = csa || sparse_mla;
+  // gqa with an indexer (MiniMax-M3): the sparse layers attend at most top_k keys and run the indexer, the rest of
+  // the full layers attend every key. This pass's share of them (an MTP layer's is the backbone's average).
+  const bool sparse_gqa = a.type == specs::AttentionType::gqa && a.sparse();
+  const double sparse_layers =
+      sparse_gqa ? full_layers * a.sparse_layers / (model_.num_layers - model_.linear_attention_layers()) : 0.0;
+  const double dense_layers = full_layers - sparse_layers;
+  const bool indexed = csa || sparse_mla || sparse_gqa;
   const bool chunked = a.sliding_window_chunked && !csa;
   const double top_k = a.sparse() ? a.sparse_top_k_tokens : kUncapped;
   // A decoding sequence runs 1 + drafts queries, the j-th seeing context + j tokens (itself included);
@@ -61,7 +67,9 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   // indexer (the others reuse a source layer's selection).
   double pre_index = 0.0, dec_index = 0.0, pre_index_read = 0.0, dec_index_read = 0.0;
   const double index_layers =
-      l.all * (a.indexer_layers > 0 ? static_cast<double>(a.indexer_layers) / model_.num_layers : 1.0);
+      sparse_gqa
+          ? sparse_layers * (a.indexer_layers > 0 ? static_cast<double>(a.indexer_layers) / a.sparse_layers : 1.0)
+          : l.all * (a.indexer_layers > 0 ? static_cast<double>(a.indexer_layers) / model_.num_layers : 1.0);
   for (int c : b.decode_contexts) {
     const double last = c + queries;  // tokens the last query sees
     if (csa) {
@@ -79,6 +87,13 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
       const double selected = attended_pairs(queries, c, top_k);
       dec_pairs += full_layers * selected;
       dec_read += full_layers * selected;
+      dec_index += index_layers * (queries * c + queries * (queries + 1.0) / 2.0);
+      dec_index_read += index_layers * last;
+    } else if (sparse_gqa) {
+      // MiniMax Sparse Attention: the kernel gathers each KV head's selected blocks, at most top_k keys.
+      dec_pairs +=
+          sparse_layers * attended_pairs(queries, c, top_k) + dense_layers * attended_pairs(queries, c, kUncapped);
+      dec_read += sparse_layers * std::min(last, top_k) + dense_layers * last;
       dec_index += index_layers * (queries * c + queries * (queries + 1.0) / 2.0);
       dec_index_read += index_layers * last;
     } else if (chunked) {
@@ -107,6 +122,11 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
       pre_read += full_layers * (p + t);
       pre_index += index_layers * (t * p + t * (t + 1.0) / 2.0);
       pre_index_read += index_layers * (p + t);
+    } else if (sparse_gqa) {
+      pre_pairs += sparse_layers * attended_pairs(t, p, top_k) + dense_layers * attended_pairs(t, p, kUncapped);
+      pre_read += full_layers * (p + t);
+      pre_index += index_layers * (t * p + t * (t + 1.0) / 2.0);
+      pre_index_read += index_layers * (p + t);
     } else if (chunked) {
       pre_pairs += full_layers * attended_pairs(t, p, kUncapped) + sliding_layers * chunked_pairs(t, p, window);
       pre_read += full_layers * (p + t) + sliding_layers * (p + t - std::floor(p / window) * window);
@@ -127,13 +147,21 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   dec.flops_decode = 2.0 * heads * (dec_dims.qk_dim + dec_dims.v_dim) * dec_pairs;
   dec.bytes = kv_bytes * dec_read;
   if (indexed) {
-    const double index_flops_per_pair = 2.0 * a.indexer_heads * a.indexer_head_dim / tp;
+    // Both share one indexer key among the heads, held whole by every rank: DeepSeek's in FP8 (one byte per
+    // element), MiniMax's in the KV cache's format. MiniMax's heads are split over TP ranks as the KV heads they
+    // select for are (replicated when fewer than ranks, vLLM's max(1, heads / tp)).
+    const double index_flops_per_pair =
+        2.0 * a.indexer_head_dim *
+        (sparse_gqa ? std::ceil(static_cast<double>(a.indexer_heads) / tp) : static_cast<double>(a.indexer_heads) / tp);
+    const double index_key_bytes = sparse_gqa ? dec_dims.indexer_key_bytes_per_token_per_layer : a.indexer_head_dim;
     pre_ix.flops_prefill = index_flops_per_pair * pre_index;
     dec_ix.flops_decode = index_flops_per_pair * dec_index;
-    pre_ix.bytes = pre_index_read * a.indexer_head_dim;  // FP8 indexer keys, one byte per element
-    dec_ix.bytes = dec_index_read * a.indexer_head_dim;
+    pre_ix.bytes = pre_index_read * index_key_bytes;
+    dec_ix.bytes = dec_index_read * index_key_bytes;
   }
-  const double ix_flops = rates_.matmul_flops(specs::Precision::fp8), hbm = rates_.hbm_bytes_per_s();
+  // DeepSeek's lightning indexer computes in FP8; MiniMax's in the KV cache's format.
+  const double ix_flops = rates_.matmul_flops(sparse_gqa ? model_.precision.kv_cache : specs::Precision::fp8);
+  const double hbm = rates_.hbm_bytes_per_s();
   auto time = [&](const OpCost& c, double flops_per_s, int kernels, bool runs) {
     return runs ? roofline_s(c, flops_per_s, hbm, kernels) : 0.0;
   };

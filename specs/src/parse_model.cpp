@@ -19,6 +19,17 @@ void parse_mla_part(JsonReader& r, AttentionSpec& a) {
   a.v_head_dim = r.require_at_least("v_head_dim", 1);
 }
 
+// A sparse attention's indexer (DeepSeek's on mla, MiniMax's on gqa): all three fields, or none.
+void parse_indexer(JsonReader& r, AttentionSpec& a, const char* dense) {
+  a.sparse_top_k_tokens = r.optional_at_least("sparse_top_k_tokens", 0, 0);
+  a.indexer_heads = r.optional_at_least("indexer_heads", 0, 0);
+  a.indexer_head_dim = r.optional_at_least("indexer_head_dim", 0, 0);
+  r.check(
+      (a.sparse_top_k_tokens > 0) == (a.indexer_heads > 0) && (a.sparse_top_k_tokens > 0) == (a.indexer_head_dim > 0),
+      "sparse_top_k_tokens",
+      std::string("give sparse_top_k_tokens, indexer_heads and indexer_head_dim together (all absent: ") + dense + ")");
+}
+
 AttentionSpec parse_attention(JsonReader r, int num_layers) {
   AttentionSpec a;
   a.type = r.require_enum("type", detail::kAttentionNames);
@@ -31,17 +42,21 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
       a.head_dim = r.require_at_least("head_dim", 1);
       a.output_gate = r.optional<bool>("output_gate", false);
       a.qk_norm_across_heads = r.optional<bool>("qk_norm_across_heads", false);
+      parse_indexer(r, a, "dense attention");
+      // MiniMax Sparse Attention: the sparse layers, every layer when not given.
+      a.sparse_layers = r.optional_at_least("sparse_layers", a.sparse() ? num_layers : 0, 0);
+      r.check(a.sparse() == (a.sparse_layers > 0), "sparse_layers",
+              a.sparse() ? "must be >= 1 with sparse_top_k_tokens" : "needs sparse_top_k_tokens and the indexer");
+      r.check(a.sparse_layers <= num_layers, "sparse_layers",
+              "must be <= num_layers (" + std::to_string(num_layers) + ")");
+      // Sparse layers that run the indexer, the others reusing the top-k of the one before (vLLM's index_topk_freq).
+      a.indexer_layers = r.optional_at_least("indexer_layers", 0, 0);
+      r.check(a.indexer_layers <= a.sparse_layers, "indexer_layers",
+              "must be <= sparse_layers (" + std::to_string(a.sparse_layers) + "); 0 means every sparse layer");
       break;
     case AttentionType::mla:
       parse_mla_part(r, a);
-      // DeepSeek Sparse Attention: all three indexer fields, or none (dense MLA).
-      a.sparse_top_k_tokens = r.optional_at_least("sparse_top_k_tokens", 0, 0);
-      a.indexer_heads = r.optional_at_least("indexer_heads", 0, 0);
-      a.indexer_head_dim = r.optional_at_least("indexer_head_dim", 0, 0);
-      r.check((a.sparse_top_k_tokens > 0) == (a.indexer_heads > 0) &&
-                  (a.sparse_top_k_tokens > 0) == (a.indexer_head_dim > 0),
-              "sparse_top_k_tokens",
-              "give sparse_top_k_tokens, indexer_heads and indexer_head_dim together (all absent: dense MLA)");
+      parse_indexer(r, a, "dense MLA");  // DeepSeek Sparse Attention
       break;
     case AttentionType::csa:
       parse_mla_part(r, a);
@@ -70,6 +85,8 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
           "needs sliding_window_tokens and sliding_window_layers: the chunk is the window");
   r.check(a.sliding_window_layers <= num_layers, "sliding_window_layers",
           "must be <= num_layers (" + std::to_string(num_layers) + ")");
+  r.check(a.type != AttentionType::gqa || !a.sparse() || a.sliding_window_layers == 0, "sliding_window_layers",
+          "must be 0 with sparse_top_k_tokens: sparse gqa layers and sliding windows are not modelled together");
   r.finish();
   return a;
 }
@@ -106,6 +123,9 @@ LinearAttentionSpec parse_linear_attention(JsonReader r, const ModelSpec& m) {
           "linear-attention layers are modelled with gqa or mla softmax layers, not csa");
   r.check(l.layers <= softmax_free, "layers",
           "must be <= num_layers - attention.sliding_window_layers (" + std::to_string(softmax_free) + ")");
+  r.check(
+      m.attention.sparse_layers <= m.num_layers - l.layers, "layers",
+      "leaves fewer softmax layers than attention.sparse_layers (" + std::to_string(m.attention.sparse_layers) + ")");
   l.num_key_heads = r.require_at_least("num_key_heads", 1);
   l.num_value_heads = r.require_at_least("num_value_heads", 1);
   r.check(l.num_value_heads % l.num_key_heads == 0, "num_value_heads",

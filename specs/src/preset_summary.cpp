@@ -65,6 +65,10 @@ double approx_parameters(const ModelSpec& m) {
   double total = hidden * m.vocab_size * (m.tie_word_embeddings ? 1.0 : 2.0);
   const int linear = m.linear_attention_layers();
   total += (m.num_layers - linear) * attention_parameters(m.attention, hidden);
+  // MiniMax Sparse Attention's indexer, on its sparse layers only: a query per indexer head and one shared key.
+  const auto& a = m.attention;
+  if (a.type == AttentionType::gqa && a.sparse())
+    total += a.sparse_layers * hidden * (a.indexer_heads + 1.0) * a.indexer_head_dim;
   if (m.linear_attention) total += linear * linear_attention_parameters(*m.linear_attention, hidden);
   total += m.dense_layers * 3.0 * hidden * m.dense_ffn_width;
   if (m.moe) {

@@ -23,10 +23,12 @@ json attention_json(const AttentionSpec& a) {
     j["qk_nope_head_dim"] = a.qk_nope_head_dim;
     j["v_head_dim"] = a.v_head_dim;
   }
-  if (a.type == AttentionType::mla && a.sparse()) {  // written only when set: dense MLA files echo unchanged
+  if (a.type != AttentionType::csa && a.sparse()) {  // written only when set: dense files echo unchanged
     j["sparse_top_k_tokens"] = a.sparse_top_k_tokens;
     j["indexer_heads"] = a.indexer_heads;
     j["indexer_head_dim"] = a.indexer_head_dim;
+    if (a.type == AttentionType::gqa) j["sparse_layers"] = a.sparse_layers;
+    if (a.type == AttentionType::gqa && a.indexer_layers > 0) j["indexer_layers"] = a.indexer_layers;
   }
   if (a.type == AttentionType::csa) {
     j["global_kv_bytes_per_token"] = a.global_kv_bytes_per_token;

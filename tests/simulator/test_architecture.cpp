@@ -190,3 +190,19 @@ TEST_CASE("DeepSeek Sparse Attention models: V3.2 is V3 and an indexer; GLM-5 co
   // Its cache per token: the 576-value latent in bf16 and the 132-byte indexer key on each of 78 layers.
   CHECK(simulator::kv_bytes_per_token(specs::model_preset("glm-5")) == Approx(78 * (576 * 2 + 132)));
 }
+
+TEST_CASE("MiniMax-M3 counts to 426B of text model, 427B with its vision tower", "[architecture]") {
+  const auto m3 = simulator::count_parameters(specs::model_preset("minimax-m3"));
+  // By hand: 60 GQA layers (q and o 6144 x 64 x 128 each, k and v 6144 x 4 x 128 each); the indexer on 57 of them
+  // (4 query heads and one key of 128 from the hidden state); 3 dense FFNs of 3 x 6144 x 12288; 57 MoE layers of
+  // 128 routed and 1 shared expert of 3 x 6144 x 3072 and a 6144 x 128 router; untied 200064 x 6144 embedding and head.
+  const double attention = 60 * (2.0 * 6144 * 64 * 128 + 2.0 * 6144 * 4 * 128) + 57 * 6144.0 * 5 * 128;
+  const double expert = 3.0 * 6144 * 3072;
+  const double ffn = 3 * 3.0 * 6144 * 12288 + 57 * (129 * expert + 6144.0 * 128);
+  CHECK(m3.total() == Approx(attention + ffn + 2.0 * 200064 * 6144));
+  CHECK(m3.total() == Approx(426.2e9).epsilon(0.001));
+  // Published: 427B with the vision tower (vLLM's recipe), whose 32 layers of 1280 hold about 0.6B more; 23-26B
+  // active by the sources that give one.
+  CHECK(m3.total() + 0.6e9 == Approx(427e9).epsilon(0.002));
+  CHECK(m3.active_per_token() == Approx(24.7e9).epsilon(0.01));
+}

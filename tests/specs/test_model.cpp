@@ -99,6 +99,46 @@ TEST_CASE("mla takes DeepSeek Sparse Attention's indexer as three fields togethe
   CHECK_INPUT_ERROR(parse_model(partial, "m.json"), "attention.sparse_top_k_tokens", "2048", "together");
 }
 
+namespace {
+json sparse_gqa_model_json() {  // gqa_model_json's 32 layers with MiniMax Sparse Attention on the last 29
+  json j = gqa_model_json();
+  j["attention"]["sparse_top_k_tokens"] = 2048;
+  j["attention"]["indexer_heads"] = 8;
+  j["attention"]["indexer_head_dim"] = 128;
+  j["attention"]["sparse_layers"] = 29;
+  return j;
+}
+}  // namespace
+
+TEST_CASE("gqa takes MiniMax Sparse Attention's indexer and its sparse layers", "[specs][model]") {
+  const ModelSpec m = parse_model(sparse_gqa_model_json(), "m.json");
+  CHECK(m.attention.sparse());
+  CHECK(m.attention.sparse_layers == 29);
+  CHECK(parse_model(to_json(m), "echo.json") == m);
+  json every = sparse_gqa_model_json();
+  every["attention"].erase("sparse_layers");
+  CHECK(parse_model(every, "m.json").attention.sparse_layers == 32);  // every layer when not given
+  CHECK_FALSE(to_json(parse_model(gqa_model_json(), "m.json"))["attention"].contains("sparse_layers"));
+
+  json j = sparse_gqa_model_json();
+  j["attention"]["sparse_layers"] = 33;
+  CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.sparse_layers", "33", "must be <= num_layers (32)");
+  j = sparse_gqa_model_json();
+  j["attention"].erase("indexer_head_dim");
+  CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.sparse_top_k_tokens", "2048", "together");
+  j = gqa_model_json();
+  j["attention"]["sparse_layers"] = 4;
+  CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.sparse_layers", "4", "needs sparse_top_k_tokens");
+  j = sparse_gqa_model_json();
+  j["attention"]["sliding_window_tokens"] = 4096;
+  j["attention"]["sliding_window_layers"] = 16;
+  CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.sliding_window_layers", "16", "not modelled together");
+  j = sparse_gqa_model_json();
+  j["linear_attention"] = {
+      {"layers", 4}, {"num_key_heads", 16}, {"num_value_heads", 32}, {"key_head_dim", 128}, {"value_head_dim", 128}};
+  CHECK_INPUT_ERROR(parse_model(j, "m.json"), "linear_attention.layers", "4", "attention.sparse_layers (29)");
+}
+
 TEST_CASE("a chunked window needs a window", "[specs][model]") {
   json j = gqa_model_json();
   j["attention"]["sliding_window_chunked"] = true;
@@ -113,7 +153,8 @@ TEST_CASE("a chunked window needs a window", "[specs][model]") {
 }
 
 TEST_CASE("models round-trip through to_json", "[specs][model][roundtrip]") {
-  for (const json& j : {gqa_model_json(), mla_model_json(), sparse_mla_model_json(), csa_model_json()}) {
+  for (const json& j :
+       {gqa_model_json(), mla_model_json(), sparse_mla_model_json(), sparse_gqa_model_json(), csa_model_json()}) {
     const ModelSpec m = parse_model(j, "m.json");
     const json out = to_json(m);
     const ModelSpec back = parse_model(out, "echo.json");

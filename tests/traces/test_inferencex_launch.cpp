@@ -252,3 +252,31 @@ TEST_CASE("silicon CSV: InferenceX's GLM-5 SGLang and Kimi-K2.5 vLLM rows take i
   CHECK(r.runs[1].server_recv_interval == 10);  // the FP4 recipe polls every 10 steps
   CHECK(r.runs[0].server_recv_interval == 0);
 }
+
+TEST_CASE("silicon CSV: InferenceX's MiniMax-M3 vLLM rows take its scripts' blocks, budgets, KV and top-k reuse",
+          "[traces][silicon]") {
+  const std::string mx = "MiniMaxAI/MiniMax-M3-MXFP8";
+  const std::string rows[] = {
+      "h100," + inferencex_source(64) + ",vllm," + mx + ",h100_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "h200," + inferencex_source(64) + ",vllm," + mx + ",h200_sxm,fp8,agg,8192,1024,64,8,1,1,1",
+      "b200," + inferencex_source(64) + ",vllm," + mx + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "b300-fp4," + inferencex_source(64) + ",vllm,nvidia/MiniMax-M3-NVFP4,b300,fp4,agg,1024,8192,64,4,1,1,1",
+      "mi355x," + inferencex_source(64) + ",vllm," + mx + ",mi355x,fp8,agg,1024,1024,64,4,1,1,1",
+      "sglang," + inferencex_source(64) + ",sglang," + mx + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1"};
+  std::istringstream in(csv_text(kInferenceXHeader, rows));
+  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  REQUIRE(r.runs.size() == 6);
+  const int budget[] = {2048, 16384, 2048, 2048, 0, 0};  // 2 x ISL; MI355X's script leaves vLLM's default
+  const double memory[] = {0.90, 0.90, 0.90, 0.95, 0.90, 0};
+  const char* kv[] = {"bf16", "bf16", "fp8", "fp8", "fp8", ""};
+  const int block[] = {128, 128, 128, 128, 128, 0};
+  const int freq[] = {0, 4, 0, 0, 0, 0};  // only the H200 script reuses the indexer's top-k
+  for (std::size_t i = 0; i < 6; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_max_num_tokens == budget[i]);
+    CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);
+    CHECK(r.runs[i].server_kv_cache == kv[i]);
+    CHECK(r.runs[i].server_kv_block_tokens == block[i]);
+    CHECK(r.runs[i].server_index_topk_freq == freq[i]);
+  }
+}

@@ -65,6 +65,11 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK_THAT(v32_exp.note, Catch::Contains("deepseek-v3.2"));
   CHECK(model_for_checkpoint("zai-org/GLM-5-FP8").preset == "glm-5");
   CHECK(model_for_checkpoint("MiniMaxAI/MiniMax-M2.7").preset == "minimax-m2.7");
+  for (const char* m3 : {"MiniMaxAI/MiniMax-M3", "MiniMaxAI/MiniMax-M3-MXFP8", "nvidia/MiniMax-M3-NVFP4",
+                         "MiniMaxAI/MiniMax-M3-preview"}) {
+    INFO(m3);
+    CHECK(model_for_checkpoint(m3).preset == "minimax-m3");
+  }
   CHECK(model_for_checkpoint("meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8").preset ==
         "llama-4-maverick-17b-128e");
   CHECK(model_for_checkpoint("meta-llama/Llama-4-Scout-17B-16E-Instruct").preset == "llama-4-scout-17b-16e");

@@ -198,6 +198,13 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   CHECK(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.max_num_seqs == 128);
   c.server_max_running = 512;
   CHECK(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.max_num_seqs == 256);
+  // vLLM's index_topk_freq on MiniMax-M3: of its 57 sparse layers, 3, 7, ..., 59 run the indexer (15), the rest reuse.
+  auto m3 = agg_run("MiniMaxAI/MiniMax-M3-MXFP8", "h200_sxm", "vllm", {16, 0, 8, 1, 1, 8, 1});
+  CHECK(specs::parse_scenario(mapped(m3).scenario, "row").model.attention.indexer_layers == 0);
+  m3.server_index_topk_freq = 4;
+  const auto reuse = specs::parse_scenario(mapped(m3).scenario, "row").model.attention;
+  CHECK(reuse.sparse_layers == 57);
+  CHECK(reuse.indexer_layers == 15);
 }
 
 TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server does", "[validation]") {

@@ -186,6 +186,38 @@ void set_inferencex_kimi_k25_settings(MeasuredServingRun& r) {
   add_note(r, note);
 }
 
+// Its MiniMax-M3 vLLM scripts (benchmarks/single_node/fixed_seq_len/minimaxm3_fp8_{h100,h200,b200,mi355x}.sh and the
+// FP4 Blackwell one, as stored at SemiAnalysisAI/InferenceX 3507da23, 2234a2da, 6127dd05, 056a84e1): --block-size
+// 128 everywhere (the sparse attention's block), --max-num-batched-tokens 2 x ISL except on MI355X (vLLM's default);
+// on Hopper no --kv-cache-dtype (BF16) at --gpu-memory-utilization 0.90, H200 adding --hf-overrides
+// '{"use_index_cache": true, "index_topk_freq": 4}'; on B200 FP8 and MI355X --kv-cache-dtype fp8 (Blackwell also the
+// indexer's keys in FP8) at 0.90, FP4 on Blackwell at 0.95.
+void set_inferencex_minimax_m3_settings(MeasuredServingRun& r) {
+  const std::string precision = lower(r.precision);
+  const bool hopper = on_gpu(r, "h100") || on_gpu(r, "h200");
+  if (hopper && precision == "fp8") {
+    r.server_kv_cache = "bf16";
+  } else if ((on_gpu(r, "b200") && precision == "fp8") || (on_blackwell(r) && precision == "fp4") ||
+             (on_gpu(r, "mi355x") && precision == "fp8")) {
+    r.server_kv_cache = "fp8";
+  } else {
+    return;
+  }
+  r.server_kv_block_tokens = 128;
+  r.server_gpu_memory_utilization = on_blackwell(r) && precision == "fp4" ? 0.95 : 0.90;
+  std::string note = "vLLM as InferenceX's MiniMax-M3 scripts start it: --block-size 128 --kv-cache-dtype " +
+                     r.server_kv_cache + " --gpu-memory-utilization " + fraction_text(r.server_gpu_memory_utilization);
+  if (!on_gpu(r, "mi355x")) {
+    r.server_max_num_tokens = 2 * r.isl;
+    note += " --max-num-batched-tokens " + std::to_string(r.server_max_num_tokens);
+  }
+  if (on_gpu(r, "h200")) {
+    r.server_index_topk_freq = 4;
+    note += " index_topk_freq 4 (one sparse layer in 4 runs the indexer)";
+  }
+  add_note(r, note);
+}
+
 }  // namespace
 
 // Its DeepSeek-R1 scripts for NVIDIA GPUs (dsr1_{fp8,fp4}_{b200,b300}.sh, dsr1_fp8_h200.sh and
@@ -305,6 +337,9 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
   }
   if (r.backend == "vllm" && r.mode == "agg" && model.find("kimi-k2.5") != std::string::npos) {
     set_inferencex_kimi_k25_settings(r);
+  }
+  if (r.backend == "vllm" && r.mode == "agg" && model.find("minimax-m3") != std::string::npos) {
+    set_inferencex_minimax_m3_settings(r);
   }
   if (r.mode == "agg" && model.find("deepseek-r1") != std::string::npos && (on_gpu(r, "h200") || on_blackwell(r))) {
     set_inferencex_deepseek_r1_settings(r);

@@ -76,16 +76,18 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // tokens at RoPE base 8e6 where the preset stops at GLM-5's 202,752; heads, q_lora and expert widths are not in
     // those notes and are taken as GLM-5's. GLM-5.3-Flash is another architecture (KDA layers) and stays unmapped.
     {"glm-5.2", "glm-5", "GLM-5.2 has GLM-5's layers, hidden size, MLA latent and experts (context up to 202,752)"},
-    {"glm-5.3", "glm-5", "GLM-5.3 has GLM-5.2's config, GLM-5's layers, MLA latent and experts (context up to 202,752)"},
+    {"glm-5.3", "glm-5",
+     "GLM-5.3 has GLM-5.2's config, GLM-5's layers, MLA latent and experts (context up to 202,752)"},
 };
 
 // Suffixes that name a checkpoint's precision, tuning or packaging, not its architecture; stripped repeatedly, in
 // any order ("qwen3-235b-a22b-instruct-2507-fp8" loses "-fp8", then "-2507", then "-instruct").
 // AMD's Quark checkpoints add "-fp8-kv" (FP8 weights and KV cache: amd/Llama-3.3-70B-Instruct-FP8-KV) and
-// "-ptpc" (per-token, per-channel FP8 scales: "-ptpc-fp8" loses "-fp8", then "-ptpc").
-constexpr const char* kSuffixes[] = {"-instruct",         "-thinking", "-base",  "-chat",   "-preview",
-                                     "-fp8-dynamic",      "-fp4-v2",   "-nvfp4", "-mxfp4",  "-fp4",
-                                     "-static-pertensor", "-fp8",      "-bf16",  "-fp8-kv", "-ptpc"};
+// "-ptpc" (per-token, per-channel FP8 scales: "-ptpc-fp8" loses "-fp8", then "-ptpc"). MiniMax publishes MiniMax-M3 as
+// "-MXFP8" (8-bit values with a shared scale per 32).
+constexpr const char* kSuffixes[] = {"-instruct", "-thinking", "-base",   "-chat",  "-preview", "-fp8-dynamic",
+                                     "-fp4-v2",   "-nvfp4",    "-mxfp4",  "-mxfp8", "-fp4",     "-static-pertensor",
+                                     "-fp8",      "-bf16",     "-fp8-kv", "-ptpc"};
 
 // "-w-mxfp4-a-fp8": the weight and activation formats of a quantisation recipe (amd/gpt-oss-120b-w-mxfp4-a-fp8),
 // "-w-" and "-a-" each followed by one format name.

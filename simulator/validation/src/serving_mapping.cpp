@@ -240,6 +240,11 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
                          experts == "nvfp4" || experts == "fp4";
   if (quantized) model["precision"]["kv_cache"] = "fp8";
   if (!run.server_kv_cache.empty()) model["precision"]["kv_cache"] = run.server_kv_cache;
+  // Top-k reuse: the sparse layers from the first on, every freq-th running the indexer (anchored at the first).
+  if (run.server_index_topk_freq > 1 && model["attention"].contains("sparse_layers")) {
+    const int sparse = model["attention"]["sparse_layers"];
+    model["attention"]["indexer_layers"] = (sparse + run.server_index_topk_freq - 1) / run.server_index_topk_freq;
+  }
 
   const specs::HardwareSpec hw = specs::hardware_preset(hw_name);
   nlohmann::json deployment = {{"name", run.id}, {"hardware", hw_name}, {"runtime", run.backend}};

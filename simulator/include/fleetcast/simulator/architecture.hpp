@@ -34,7 +34,8 @@ struct AttentionDims {
   double v_dim = 0.0;   // per head, the width of a value
   // KV bytes stored per token per layer for a full-attention layer (mla: latent + rope; csa: the KV width)
   double kv_bytes_per_token_per_layer = 0.0;
-  // mla under DeepSeek Sparse Attention: the indexer's key per token per layer, cached beside the latent
+  // A sparse attention's indexer keys per token per layer, cached beside the KV (mla under DeepSeek Sparse
+  // Attention: one FP8 key with its scales; gqa under MiniMax Sparse Attention: one key in the KV cache's format)
   double indexer_key_bytes_per_token_per_layer = 0.0;
 };
 // `decode`: MLA decode runs in the absorbed form over the latent (qk = kv_lora + rope, v = kv_lora); so does
@@ -52,5 +53,10 @@ double softmax_kv_bytes_for_sequence(const specs::ModelSpec& m, double context_t
 double linear_state_bytes(const specs::ModelSpec& m);
 // The per-token slope of kv_bytes_for_sequence for long contexts (what REFERENCE.md tables list).
 double kv_bytes_per_token(const specs::ModelSpec& m);
+// The layers that cache indexer keys: every full-attention layer of a DeepSeek Sparse Attention model, the
+// sparse_layers of a MiniMax Sparse Attention one, none otherwise (csa counts its indexer in its global cache).
+int indexed_layers(const specs::ModelSpec& m);
+// Of softmax_kv_bytes_for_sequence, the indexer keys (held whole by every TP rank, unlike GQA's KV heads).
+double indexer_key_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens);
 
 }  // namespace fleetcast::simulator

@@ -11,7 +11,8 @@
 namespace fleetcast::specs {
 
 enum class AttentionType {
-  gqa,  // grouped-query (MHA when kv heads == query heads): K and V per KV head
+  gqa,  // grouped-query (MHA when kv heads == query heads): K and V per KV head; with sparse_top_k_tokens > 0
+        // MiniMax Sparse Attention (MiniMax-M3): on sparse_layers an indexer picks the key blocks each query attends
   mla,  // DeepSeek multi-head latent attention: one compressed latent + rope key per token; with
         // sparse_top_k_tokens > 0 DeepSeek Sparse Attention (V3.2, GLM-5): an indexer picks the keys
   csa,  // DeepSeek V4 compressed sparse attention: compressed global KV plus a sliding window,
@@ -43,14 +44,19 @@ struct AttentionSpec {
   bool sliding_window_chunked = false;
   // csa: whole-model KV bytes per token of the compressed global cache
   double global_kv_bytes_per_token = 0.0;
-  // csa, and mla under DeepSeek Sparse Attention: each query attends at most sparse_top_k_tokens keys, chosen
-  // by a lightning indexer of indexer_heads x indexer_head_dim that scores every (compressed) key before it.
-  // 0: dense attention (every mla model without an indexer).
+  // csa, mla under DeepSeek Sparse Attention and gqa under MiniMax Sparse Attention: each query attends at most
+  // sparse_top_k_tokens keys, chosen by a lightning indexer of indexer_heads x indexer_head_dim that scores every
+  // (compressed) key before it. 0: dense attention (every mla or gqa model without an indexer). Both cache one
+  // indexer key per token, shared by the heads: DeepSeek's in FP8, MiniMax's in the KV cache's format.
   int sparse_top_k_tokens = 0;
   int indexer_heads = 0;
   int indexer_head_dim = 0;
   int compression_ratio = 1;  // context tokens per compressed KV entry that the indexer scans
-  int indexer_layers = 0;     // layers that run the indexer (the rest reuse a source layer's top-k); 0: all
+  int indexer_layers = 0;     // layers that run the indexer (the rest reuse a source layer's top-k); 0: all (gqa: of
+                              // the sparse layers)
+  // gqa under MiniMax Sparse Attention: the layers that attend sparsely and run the indexer (MiniMax-M3: every MoE
+  // layer); the other softmax layers attend every key. Equal to num_layers when not given.
+  int sparse_layers = 0;
   // csa: grouped low-rank output projection (DeepSeek-V4): the heads' outputs in o_groups groups, each group
   // projected to o_lora_rank, then the concatenation to hidden. 0: a plain heads x v_head_dim x hidden one.
   int o_lora_rank = 0;

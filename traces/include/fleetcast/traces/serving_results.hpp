@@ -58,13 +58,16 @@ struct MeasuredServingRun {
   // whole (TensorRT-LLM without enable_chunked_prefill). 0 and false: the engine's defaults.
   int server_max_num_tokens = 0;
   bool server_whole_prompts = false;
-  bool server_mixed_chunk = false;  // SGLang's --enable-mixed-chunk
-  int server_recv_interval = 0;     // SGLang's --scheduler-recv-interval; 0: its default (1)
-  int server_chunk_tokens = 0;      // SGLang's --chunked-prefill-size; 0: its default for the GPU
+  bool server_mixed_chunk = false;             // SGLang's --enable-mixed-chunk
+  int server_recv_interval = 0;                // SGLang's --scheduler-recv-interval; 0: its default (1)
+  int server_chunk_tokens = 0;                 // SGLang's --chunked-prefill-size; 0: its default for the GPU
   double server_gpu_memory_utilization = 0.0;  // vLLM's --gpu-memory-utilization; 0: the deployment's default
   int server_kv_block_tokens = 0;              // vLLM's --block-size; 0: the deployment's default
   std::string server_kv_cache;  // the KV cache's format as the server was started ("bf16", "fp8"); "": inferred
   int server_max_running = 0;   // a cap on running requests below the clients (--max-running-requests); 0: none
+  // vLLM's MiniMax-M3 index_topk_freq (--hf-overrides): one sparse layer in this many runs the indexer, the others
+  // reuse the top-k before them. 0: every sparse layer runs it.
+  int server_index_topk_freq = 0;
   // TensorRT-LLM's batch_wait_timeout_iters and batch_wait_max_tokens_ratio; 0 and 0: no batch waiting
   int server_batch_wait_iters = 0;
   double server_batch_wait_tokens_ratio = 0.0;
