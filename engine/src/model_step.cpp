@@ -55,6 +55,12 @@ StepDims step_dims(const specs::ModelSpec& m, const StepShape& s) {
     fail(
         "model_step runs dense MLA only (DeepSeek Sparse Attention, DeepSeek-V3.2 and GLM-5: its indexer and "
         "top-k gather are not run yet)");
+  if (m.moe && m.moe->latent_width > 0)
+    fail(
+        "model_step runs experts on the hidden state only (a latent MoE, Kimi-K3: its latent projections are not run "
+        "yet)");
+  if (a.type == specs::AttentionType::mla && a.output_gate)
+    fail("model_step runs MLA without an output gate only (Kimi-K3's g_proj is not run yet)");
   if (a.type == specs::AttentionType::gqa && a.sparse())
     fail(
         "model_step runs dense grouped-query attention only (MiniMax Sparse Attention, MiniMax-M3: its indexer and "

@@ -20,8 +20,9 @@ struct Split {
   // x / tp, which must divide evenly.
   std::int64_t operator()(std::int64_t x, const char* what) const {
     if (x % tp != 0)
-      throw InputError(file, field, std::to_string(tp), std::string(what) + " (" + std::to_string(x) +
-                                                            ") does not divide over tp " + std::to_string(tp));
+      throw InputError(
+          file, field, std::to_string(tp),
+          std::string(what) + " (" + std::to_string(x) + ") does not divide over tp " + std::to_string(tp));
     return x / tp;
   }
 };
@@ -39,20 +40,21 @@ std::vector<Shape> gemm_shapes(const specs::ModelSpec& m, const Split& split, in
   if (a.type == AttentionType::gqa) {
     const std::int64_t q = split(a.num_query_heads, "num_query_heads");
     const std::int64_t kv = std::max<std::int64_t>(1, a.num_kv_heads / tp);  // replicated below tp
-    add_gemm(out, (q + 2 * kv) * a.head_dim, hidden);                      // fused QKV
-    add_gemm(out, hidden, q * a.head_dim);                                  // output projection
+    add_gemm(out, (q + 2 * kv) * a.head_dim, hidden);                        // fused QKV
+    add_gemm(out, hidden, q * a.head_dim);                                   // output projection
   } else if (a.type == AttentionType::mla) {
     const std::int64_t q = split(a.num_query_heads, "num_query_heads");
     const std::int64_t qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
     if (a.q_lora_rank > 0) {
-      add_gemm(out, a.q_lora_rank, hidden);     // q down-projection
-      add_gemm(out, q * qk, a.q_lora_rank);     // q up-projection
+      add_gemm(out, a.q_lora_rank, hidden);  // q down-projection
+      add_gemm(out, q * qk, a.q_lora_rank);  // q up-projection
     } else {
       add_gemm(out, q * qk, hidden);
     }
-    add_gemm(out, a.kv_lora_rank + a.qk_rope_head_dim, hidden);                 // kv down-projection
-    add_gemm(out, q * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank);     // kv up-projection (prefill)
-    add_gemm(out, hidden, q * a.v_head_dim);                                    // output projection
+    add_gemm(out, a.kv_lora_rank + a.qk_rope_head_dim, hidden);              // kv down-projection
+    add_gemm(out, q * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank);  // kv up-projection (prefill)
+    add_gemm(out, hidden, q * a.v_head_dim);                                 // output projection
+    if (a.output_gate) add_gemm(out, q * a.v_head_dim, hidden);              // output gate (Kimi-K3)
   }
   if (m.dense_layers > 0 && m.dense_ffn_width > 0) {
     const std::int64_t f = split(m.dense_ffn_width, "dense_ffn_width");
@@ -61,8 +63,14 @@ std::vector<Shape> gemm_shapes(const specs::ModelSpec& m, const Split& split, in
   }
   if (m.moe) {
     add_gemm(out, m.moe->num_routed_experts, hidden);  // router
-    add_gemm(out, 2 * std::int64_t{m.moe->expert_width}, hidden);
-    add_gemm(out, hidden, m.moe->expert_width);
+    // A latent MoE's experts run at its latent width, between a down and an up projection (split over tp).
+    const std::int64_t expert_in = m.moe->latent_width > 0 ? m.moe->latent_width : hidden;
+    if (m.moe->latent_width > 0) {
+      add_gemm(out, split(m.moe->latent_width, "latent_width"), hidden);
+      add_gemm(out, hidden, split(m.moe->latent_width, "latent_width"));
+    }
+    add_gemm(out, 2 * std::int64_t{m.moe->expert_width}, expert_in);
+    add_gemm(out, expert_in, m.moe->expert_width);
     if (m.moe->num_shared_experts > 0) {
       const int width = m.moe->shared_expert_width > 0 ? m.moe->shared_expert_width : m.moe->expert_width;
       const std::int64_t f = split(std::int64_t{width} * m.moe->num_shared_experts, "shared expert width");

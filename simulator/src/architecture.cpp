@@ -29,6 +29,7 @@ double attention_projection_params(const specs::ModelSpec& m) {
   // to hidden: nq x v x r + G x r x hidden in all.
   const double out =
       a.o_lora_rank > 0 ? nq * a.v_head_dim * a.o_lora_rank + a.o_groups * a.o_lora_rank * h : nq * a.v_head_dim * h;
+  const double gate = a.output_gate ? h * nq * a.v_head_dim : 0.0;  // Kimi-K3's g_proj
   // The lightning indexer (csa, sparse mla): its query from the q LoRA, one key and one weight per head.
   const double q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
   const double indexer =
@@ -36,7 +37,7 @@ double attention_projection_params(const specs::ModelSpec& m) {
   if (a.type == specs::AttentionType::mla) {
     const double kv_a = h * (a.kv_lora_rank + a.qk_rope_head_dim);
     const double kv_b = a.kv_lora_rank * nq * (a.qk_nope_head_dim + a.v_head_dim);
-    return q + kv_a + kv_b + out + indexer;
+    return q + kv_a + kv_b + out + indexer + gate;
   }
   // csa: one shared KV of kv_lora_rank per token used as key and value.
   const double kv = h * a.kv_lora_rank;
@@ -63,14 +64,16 @@ double ParameterCounts::attention_all_layers() const {
 
 double ParameterCounts::total() const {
   return attention_all_layers() +
-         moe_layers * (router_per_moe_layer + routed_experts * routed_expert + shared_experts_per_moe_layer) +
+         moe_layers * (router_per_moe_layer + routed_experts * routed_expert + shared_experts_per_moe_layer +
+                       latent_projections_per_moe_layer) +
          dense_layers * dense_ffn_per_layer + embedding + lm_head + mtp + lookup_memory;
 }
 
 double ParameterCounts::active_per_token() const {
   const double head = lm_head > 0.0 ? lm_head : embedding;  // a tied head still multiplies by the table
   return attention_all_layers() +
-         moe_layers * (router_per_moe_layer + top_k * routed_expert + shared_experts_per_moe_layer) +
+         moe_layers * (router_per_moe_layer + top_k * routed_expert + shared_experts_per_moe_layer +
+                       latent_projections_per_moe_layer) +
          dense_layers * dense_ffn_per_layer + head;
 }
 
@@ -88,7 +91,10 @@ ParameterCounts count_parameters(const specs::ModelSpec& m) {
   if (m.moe) {
     const auto& e = *m.moe;
     c.router_per_moe_layer = h * e.num_routed_experts;
-    c.routed_expert = swiglu_params(h, e.expert_width);
+    // A latent MoE's experts take latent_width inputs; its down and up projections serve every token.
+    const double expert_in = e.latent_width > 0 ? e.latent_width : h;
+    c.routed_expert = swiglu_params(expert_in, e.expert_width);
+    c.latent_projections_per_moe_layer = e.latent_width > 0 ? 2.0 * h * e.latent_width : 0.0;
     const double shared_width = e.shared_expert_width > 0 ? e.shared_expert_width : e.expert_width;
     c.shared_experts_per_moe_layer = e.num_shared_experts * swiglu_params(h, shared_width);
   }
@@ -98,9 +104,9 @@ ParameterCounts count_parameters(const specs::ModelSpec& m) {
   // A DeepSeek MTP module: a projection of [hidden; embedding] back to hidden plus one transformer layer
   // (MoE when the model is), sharing the embedding and LM head with the main model.
   if (m.mtp_layers > 0) {
-    const double ffn =
-        m.moe ? c.router_per_moe_layer + m.moe->num_routed_experts * c.routed_expert + c.shared_experts_per_moe_layer
-              : c.dense_ffn_per_layer;
+    const double ffn = m.moe ? c.router_per_moe_layer + m.moe->num_routed_experts * c.routed_expert +
+                                   c.shared_experts_per_moe_layer + c.latent_projections_per_moe_layer
+                             : c.dense_ffn_per_layer;
     c.mtp = m.mtp_layers * (2.0 * h * h + c.attention_per_layer + ffn);
   }
   if (m.lookup_memory) c.lookup_memory = m.lookup_memory->parameters;

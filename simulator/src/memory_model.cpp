@@ -58,7 +58,8 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
   const double moe_share = static_cast<double>(m.moe_layers()) / m.num_layers;
   const double per_layer_tp =
       p.attention_all_layers() / p.layers * wbytes +
-      moe_share * (p.router_per_moe_layer * head_bytes + p.shared_experts_per_moe_layer * wbytes) +
+      moe_share * (p.router_per_moe_layer * head_bytes +
+                   (p.shared_experts_per_moe_layer + p.latent_projections_per_moe_layer) * wbytes) +
       (1.0 - moe_share) * p.dense_ffn_per_layer * wbytes;
   const double per_layer_experts =
       moe_share * (p.routed_experts + d.moe_load.redundant_experts) * p.routed_expert * ebytes;

@@ -266,8 +266,10 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   const double per_assignment_flops = 2.0 * params_.routed_expert / moe_tp;
   ex.flops_prefill = per_assignment_flops * moe_tokens.prefill * moe.top_k * per_rank * moe_layers;
   ex.flops_decode = per_assignment_flops * moe_tokens.decode * moe.top_k * per_rank * moe_layers;
+  // Each assignment's activations in and out, at the latent width for a latent MoE.
+  const double expert_in = moe.latent_width > 0 ? moe.latent_width : h;
   ex.bytes = (touched * params_.routed_expert / moe_tp * specs::bytes_per_element(model_.precision.experts) +
-              assignments_per_gpu * 2.0 * h * abytes) *
+              assignments_per_gpu * 2.0 * expert_in * abytes) *
              moe_layers;
   // The GEMMs compute padded row tiles per expert (expert_placement.hpp): the FLOPs above are the useful ones,
   // the rate is cut by the padding.
@@ -286,9 +288,13 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   ex.time_s = roofline_s(ex, rate / padding, rates_.hbm_bytes_per_s(), 4 * moe_kernels);
   ex.prefill_share = share(moe_tokens.prefill, moe_tokens.decode);
 
-  if (params_.shared_experts_per_moe_layer > 0.0) {
-    cost_token_gemm(st.ops[static_cast<int>(Op::shared_expert)], params_.shared_experts_per_moe_layer / tp * moe_layers,
-                    model_.precision.weights, 2.0 * h * abytes * moe_layers, pre, dec, 3 * moe_kernels);
+  // The shared experts and a latent MoE's down and up projections: 16-bit GEMMs every token takes, split over TP.
+  const double every_token = params_.shared_experts_per_moe_layer + params_.latent_projections_per_moe_layer;
+  if (every_token > 0.0) {
+    const int kernels = (moe.num_shared_experts > 0 ? 3 : 0) + (moe.latent_width > 0 ? 2 : 0);
+    const double io = (moe.num_shared_experts > 0 ? 2.0 * h : 0.0) + (moe.latent_width > 0 ? 2.0 * h : 0.0);
+    cost_token_gemm(st.ops[static_cast<int>(Op::shared_expert)], every_token / tp * moe_layers,
+                    model_.precision.weights, io * abytes * moe_layers, pre, dec, kernels * moe_kernels);
   }
 }
 
@@ -344,7 +350,8 @@ void StepTimeModel::cost_alltoall(const BatchShape& b, const Layers& l, const Mo
   if (layout.dp == 1 || layout.ep == 1 || !model_.moe || l.moe == 0) return;
   const double ep = layout.ep;
   const double k = model_.moe->top_k;
-  const double h = model_.hidden_size;
+  // What a token carries to the experts: the hidden state, or a latent MoE's latent.
+  const double h = model_.moe->latent_width > 0 ? model_.moe->latent_width : model_.hidden_size;
   const double abytes = specs::bytes_per_element(model_.precision.activations);
   const bool fp8_dispatch = specs::bytes_per_element(model_.precision.weights) <= 1.0;
   const double per_token = h * ((fp8_dispatch ? 1.0 + 4.0 / 128.0 : abytes) + abytes);

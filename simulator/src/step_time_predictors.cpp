@@ -272,19 +272,26 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
                           {"seed", 0.0},
                           {"used", used}});
     };
-    const auto up = grouped(2.0 * width, h), down = grouped(h, width);
+    const double expert_in = m.latent_width > 0 ? m.latent_width : h;  // a latent MoE's experts run at its width
+    const auto up = grouped(2.0 * width, expert_in), down = grouped(expert_in, width);
     if (rows > 0.0 && up && down) {
-      const OpShape slots{{"tokens", moe_all}, {"hidden", h}, {"experts", experts}, {"top_k", k}};
+      const OpShape slots{{"tokens", moe_all}, {"hidden", expert_in}, {"experts", experts}, {"top_k", k}};
       const double extra = pred.time_s("swiglu", act, {{"tokens", rows}, {"width", width}}).value_or(0.0) +
                            pred.time_s("moe_permute", act, slots).value_or(0.0) +
                            pred.time_s("moe_unpermute", act, slots).value_or(0.0);
       op(Op::moe_experts).time_s = l.moe * (*up + *down + extra);
     }
-    if (tokens > 0.0 && m.num_shared_experts > 0) {
+    if (tokens > 0.0 && (m.num_shared_experts > 0 || m.latent_width > 0)) {
       const double f = static_cast<double>(m.shared_expert_width > 0 ? m.shared_expert_width : m.expert_width) *
                        m.num_shared_experts / tp;
       const auto sup = gemm(tokens, 2.0 * f, h, w), sdown = gemm(tokens, h, f, w);
-      if (sup && sdown) op(Op::shared_expert).time_s = l.moe * (*sup + *sdown);
+      // A latent MoE's down and up projections, costed with the shared experts (cost_ffn).
+      const double lw = static_cast<double>(m.latent_width) / tp;
+      const auto ldown = m.latent_width > 0 ? gemm(tokens, lw, h, w) : std::optional<double>(0.0);
+      const auto lup = m.latent_width > 0 ? gemm(tokens, h, lw, w) : std::optional<double>(0.0);
+      const bool shared = m.num_shared_experts > 0;
+      if ((!shared || (sup && sdown)) && ldown && lup)
+        op(Op::shared_expert).time_s = l.moe * ((shared ? *sup + *sdown : 0.0) + *ldown + *lup);
     }
   }
 

@@ -56,6 +56,7 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
       break;
     case AttentionType::mla:
       parse_mla_part(r, a);
+      a.output_gate = r.optional<bool>("output_gate", false);
       parse_indexer(r, a, "dense MLA");  // DeepSeek Sparse Attention
       break;
     case AttentionType::csa:
@@ -91,7 +92,7 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
   return a;
 }
 
-MoeSpec parse_moe(JsonReader r) {
+MoeSpec parse_moe(JsonReader r, int hidden_size) {
   MoeSpec m;
   m.num_routed_experts = r.require_at_least("num_routed_experts", 1);
   m.top_k = r.require_at_least("top_k", 1);
@@ -100,6 +101,9 @@ MoeSpec parse_moe(JsonReader r) {
   m.num_shared_experts = r.optional_at_least("num_shared_experts", 0, 0);
   m.expert_width = r.require_at_least("expert_width", 1);
   m.shared_expert_width = r.optional_at_least("shared_expert_width", 0, 0);
+  m.latent_width = r.optional_at_least("latent_width", 0, 0);
+  r.check(m.latent_width <= hidden_size, "latent_width",
+          "must be <= hidden_size (" + std::to_string(hidden_size) + "): the experts' latent is a projection down");
   r.finish();
   return m;
 }
@@ -174,7 +178,7 @@ ModelSpec parse_model(const nlohmann::json& j, const std::string& file, const st
   if (auto linear = r.optional_object("linear_attention"))
     m.linear_attention = parse_linear_attention(std::move(*linear), m);
 
-  if (auto moe = r.optional_object("moe")) m.moe = parse_moe(std::move(*moe));
+  if (auto moe = r.optional_object("moe")) m.moe = parse_moe(std::move(*moe), m.hidden_size);
   m.dense_layers = r.require_at_least("dense_layers", 0);
   if (m.moe) {
     r.check(m.dense_layers < m.num_layers, "dense_layers",

@@ -26,9 +26,10 @@ double attention_parameters(const AttentionSpec& a, double hidden) {
   // Grouped low-rank output (DeepSeek-V4): heads x v x o_lora_rank + groups x o_lora_rank x hidden.
   const double out = a.o_lora_rank > 0 ? heads * a.v_head_dim * a.o_lora_rank + a.o_groups * a.o_lora_rank * hidden
                                        : heads * a.v_head_dim * hidden;
+  const double gate = a.output_gate ? hidden * heads * a.v_head_dim : 0.0;  // mla's output gate (Kimi-K3)
   double indexer = 0.0;
   if (a.sparse()) indexer = hidden * a.indexer_heads * (a.indexer_head_dim + 1.0);
-  return q + kv_down + kv_up + out + indexer;
+  return q + kv_down + kv_up + out + indexer + gate;
 }
 
 // Gated DeltaNet: qkvz and ba in, the short conv over q, k and v, and out.
@@ -73,7 +74,9 @@ double approx_parameters(const ModelSpec& m) {
   total += m.dense_layers * 3.0 * hidden * m.dense_ffn_width;
   if (m.moe) {
     const double shared_width = m.moe->shared_expert_width > 0 ? m.moe->shared_expert_width : m.moe->expert_width;
-    const double per_layer = m.moe->num_routed_experts * 3.0 * hidden * m.moe->expert_width +
+    const double latent = m.moe->latent_width > 0 ? m.moe->latent_width : hidden;
+    const double per_layer = m.moe->num_routed_experts * 3.0 * latent * m.moe->expert_width +
+                             (m.moe->latent_width > 0 ? 2.0 * hidden * latent : 0.0) +
                              m.moe->num_shared_experts * 3.0 * hidden * shared_width +
                              hidden * m.moe->num_routed_experts;  // router
     total += m.moe_layers() * per_layer;

@@ -23,6 +23,7 @@ json attention_json(const AttentionSpec& a) {
     j["qk_nope_head_dim"] = a.qk_nope_head_dim;
     j["v_head_dim"] = a.v_head_dim;
   }
+  if (a.type == AttentionType::mla && a.output_gate) j["output_gate"] = true;  // written only when set
   if (a.type != AttentionType::csa && a.sparse()) {  // written only when set: dense files echo unchanged
     j["sparse_top_k_tokens"] = a.sparse_top_k_tokens;
     j["indexer_heads"] = a.indexer_heads;
@@ -127,6 +128,7 @@ json to_json(const ModelSpec& m) {
                 {"num_shared_experts", m.moe->num_shared_experts},
                 {"expert_width", m.moe->expert_width},
                 {"shared_expert_width", m.moe->shared_expert_width}};
+    if (m.moe->latent_width > 0) j["moe"]["latent_width"] = m.moe->latent_width;  // written only when set
   }
   if (m.linear_attention) {  // written only when present: files of other models echo unchanged
     const LinearAttentionSpec& l = *m.linear_attention;

@@ -139,6 +139,21 @@ TEST_CASE("gqa takes MiniMax Sparse Attention's indexer and its sparse layers", 
   CHECK_INPUT_ERROR(parse_model(j, "m.json"), "linear_attention.layers", "4", "attention.sparse_layers (29)");
 }
 
+TEST_CASE("a latent MoE and an MLA output gate parse, round-trip and are written only when set", "[specs][model]") {
+  json j = mla_model_json();
+  CHECK_FALSE(to_json(parse_model(j, "m.json"))["moe"].contains("latent_width"));
+  CHECK_FALSE(to_json(parse_model(j, "m.json"))["attention"].contains("output_gate"));
+  j["moe"]["latent_width"] = 3584;
+  j["attention"]["output_gate"] = true;
+  const ModelSpec m = parse_model(j, "m.json");
+  CHECK(m.moe->latent_width == 3584);
+  CHECK(m.attention.output_gate);
+  CHECK(parse_model(to_json(m), "echo.json") == m);
+  j["moe"]["latent_width"] = m.hidden_size + 1;
+  CHECK_INPUT_ERROR(parse_model(j, "m.json"), "moe.latent_width", std::to_string(m.hidden_size + 1),
+                    "must be <= hidden_size");
+}
+
 TEST_CASE("a chunked window needs a window", "[specs][model]") {
   json j = gqa_model_json();
   j["attention"]["sliding_window_chunked"] = true;

@@ -261,17 +261,21 @@ TEST_CASE("silicon CSV: InferenceX's MiniMax-M3 vLLM rows take its scripts' bloc
       "h200," + inferencex_source(64) + ",vllm," + mx + ",h200_sxm,fp8,agg,8192,1024,64,8,1,1,1",
       "b200," + inferencex_source(64) + ",vllm," + mx + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
       "b300-fp4," + inferencex_source(64) + ",vllm,nvidia/MiniMax-M3-NVFP4,b300,fp4,agg,1024,8192,64,4,1,1,1",
+      "b200-fp4," + inferencex_source(64) + ",vllm,nvidia/MiniMax-M3-NVFP4,b200_sxm,fp4,agg,1024,1024,64,4,1,1,1",
       "mi355x," + inferencex_source(64) + ",vllm," + mx + ",mi355x,fp8,agg,1024,1024,64,4,1,1,1",
-      "sglang," + inferencex_source(64) + ",sglang," + mx + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1"};
+      "mi325x," + inferencex_source(64) + ",vllm," + mx + ",mi325x,fp8,agg,1024,1024,64,8,1,1,1",
+      "sglang," + inferencex_source(64) + ",sglang," + mx + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "h200-fp4," + inferencex_source(64) + ",vllm,nvidia/MiniMax-M3-NVFP4,h200_sxm,fp4,agg,1024,1024,64,8,1,1,1"};
   std::istringstream in(csv_text(kInferenceXHeader, rows));
   const auto r = traces::parse_silicon_csv(in, "f.csv");
-  REQUIRE(r.runs.size() == 6);
-  const int budget[] = {2048, 16384, 2048, 2048, 0, 0};  // 2 x ISL; MI355X's script leaves vLLM's default
-  const double memory[] = {0.90, 0.90, 0.90, 0.95, 0.90, 0};
-  const char* kv[] = {"bf16", "bf16", "fp8", "fp8", "fp8", ""};
-  const int block[] = {128, 128, 128, 128, 128, 0};
-  const int freq[] = {0, 4, 0, 0, 0, 0};  // only the H200 script reuses the indexer's top-k
-  for (std::size_t i = 0; i < 6; ++i) {
+  REQUIRE(r.runs.size() == 9);
+  // NVIDIA: 2 x ISL at 0.90 (B300 FP4 0.95); AMD: the engine's defaults. No script for SGLang or H200 FP4.
+  const int budget[] = {2048, 16384, 2048, 2048, 2048, 0, 0, 0, 0};
+  const double memory[] = {0.90, 0.90, 0.90, 0.95, 0.90, 0, 0, 0, 0};
+  const char* kv[] = {"bf16", "bf16", "fp8", "fp8", "bf16", "fp8", "bf16", "", ""};
+  const int block[] = {128, 128, 128, 128, 128, 128, 128, 0, 0};
+  const int freq[] = {0, 4, 0, 0, 0, 0, 0, 0, 0};  // only the H200 script reuses the indexer's top-k
+  for (std::size_t i = 0; i < 9; ++i) {
     INFO(r.runs[i].id);
     CHECK(r.runs[i].server_max_num_tokens == budget[i]);
     CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);

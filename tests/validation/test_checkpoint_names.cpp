@@ -65,6 +65,7 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK_THAT(v32_exp.note, Catch::Contains("deepseek-v3.2"));
   CHECK(model_for_checkpoint("zai-org/GLM-5-FP8").preset == "glm-5");
   CHECK(model_for_checkpoint("MiniMaxAI/MiniMax-M2.7").preset == "minimax-m2.7");
+  CHECK(model_for_checkpoint("moonshotai/Kimi-K3").preset == "kimi-k3");
   for (const char* m3 : {"MiniMaxAI/MiniMax-M3", "MiniMaxAI/MiniMax-M3-MXFP8", "nvidia/MiniMax-M3-NVFP4",
                          "MiniMaxAI/MiniMax-M3-preview"}) {
     INFO(m3);

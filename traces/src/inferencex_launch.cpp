@@ -186,30 +186,32 @@ void set_inferencex_kimi_k25_settings(MeasuredServingRun& r) {
   add_note(r, note);
 }
 
-// Its MiniMax-M3 vLLM scripts (benchmarks/single_node/fixed_seq_len/minimaxm3_fp8_{h100,h200,b200,mi355x}.sh and the
-// FP4 Blackwell one, as stored at SemiAnalysisAI/InferenceX 3507da23, 2234a2da, 6127dd05, 056a84e1): --block-size
-// 128 everywhere (the sparse attention's block), --max-num-batched-tokens 2 x ISL except on MI355X (vLLM's default);
-// on Hopper no --kv-cache-dtype (BF16) at --gpu-memory-utilization 0.90, H200 adding --hf-overrides
-// '{"use_index_cache": true, "index_topk_freq": 4}'; on B200 FP8 and MI355X --kv-cache-dtype fp8 (Blackwell also the
-// indexer's keys in FP8) at 0.90, FP4 on Blackwell at 0.95.
+// Its MiniMax-M3 vLLM scripts (benchmarks/single_node/fixed_seq_len/minimaxm3_{fp8,fp4}_*.sh as stored at
+// SemiAnalysisAI/InferenceX: fp8 h100 3507da23, h200 2234a2da, b200 6127dd05, b300 8157855f, mi300x 0095dc91, mi325x
+// 5ec3e111, mi355x 056a84e1; fp4 b200 0f226da1, b300 023b06ca, mi355x f3547065): --block-size 128 everywhere (the
+// sparse attention's block); on NVIDIA GPUs --max-num-batched-tokens 2 x ISL, --gpu-memory-utilization 0.90 (0.95 for
+// FP4 on B300) and --kv-cache-dtype fp8 (with the indexer's keys) on B200 and B300 FP8 and B300 FP4, none (BF16) on
+// Hopper and B200 FP4; H200 adds --hf-overrides '{"use_index_cache": true, "index_topk_freq": 4}'. On AMD the engine's
+// budget and memory defaults, FP8 KV only for MI355X FP8.
 void set_inferencex_minimax_m3_settings(MeasuredServingRun& r) {
   const std::string precision = lower(r.precision);
-  const bool hopper = on_gpu(r, "h100") || on_gpu(r, "h200");
-  if (hopper && precision == "fp8") {
-    r.server_kv_cache = "bf16";
-  } else if ((on_gpu(r, "b200") && precision == "fp8") || (on_blackwell(r) && precision == "fp4") ||
-             (on_gpu(r, "mi355x") && precision == "fp8")) {
-    r.server_kv_cache = "fp8";
-  } else {
-    return;
+  const bool fp8 = precision == "fp8", fp4 = precision == "fp4";
+  const bool nvidia = on_gpu(r, "h100") || on_gpu(r, "h200") || on_blackwell(r);
+  const bool amd = on_gpu(r, "mi300x") || on_gpu(r, "mi325x") || on_gpu(r, "mi355x");
+  if (!(fp8 || fp4) || !(nvidia || amd) || ((on_gpu(r, "h100") || on_gpu(r, "h200")) && !fp8) ||
+      ((on_gpu(r, "mi300x") || on_gpu(r, "mi325x")) && !fp8)) {
+    return;  // no script read for it
   }
+  const bool fp8_kv = (on_blackwell(r) && (fp8 || on_gpu(r, "b300"))) || (on_gpu(r, "mi355x") && fp8);
+  r.server_kv_cache = fp8_kv ? "fp8" : "bf16";
   r.server_kv_block_tokens = 128;
-  r.server_gpu_memory_utilization = on_blackwell(r) && precision == "fp4" ? 0.95 : 0.90;
-  std::string note = "vLLM as InferenceX's MiniMax-M3 scripts start it: --block-size 128 --kv-cache-dtype " +
-                     r.server_kv_cache + " --gpu-memory-utilization " + fraction_text(r.server_gpu_memory_utilization);
-  if (!on_gpu(r, "mi355x")) {
+  std::string note =
+      "vLLM as InferenceX's MiniMax-M3 scripts start it: --block-size 128 --kv-cache-dtype " + r.server_kv_cache;
+  if (nvidia) {
+    r.server_gpu_memory_utilization = on_gpu(r, "b300") && fp4 ? 0.95 : 0.90;
     r.server_max_num_tokens = 2 * r.isl;
-    note += " --max-num-batched-tokens " + std::to_string(r.server_max_num_tokens);
+    note += " --gpu-memory-utilization " + fraction_text(r.server_gpu_memory_utilization) +
+            " --max-num-batched-tokens " + std::to_string(r.server_max_num_tokens);
   }
   if (on_gpu(r, "h200")) {
     r.server_index_topk_freq = 4;

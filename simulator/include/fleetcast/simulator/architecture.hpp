@@ -12,6 +12,7 @@ struct ParameterCounts {
   double router_per_moe_layer = 0.0;
   double routed_expert = 0.0;  // one routed expert (gate, up, down)
   double shared_experts_per_moe_layer = 0.0;
+  double latent_projections_per_moe_layer = 0.0;  // a latent MoE's hidden -> latent and latent -> hidden (16-bit)
   double dense_ffn_per_layer = 0.0;
   double embedding = 0.0;
   double lm_head = 0.0;  // 0 when tied to the embedding

@@ -25,7 +25,9 @@ struct AttentionSpec {
   // gqa
   int num_kv_heads = 0;
   int head_dim = 0;
-  bool output_gate = false;  // a sigmoid gate per query head on the output (Qwen3-Next): q_proj twice as wide
+  // A sigmoid gate on each head's output (Qwen3-Next's gqa: q_proj twice as wide; Kimi-K3's mla: a g_proj from the
+  // hidden state to heads x v_head_dim).
+  bool output_gate = false;
   // An RMSNorm over all query heads together (and over all KV heads together) instead of per head (MiniMax-M2):
   // a TP rank holds a slice of the heads, so each layer all-reduces every token's sums of squares across the
   // TP group before it can normalise. A per-head norm (Qwen3) needs no communication and is not this.
@@ -71,6 +73,10 @@ struct MoeSpec {
   int num_shared_experts = 0;
   int expert_width = 0;         // intermediate size of one routed expert
   int shared_expert_width = 0;  // intermediate size of the shared expert(s), 0: same as expert_width
+  // A latent MoE (Kimi-K3): one projection per MoE layer takes the hidden state down to latent_width, the routed
+  // experts run at that width, and their normed sum is projected back up; the router and the shared experts see the
+  // hidden state. 0: the routed experts take the hidden state itself.
+  int latent_width = 0;
   bool operator==(const MoeSpec&) const = default;
 };
 
