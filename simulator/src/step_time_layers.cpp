@@ -66,10 +66,15 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   // Indexer (csa, sparse mla): (query, compressed entry) pairs scored and indexer keys read, on the layers that own an
   // indexer (the others reuse a source layer's selection).
   double pre_index = 0.0, dec_index = 0.0, pre_index_read = 0.0, dec_index_read = 0.0;
-  const double index_layers =
-      sparse_gqa
-          ? sparse_layers * (a.indexer_layers > 0 ? static_cast<double>(a.indexer_layers) / a.sparse_layers : 1.0)
-          : l.all * (a.indexer_layers > 0 ? static_cast<double>(a.indexer_layers) / model_.num_layers : 1.0);
+  // Layers that run the indexer: csa's own count of its layers; sparse mla's every softmax layer (a linear-attention
+  // layer has none); sparse gqa's own count of its sparse layers.
+  double index_layers = 0.0;
+  if (csa)
+    index_layers = l.all * (a.indexer_layers > 0 ? static_cast<double>(a.indexer_layers) / model_.num_layers : 1.0);
+  if (sparse_mla) index_layers = full_layers;
+  if (sparse_gqa)
+    index_layers =
+        sparse_layers * (a.indexer_layers > 0 ? static_cast<double>(a.indexer_layers) / a.sparse_layers : 1.0);
   for (int c : b.decode_contexts) {
     const double last = c + queries;  // tokens the last query sees
     if (csa) {

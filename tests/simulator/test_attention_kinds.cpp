@@ -53,6 +53,14 @@ TEST_CASE("DeepSeek Sparse Attention: top-k latents per query, every key scored 
   // The cache holds each token's latent and its indexer key (128 FP8 values and a 4-byte scale) on every layer.
   CHECK(simulator::kv_bytes_per_token(sparse) == Approx(61 * (576 + 132)));
   CHECK(simulator::kv_bytes_per_token(dense) == Approx(61 * 576));
+
+  // With 45 of the 61 layers turned into linear attention (a KDA hybrid such as GLM-5.3-Flash), only the 16 MLA
+  // layers attend, cache and run the indexer.
+  auto hybrid = sparse;
+  hybrid.linear_attention = specs::LinearAttentionSpec{45, 16, 32, 128, 128, 4, specs::Precision::fp32};
+  b.decode_contexts = {32767};
+  CHECK(attention(hybrid, b).bytes == Approx(16 * (2048 * latent + 32768 * 128.0)));
+  CHECK(simulator::kv_bytes_per_token(hybrid) == Approx(16 * (576 + 132)));
 }
 
 TEST_CASE("MiniMax Sparse Attention: 2,048 keys per query on 57 of 60 layers, one shared indexer key", "[step_time]") {
