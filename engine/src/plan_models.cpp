@@ -64,7 +64,7 @@ std::vector<Shape> gemm_shapes(const specs::ModelSpec& m, const Split& split, in
   if (m.moe) {
     add_gemm(out, m.moe->num_routed_experts, hidden);  // router
     // A latent MoE's experts run at its latent width, between a down and an up projection (split over tp).
-    const std::int64_t expert_in = m.moe->latent_width > 0 ? m.moe->latent_width : hidden;
+    const std::int64_t expert_in = m.moe->expert_input_width(m.hidden_size);
     if (m.moe->latent_width > 0) {
       add_gemm(out, split(m.moe->latent_width, "latent_width"), hidden);
       add_gemm(out, hidden, split(m.moe->latent_width, "latent_width"));

@@ -92,8 +92,7 @@ ParameterCounts count_parameters(const specs::ModelSpec& m) {
     const auto& e = *m.moe;
     c.router_per_moe_layer = h * e.num_routed_experts;
     // A latent MoE's experts take latent_width inputs; its down and up projections serve every token.
-    const double expert_in = e.latent_width > 0 ? e.latent_width : h;
-    c.routed_expert = swiglu_params(expert_in, e.expert_width);
+    c.routed_expert = swiglu_params(e.expert_input_width(m.hidden_size), e.expert_width);
     c.latent_projections_per_moe_layer = e.latent_width > 0 ? 2.0 * h * e.latent_width : 0.0;
     const double shared_width = e.shared_expert_width > 0 ? e.shared_expert_width : e.expert_width;
     c.shared_experts_per_moe_layer = e.num_shared_experts * swiglu_params(h, shared_width);

@@ -272,7 +272,7 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   ex.flops_prefill = per_assignment_flops * moe_tokens.prefill * moe.top_k * per_rank * moe_layers;
   ex.flops_decode = per_assignment_flops * moe_tokens.decode * moe.top_k * per_rank * moe_layers;
   // Each assignment's activations in and out, at the latent width for a latent MoE.
-  const double expert_in = moe.latent_width > 0 ? moe.latent_width : h;
+  const double expert_in = moe.expert_input_width(model_.hidden_size);
   ex.bytes = (touched * params_.routed_expert / moe_tp * specs::bytes_per_element(model_.precision.experts) +
               assignments_per_gpu * 2.0 * expert_in * abytes) *
              moe_layers;
@@ -356,7 +356,7 @@ void StepTimeModel::cost_alltoall(const BatchShape& b, const Layers& l, const Mo
   const double ep = layout.ep;
   const double k = model_.moe->top_k;
   // What a token carries to the experts: the hidden state, or a latent MoE's latent.
-  const double h = model_.moe->latent_width > 0 ? model_.moe->latent_width : model_.hidden_size;
+  const double h = model_.moe->expert_input_width(model_.hidden_size);
   const double abytes = specs::bytes_per_element(model_.precision.activations);
   const bool fp8_dispatch = specs::bytes_per_element(model_.precision.weights) <= 1.0;
   const double per_token = h * ((fp8_dispatch ? 1.0 + 4.0 / 128.0 : abytes) + abytes);

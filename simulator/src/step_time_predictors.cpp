@@ -272,7 +272,7 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
                           {"seed", 0.0},
                           {"used", used}});
     };
-    const double expert_in = m.latent_width > 0 ? m.latent_width : h;  // a latent MoE's experts run at its width
+    const double expert_in = m.expert_input_width(model_.hidden_size);  // a latent MoE's experts run at its width
     const auto up = grouped(2.0 * width, expert_in), down = grouped(expert_in, width);
     if (rows > 0.0 && up && down) {
       const OpShape slots{{"tokens", moe_all}, {"hidden", expert_in}, {"experts", experts}, {"top_k", k}};

@@ -74,7 +74,7 @@ double approx_parameters(const ModelSpec& m) {
   total += m.dense_layers * 3.0 * hidden * m.dense_ffn_width;
   if (m.moe) {
     const double shared_width = m.moe->shared_expert_width > 0 ? m.moe->shared_expert_width : m.moe->expert_width;
-    const double latent = m.moe->latent_width > 0 ? m.moe->latent_width : hidden;
+    const double latent = m.moe->expert_input_width(m.hidden_size);
     const double per_layer = m.moe->num_routed_experts * 3.0 * latent * m.moe->expert_width +
                              (m.moe->latent_width > 0 ? 2.0 * hidden * latent : 0.0) +
                              m.moe->num_shared_experts * 3.0 * hidden * shared_width +

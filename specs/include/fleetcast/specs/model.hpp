@@ -77,6 +77,8 @@ struct MoeSpec {
   // experts run at that width, and their normed sum is projected back up; the router and the shared experts see the
   // hidden state. 0: the routed experts take the hidden state itself.
   int latent_width = 0;
+  // What a routed expert takes in and gives back, and what the EP exchange carries: the latent, else the hidden state.
+  int expert_input_width(int hidden_size) const { return latent_width > 0 ? latent_width : hidden_size; }
   bool operator==(const MoeSpec&) const = default;
 };
 
