@@ -1,8 +1,11 @@
 #pragma once
-// Hand-made silicon CSV rows for the reader's tests: a file from a header and rows, and InferenceX's provenance.
+// Hand-made silicon CSV rows for the reader's tests: a file from a header and rows, read, and InferenceX's provenance.
 
 #include <cstddef>
+#include <sstream>
 #include <string>
+
+#include "fleetcast/traces/serving_results.hpp"
 
 namespace fleetcast::test {
 
@@ -12,6 +15,13 @@ std::string csv_text(const std::string& header, const std::string (&rows)[N]) {
   std::string text = header + "\n";
   for (const std::string& row : rows) text += row + "\n";
   return text;
+}
+
+// A silicon CSV of `header` and `rows`, read as file "f.csv".
+template <std::size_t N>
+traces::MeasuredServingResults parse_rows(const std::string& header, const std::string (&rows)[N]) {
+  std::istringstream in(csv_text(header, rows));
+  return traces::parse_silicon_csv(in, "f.csv");
 }
 
 // The columns InferenceX's launch rules read (attention DP among them), and the provenance that names InferenceX

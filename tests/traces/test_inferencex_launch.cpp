@@ -2,15 +2,14 @@
 // the step budgets, chunk and block sizes, memory fractions and KV formats its launch script for that model, engine
 // and GPU passes, and another engine's or GPU's row keeps the defaults.
 #include <catch2/catch.hpp>
-#include <sstream>
 
 #include "fleetcast/traces/serving_results.hpp"
 #include "silicon_rows.hpp"
 
 using namespace fleetcast;
-using test::csv_text;
 using test::inferencex_source;
 using test::kInferenceXHeader;
+using test::parse_rows;
 
 TEST_CASE("silicon CSV: InferenceX's Qwen3.5 SGLang rows poll for requests as each GPU's and precision's script says",
           "[traces][silicon]") {
@@ -27,8 +26,7 @@ TEST_CASE("silicon CSV: InferenceX's Qwen3.5 SGLang rows poll for requests as ea
                               row("b200bf16", "b200_sxm", "bf16", 8), row("b300fp4", "b300_sxm", "fp4", 16),
                               row("b300fp8", "b300_sxm", "fp8", 64),  row("h200fp8", "h200_sxm", "fp8", 8),
                               row("other", "b200_sxm", "fp8", 8, "m")};
-  std::istringstream in(csv_text(header, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(header, rows);
   REQUIRE(r.runs.size() == 7);
   // B200 FP8 and FP4: 30 above 4 clients, else 10; B200 BF16, B300 FP4 and BF16: 30 from 16 clients, else 10;
   // B300 FP8: always 10; H200 FP8: SGLang's default; another model's script: not read, the default.
@@ -51,8 +49,7 @@ TEST_CASE("silicon CSV: InferenceX's Llama-3.1-70B TensorRT-LLM rows run as its 
                               "long," + ix + ",trtllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,8192,1024,8,4,1,1",
                               "vllm," + ix + ",vllm,meta-llama/Llama-3.1-70B,h200_sxm,agg,1024,1024,8,4,1,1",
                               "oss," + ix + ",trtllm,openai/gpt-oss-120b,h200_sxm,agg,1024,1024,8,4,1,1"};
-  std::istringstream in(csv_text(header, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(header, rows);
   REQUIRE(r.runs.size() == 5);
   // trtllm-serve --max_num_tokens 16384 without chunked prefill on every row of the model; the batch waiting of
   // its 1k/1k configuration only below TP 8.
@@ -93,8 +90,7 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-R1 SGLang rows on AMD GPUs prefill
       "fp4-64," + ix(64) + ",sglang,amd/DeepSeek-R1-0528-MXFP4,mi355x,fp4,agg,8192,1024,64,8,1,1",
       "h200," + ix(64) + ",sglang," + r1 + ",h200_sxm,fp8,agg,8192,1024,64,8,1,1",
       "vllm," + ix(64) + ",vllm," + r1 + ",mi355x,fp8,agg,8192,1024,64,8,1,1"};
-  std::istringstream in(csv_text(header, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(header, rows);
   REQUIRE(r.runs.size() == 7);
   // --chunked-prefill-size = --max-prefill-tokens: 131072 on MI300X and MI325X, 196608 on MI355X, 32768 for its
   // FP4 script at 8k/1k above 32 clients; H200 takes its own script's 32768 (below); another engine's row keeps the
@@ -121,8 +117,7 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-R1 rows on NVIDIA GPUs take its sc
       "trt-h200," + inferencex_source(64) + ",trtllm," + r1 + ",h200_sxm,fp8,agg,8192,1024,64,8,1,1,1",
       "trt-b200-wait," + inferencex_source(64) + ",trtllm," + r1 + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
       "trt-b200-fp4," + inferencex_source(64) + ",trtllm," + fp4 + ",b200_sxm,fp4,agg,1024,1024,64,8,1,1,1"};
-  std::istringstream in(csv_text(kInferenceXHeader, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(kInferenceXHeader, rows);
   REQUIRE(r.runs.size() == 8);
   // TensorRT-LLM: clients + ISL + 64 rounded up to 64 (64 + 8192 + 64 = 8320), at least 8192.
   const int budget[] = {32768, 32768, 32768, 8192, 0, 8320, 8192, 8192};
@@ -157,8 +152,7 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4 vLLM rows take its scripts' ste
       "flash," + inferencex_source(64) + ",vllm," + flash + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
       "mi355x," + inferencex_source(64) + ",vllm," + pro + ",mi355x,fp4,agg,1024,1024,64,8,1,1,1",
       "trtllm," + inferencex_source(64) + ",trtllm," + pro + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1"};
-  std::istringstream in(csv_text(kInferenceXHeader, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(kInferenceXHeader, rows);
   REQUIRE(r.runs.size() == 9);
   // H200 512; B200 8,192 at 8k prompts up to 128 clients, else 2,048; B300 twice the prompt under TP, 2,048 under
   // attention DP; V4-Flash 8,192; MI355X and another engine keep the defaults.
@@ -187,8 +181,7 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4-Pro SGLang and TensorRT-LLM row
       "trt-8k," + inferencex_source(64) + ",trtllm," + pro + ",b200_sxm,fp4,agg,8192,1024,64,8,1,1,1",
       "trt-1k," + inferencex_source(64) + ",trtllm," + pro + ",b300,fp4,agg,1024,1024,64,8,1,1,1",
       "b200-bf16," + inferencex_source(64) + ",sglang," + pro + ",b200_sxm,bf16,agg,1024,1024,64,8,1,1,1"};
-  std::istringstream in(csv_text(kInferenceXHeader, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(kInferenceXHeader, rows);
   REQUIRE(r.runs.size() == 9);
   const int chunk[] = {8192, 32768, 65536, 16384, 4096, 8192, 0, 0, 0};
   const double memory[] = {0.90, 0.90, 0.835, 0.94, 0.88, 0, 0, 0, 0};
@@ -212,8 +205,7 @@ TEST_CASE("silicon CSV: InferenceX's gpt-oss vLLM rows on Hopper keep a BF16 KV 
       "h200," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,h200_sxm,fp4,agg,1024,1024,64,2,1,1,1",
       "b200," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,b200_sxm,fp4,agg,1024,1024,64,2,1,1,1",
       "trt," + inferencex_source(64) + ",trtllm,openai/gpt-oss-120b,h200_sxm,fp4,agg,1024,1024,64,2,1,1,1"};
-  std::istringstream in(csv_text(kInferenceXHeader, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(kInferenceXHeader, rows);
   REQUIRE(r.runs.size() == 4);
   CHECK(r.runs[0].server_kv_cache == "bf16");
   CHECK(r.runs[1].server_kv_cache == "bf16");
@@ -234,8 +226,7 @@ TEST_CASE("silicon CSV: InferenceX's GLM-5 SGLang and Kimi-K2.5 vLLM rows take i
       "kimi-mi325x," + inferencex_source(64) + ",vllm," + kimi + ",mi325x,int4,agg,1024,1024,64,8,1,1,1",
       "kimi-mi355x," + inferencex_source(64) + ",vllm,amd/Kimi-K2.5-MXFP4,mi355x,fp4,agg,1024,1024,64,8,1,1,1",
       "kimi-sglang," + inferencex_source(64) + ",sglang," + kimi + ",h200_sxm,int4,agg,1024,1024,64,8,1,1,1"};
-  std::istringstream in(csv_text(kInferenceXHeader, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(kInferenceXHeader, rows);
   REQUIRE(r.runs.size() == 9);
   const int budget[] = {32768, 32768, 0, 0, 16384, 0, 0, 0, 0};
   const double memory[] = {0.85, 0.9, 0.85, 0.85, 0.90, 0.95, 0.95, 0.90, 0};
@@ -266,8 +257,7 @@ TEST_CASE("silicon CSV: InferenceX's MiniMax-M3 vLLM rows take its scripts' bloc
       "mi325x," + inferencex_source(64) + ",vllm," + mx + ",mi325x,fp8,agg,1024,1024,64,8,1,1,1",
       "sglang," + inferencex_source(64) + ",sglang," + mx + ",h200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
       "h200-fp4," + inferencex_source(64) + ",vllm,nvidia/MiniMax-M3-NVFP4,h200_sxm,fp4,agg,1024,1024,64,8,1,1,1"};
-  std::istringstream in(csv_text(kInferenceXHeader, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(kInferenceXHeader, rows);
   REQUIRE(r.runs.size() == 9);
   // NVIDIA: 2 x ISL at 0.90 (B300 FP4 0.95); AMD: the engine's defaults. No script for SGLang or H200 FP4.
   const int budget[] = {2048, 16384, 2048, 2048, 2048, 0, 0, 0, 0};

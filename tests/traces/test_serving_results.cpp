@@ -12,7 +12,7 @@
 #include "silicon_rows.hpp"
 
 using namespace fleetcast;
-using test::csv_text;
+using test::parse_rows;
 
 namespace {
 const std::string kValidationFixtures = FLEETCAST_TEST_FIXTURES "/../../validation/fixtures";
@@ -140,8 +140,7 @@ TEST_CASE("silicon CSV: TensorRT-LLM rows of the gap analyses carry the generato
       "vllm," + gap + "; silicon_concurrency=16,vllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,16,1,1,1",
       "ix,db-dump/2026-04-27; config_id=1; silicon_concurrency=16; workflow_run_id=2,trtllm,Qwen/Qwen3-32B,h100_sxm,"
       "agg,1024,128,16,1,1,1"};
-  std::istringstream in(csv_text(header, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(header, rows);
   REQUIRE(r.runs.size() == 4);
   // max_batch_size raised to 512 below 512: ceil32(512 + 1024 + 1500) = 3040; from 512 up to 2 x batch:
   // ceil32(1200 + 1024 + 1500) = 3744. Whole prompts in both.
@@ -172,8 +171,7 @@ TEST_CASE("silicon CSV: SGLang rows of the gap analyses run mixed chunks where t
       "old," + gap + ",sglang,0.5.1.post1,m,h200_sxm,agg,1000,100,8,1,1,1",
       "ix,db-dump/2026-04-27; config_id=1; silicon_concurrency=8; workflow_run_id=2,sglang,0.5.6.post2,m,h200_sxm,agg,"
       "1000,100,8,1,1,1"};
-  std::istringstream in(csv_text(header, rows));
-  const auto r = traces::parse_silicon_csv(in, "f.csv");
+  const auto r = parse_rows(header, rows);
   REQUIRE(r.runs.size() == 3);
   CHECK(r.runs[0].server_mixed_chunk);
   CHECK(r.runs[0].server_max_num_tokens == 0);  // the engine's default budget
