@@ -230,14 +230,17 @@ TEST_CASE("silicon CSV: InferenceX exports that multiplied an EP run's layout by
       "moe_tp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n";
   const std::string dump = "db-dump/2026-04-27; config_id=1; silicon_concurrency=8; workflow_run_id=2";
   const std::string dash = "source_file=2026-04-06.csv; model=M; silicon_concurrency=8; wip=False";
+  const std::string dash32 = "source_file=2026-04-06.csv; model=M; silicon_concurrency=32; wip=False";
   std::istringstream in(head +
-                        // The id names tp 4, ep 4; the columns say 16 GPUs (tp x ep), then 16 with attention DP.
+                        // The id names tp 4, ep 4; the columns say 16 GPUs (tp x ep), then 16 with attention DP
+                        // (32 clients as 2 per attention rank: 8 per rank of the 4 restored).
                         "a_tp4_ep4_1," + dash + ",sglang,m,b200_sxm,agg,1024,1024,8,16,1,4,4,1,1\n" + "b_tp4_ep4_2," +
-                        dash + ",trtllm,m,b200_sxm,agg,1024,1024,8,1,16,4,4,1,1\n" +
-                        // No layout in the id: the three export patterns (SGLang / TRT-LLM, attention DP, vLLM).
+                        dash32 + ",trtllm,m,b200_sxm,agg,1024,1024,2,1,16,4,4,1,1\n" +
+                        // No layout in the id: the three export patterns (SGLang / TRT-LLM, attention DP, vLLM),
+                        // each with the 8 clients divided by the attention_dp_size it wrote.
                         "c_cfg1," + dump + ",sglang,m,b300_sxm,agg,1024,1024,8,4,1,2,2,1,1\n" + "d_cfg2," + dump +
-                        ",trtllm,m,b200_sxm,agg,1024,1024,8,1,8,4,2,1,1\n" + "e_cfg3," + dump +
-                        ",vllm,m,b200_sxm,agg,1024,1024,8,4,4,1,16,1,1\n" +
+                        ",trtllm,m,b200_sxm,agg,1024,1024,1,1,8,4,2,1,1\n" + "e_cfg3," + dump +
+                        ",vllm,m,b200_sxm,agg,1024,1024,2,4,4,1,16,1,1\n" +
                         // Already consistent: kept (the id's 4 GPUs, and a correct EP export).
                         "f_tp4_ep4_3," + dash + ",sglang,m,b200_sxm,agg,1024,1024,8,4,1,1,4,1,1\n" + "g_cfg4," + dump +
                         ",sglang,m,b200_sxm,agg,1024,1024,8,8,1,1,8,1,1\n" +
@@ -249,16 +252,17 @@ TEST_CASE("silicon CSV: InferenceX exports that multiplied an EP run's layout by
   REQUIRE(r.runs.size() == 9);
   // {batch, workers, tp, pp, attention dp, moe_tp, moe_ep}
   CHECK(r.runs[0].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 1, 4});
-  CHECK(r.runs[1].agg == traces::MeasuredLayout{8, 0, 1, 0, 4, 1, 4});
+  CHECK(r.runs[1].agg == traces::MeasuredLayout{8, 0, 1, 0, 4, 1, 4});  // 32 clients: one worker of 4 ranks x 8
   CHECK(r.runs[2].agg == traces::MeasuredLayout{8, 0, 2, 0, 1, 1, 2});
-  CHECK(r.runs[3].agg == traces::MeasuredLayout{8, 0, 1, 0, 4, 2, 2});
-  CHECK(r.runs[4].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 1, 4});
+  CHECK(r.runs[3].agg == traces::MeasuredLayout{2, 0, 1, 0, 4, 2, 2});
+  CHECK(r.runs[4].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 1, 4});  // batch 2 x attention DP 4 -> 8 x 1
   CHECK(r.runs[5].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 1, 4});
   CHECK(r.runs[6].agg == traces::MeasuredLayout{8, 0, 8, 0, 1, 1, 8});
   CHECK(r.runs[7].agg == traces::MeasuredLayout{8, 0, 16, 0, 1, 4, 4});
   CHECK(r.runs[8].agg == traces::MeasuredLayout{8, 0, 4, 0, 1, 2, 2});
   CHECK_THAT(r.runs[0].notes, Catch::Contains("4 GPUs, ep 4") && Catch::Contains("tp_size 16"));
-  CHECK_THAT(r.runs[1].notes, Catch::Contains("with attention DP"));
+  CHECK_THAT(r.runs[1].notes, Catch::Contains("with attention DP") && Catch::Contains("batch_size 2"));
+  CHECK_THAT(r.runs[4].notes, Catch::Contains("8 clients per attention rank") && Catch::Contains("batch_size 2"));
   for (std::size_t i : {5u, 6u, 7u, 8u}) {
     INFO(r.runs[i].id);  // the rows left alone say nothing of a layout read back (SGLang's poll interval aside)
     CHECK_THAT(r.runs[i].notes, !Catch::Contains("GPUs, ep") && !Catch::Contains("attention DP"));
@@ -288,6 +292,8 @@ TEST_CASE("silicon CSV: a measurement exported twice has one layout once the EP 
     const auto& b = run.agg;
     INFO(it->second->id << " and " << run.id);
     CHECK(a.tp * std::max(a.attention_dp, 1) == b.tp * std::max(b.attention_dp, 1));
+    // ... and one worker's clients (batch_size per attention rank): otherwise the mapping deploys several workers.
+    CHECK(a.batch_size * std::max(a.attention_dp, 1) == b.batch_size * std::max(b.attention_dp, 1));
     ep_differs += std::max(a.moe_ep, 1) != std::max(b.moe_ep, 1);
     ++pairs;
     restored_pairs += !it->second->notes.empty() || !run.notes.empty();

@@ -75,13 +75,22 @@ std::string restore_expert_parallel_layout(MeasuredServingRun& r, const std::str
   if (gpus <= 0 || ep_degree <= 0 || gpus % ep_degree != 0 || tp * dp == gpus) return "";
   const std::string was = "tp_size " + std::to_string(tp) + ", attention_dp_size " + std::to_string(dp) +
                           ", moe_tp_size " + std::to_string(moe_tp) + ", moe_ep_size " + std::to_string(ep);
+  // batch_size is per attention-DP rank, and the exports divided the clients by the attention_dp_size they wrote
+  // (the vLLM pattern's tp 4, attention_dp 4 comes with batch_size = concurrency / 4): a worker's clients, batch_size
+  // x attention_dp_size, are what the run had, so the batch is rescaled to the restored attention DP. Left as it was,
+  // the mapping would split the clients over attention_dp_size workers, a run on that many times the GPUs.
+  const int restored_dp = attention_dp ? gpus : 1;
+  const int worker_clients = l.batch_size * dp;
+  if (worker_clients % restored_dp != 0) return "";
+  l.batch_size = worker_clients / restored_dp;
   l.tp = attention_dp ? 1 : gpus;
-  l.attention_dp = attention_dp ? gpus : 1;
+  l.attention_dp = restored_dp;
   l.moe_ep = ep_degree;
   l.moe_tp = gpus / ep_degree;
   return "layout " + std::to_string(gpus) + " GPUs, ep " + std::to_string(ep_degree) +
-         (attention_dp ? " with attention DP" : "") + ": the InferenceX export wrote " + was +
-         ", the GPU count times ep";
+         (attention_dp ? " with attention DP" : "") + ", " + std::to_string(l.batch_size) +
+         " clients per attention rank: the InferenceX export wrote " + was + ", batch_size " +
+         std::to_string(worker_clients / dp) + ", the GPU count times ep";
 }
 
 using detail::lower;
