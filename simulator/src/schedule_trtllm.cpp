@@ -99,7 +99,24 @@ void Batcher::trtllm_batch_wait() {
     return;
   }
   ++trtllm_batch_wait_count_;
+  hold_contexts();
+}
+
+long long Batcher::active_prompt_tokens() const {
+  long long tokens = 0;
+  for (const auto* queue : {&waiting_, &swapped_, &sglang_inbox_})
+    for (const Request* r : *queue) tokens += r->input_tokens;
+  for (const Request* r : running_) tokens += r->input_tokens;
+  return tokens;
+}
+
+int Batcher::step_decodes() const {
+  return static_cast<int>(std::count_if(items_.begin(), items_.end(), [](const Item& it) { return it.decode; }));
+}
+
+const BatchShape& Batcher::hold_contexts() {
   items_.erase(std::remove_if(items_.begin(), items_.end(), [](const Item& it) { return !it.decode; }), items_.end());
+  return shape_batch();
 }
 
 }  // namespace fleetcast::simulator

@@ -86,9 +86,27 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
           "must be in [0, 1]");
   r.check(s.batch_wait_tokens_ratio == 0.0 || s.policy == SchedulerPolicy::trtllm, "batch_wait_tokens_ratio",
           "applies only to policy trtllm (its batch_wait_max_tokens_ratio)");
+  if (auto balance = r.optional_object("attention_dp_balance")) {
+    r.check(s.policy == SchedulerPolicy::trtllm, "attention_dp_balance",
+            "applies only to policy trtllm (its attention_dp_config.enable_balance)");
+    s.adp_balance = true;
+    s.adp_timeout_iters = balance->optional_at_least("timeout_iters", s.adp_timeout_iters, 0);
+    s.adp_batching_wait_iters = balance->optional_at_least("batching_wait_iters", s.adp_batching_wait_iters, 0);
+    balance->finish();
+  }
   s.decode_overhead_factor = r.optional<double>("decode_overhead_factor", s.decode_overhead_factor);
   r.check(s.decode_overhead_factor <= 1.0, "decode_overhead_factor",
           "must be in [0, 1] (or < 0: the policy's default)");
+}
+
+// TensorRT-LLM balances contexts across attention-DP ranks only (a layout without them has nothing to balance),
+// and waits for batches only without them (PyExecutor._schedule).
+void check_adp_balance(JsonReader& r, const SchedulerSpec& s, const ReplicaLayout& l) {
+  r.check(!s.adp_balance || l.dp > 1, "scheduler",
+          "attention_dp_balance needs attention data parallelism (replica.dp > 1; dp is " + std::to_string(l.dp) + ")");
+  r.check(l.dp == 1 || (s.batch_wait_iters == 0 && s.batch_wait_tokens_ratio == 0.0), "scheduler",
+          "batch_wait_iters and batch_wait_tokens_ratio apply only without attention data parallelism (replica.dp is " +
+              std::to_string(l.dp) + "): TensorRT-LLM balances attention-DP ranks with attention_dp_balance instead");
 }
 
 // What a scheduler leaves out is the runtime's engine's: SGLang, TensorRT-LLM and ATOM schedule their own way (ATOM
@@ -161,6 +179,7 @@ PoolSpec parse_pool(JsonReader r, const DeploymentSpec& d) {
       parse_replica(r.has("replica") ? r.object("replica") : JsonReader(no_replica, r.file(), r.path("replica")), pool);
   p.scheduler = scheduler_defaults_for(d.runtime);
   if (auto s = r.optional_object("scheduler")) p.scheduler = parse_scheduler(std::move(*s), p.scheduler);
+  check_adp_balance(r, p.scheduler, p.replica);
   r.finish();
   return p;
 }
@@ -205,6 +224,7 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm, deepinfer, atom");
   d.scheduler = scheduler_defaults_for(d.runtime);
   if (auto s = r.optional_object("scheduler")) d.scheduler = parse_scheduler(std::move(*s), d.scheduler);
+  check_adp_balance(r, d.scheduler, d.replica);
   d.router = r.optional_enum("router", RouterPolicy::round_robin, detail::kRouterNames);
   if (auto spec = r.optional_object("speculative")) {
     d.speculative = parse_speculative(*spec);

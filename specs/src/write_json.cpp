@@ -203,6 +203,9 @@ json scheduler_json(const SchedulerSpec& s) {
           {"recv_interval", s.recv_interval},
           {"batch_wait_iters", s.batch_wait_iters},
           {"batch_wait_tokens_ratio", s.batch_wait_tokens_ratio},
+          {"attention_dp_balance", s.adp_balance ? json{{"timeout_iters", s.adp_timeout_iters},
+                                                        {"batching_wait_iters", s.adp_batching_wait_iters}}
+                                                 : json(nullptr)},
           // Only trtllm reads it (any other policy rejects it).
           {"capacity_policy", s.policy == SchedulerPolicy::trtllm ? json(to_string(s.capacity)) : json(nullptr)}};
 }

@@ -134,3 +134,34 @@ TEST_CASE("bad scheduler policy input names the field", "[specs][scheduler]") {
                        "d.json"),
       "scheduler.chunk_tokens", "4096", "<= max_num_batched_tokens (2048)");
 }
+
+TEST_CASE("attention_dp_balance: TensorRT-LLM's defaults, a round trip, and refused without trtllm or attention DP",
+          "[specs][scheduler]") {
+  json j = with_scheduler({{"policy", "trtllm"}, {"attention_dp_balance", json::object()}});
+  j["replica"] = {{"tp", 1}, {"dp", 4}};
+  const DeploymentSpec d = parse_deployment(j, "d.json");
+  CHECK(d.scheduler.adp_balance);
+  CHECK(d.scheduler.adp_timeout_iters == 50);  // attention_dp_config's defaults
+  CHECK(d.scheduler.adp_batching_wait_iters == 10);
+  j["scheduler"]["attention_dp_balance"] = {{"timeout_iters", 60}, {"batching_wait_iters", 0}};
+  const DeploymentSpec set = parse_deployment(j, "d.json");
+  CHECK(set.scheduler.adp_timeout_iters == 60);
+  CHECK(set.scheduler.adp_batching_wait_iters == 0);
+  CHECK(to_json(set)["scheduler"]["attention_dp_balance"] == j["scheduler"]["attention_dp_balance"]);
+  CHECK(parse_deployment(to_json(set), "echo") == set);
+  CHECK(to_json(parse_deployment(deployment_json(), "d.json"))["scheduler"]["attention_dp_balance"].is_null());
+
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"attention_dp_balance", json::object()}}), "d.json"),
+                    "scheduler.attention_dp_balance", "", "only to policy trtllm");
+  // deployment_json's replica is tp 4 without attention DP: nothing to balance.
+  CHECK_INPUT_ERROR(
+      parse_deployment(with_scheduler({{"policy", "trtllm"}, {"attention_dp_balance", json::object()}}), "d.json"),
+      "scheduler", "", "needs attention data parallelism (replica.dp > 1; dp is 1)");
+  json waits = j;
+  waits["scheduler"]["batch_wait_iters"] = 20;
+  CHECK_INPUT_ERROR(parse_deployment(waits, "d.json"), "scheduler", "", "only without attention data parallelism");
+  j["scheduler"]["attention_dp_balance"] = {{"timeout_iters", -1}};
+  CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "scheduler.attention_dp_balance.timeout_iters", "-1", ">= 0");
+  j["scheduler"]["attention_dp_balance"] = {{"timeout", 5}};
+  CHECK_THROWS_AS(parse_deployment(j, "d.json"), fleetcast::InputError);  // an unknown key is named, not ignored
+}

@@ -274,3 +274,38 @@ TEST_CASE("silicon CSV: InferenceX's MiniMax-M3 vLLM rows take its scripts' bloc
     CHECK(r.runs[i].server_index_topk_freq == freq[i]);
   }
 }
+
+TEST_CASE("silicon CSV: InferenceX's TensorRT-LLM rows with attention DP balance contexts as its scripts set it",
+          "[traces][silicon][adp]") {
+  const std::string r1 = "deepseek-ai/DeepSeek-R1-0528", fp4 = "nvidia/DeepSeek-R1-0528-FP4-v2";
+  const std::string oss = "openai/gpt-oss-120b", v4 = "deepseek-ai/DeepSeek-V4-Pro";
+  const std::string rows[] = {
+      // batch_size per attention rank, tp_size, attention_dp_size
+      "r1-fp4-dp," + inferencex_source(256) + ",trtllm," + fp4 + ",b200_sxm,fp4,agg,1024,1024,32,1,8,1,1",
+      "r1-fp8-dp," + inferencex_source(256) + ",trtllm," + r1 + ",b200_sxm,fp8,agg,1024,1024,32,1,8,1,1",
+      "r1-h200-dp," + inferencex_source(64) + ",trtllm," + r1 + ",h200_sxm,fp8,agg,8192,1024,8,1,8,1,1",
+      "r1-tp," + inferencex_source(64) + ",trtllm," + r1 + ",b200_sxm,fp8,agg,1024,1024,64,8,1,1,1",
+      "oss-dp," + inferencex_source(64) + ",trtllm," + oss + ",b200_sxm,fp4,agg,1024,1024,16,1,4,1,1",
+      "oss-tp," + inferencex_source(64) + ",trtllm," + oss + ",b200_sxm,fp4,agg,1024,1024,64,4,1,1,1",
+      "oss-h200-dp," + inferencex_source(64) + ",trtllm," + oss + ",h200_sxm,fp4,agg,1024,1024,16,1,4,1,1",
+      "v4-b200-dp," + inferencex_source(256) + ",trtllm," + v4 + ",b200_sxm,fp4,agg,1024,1024,32,1,8,1,1",
+      "v4-b300-dp," + inferencex_source(256) + ",trtllm," + v4 + ",b300,fp4,agg,1024,1024,32,1,8,1,1",
+      "r1-sglang-dp," + inferencex_source(256) + ",sglang," + fp4 + ",b200_sxm,fp4,agg,1024,1024,32,1,8,1,1"};
+  const auto r = parse_rows(kInferenceXHeader, rows);
+  REQUIRE(r.runs.size() == 10);
+  // DeepSeek-R1: timeout 60, no batching wait; gpt-oss B200: TensorRT-LLM's 50 and 10 (its H200 script has no
+  // attention_dp_config); DeepSeek-V4 B200 batching wait 30, B300 (no MTP) 60 and 0; SGLang and TP rows: none.
+  const bool on[] = {true, true, true, false, true, false, false, true, true, false};
+  const int timeout[] = {60, 60, 60, 50, 50, 50, 50, 50, 60, 50};
+  const int batching[] = {0, 0, 0, 10, 10, 10, 10, 30, 0, 10};
+  for (std::size_t i = 0; i < 10; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_adp_balance == on[i]);
+    CHECK(r.runs[i].server_adp_timeout_iters == timeout[i]);
+    CHECK(r.runs[i].server_adp_batching_wait_iters == batching[i]);
+    CHECK((r.runs[i].notes.find("attention DP balance") != std::string::npos) == on[i]);
+  }
+  // TensorRT-LLM waits for batches only without attention DP: the FP8 B200 1k/1k rule leaves the DP row alone.
+  CHECK(r.runs[1].server_batch_wait_iters == 0);
+  CHECK(r.runs[3].server_batch_wait_iters == 40);
+}

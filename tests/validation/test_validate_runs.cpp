@@ -87,6 +87,34 @@ TEST_CASE("fast replay: the same means as the SimGrid simulation of the same clo
   }
 }
 
+TEST_CASE("fast replay: TensorRT-LLM's attention-DP balance holds the same contexts as the simulation does",
+          "[validation][replay][adp]") {
+  const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");
+  auto scenario = std::get<validation::MappedRun>(validation::map_serving_run(results.runs[1])).scenario;
+  REQUIRE(scenario["deployment"]["replica"]["dp"] == 2);  // Qwen3-235B, attention DP2 x TP4, EP8, 8 clients
+  scenario["deployment"]["runtime"] = "trtllm";
+  scenario["deployment"]["scheduler"]["policy"] = "trtllm";
+  // Whole 1,024-token prompts, one per step per rank: each rank's 4 prompts take 4 steps, and from the second
+  // every rank also decodes, so the balance's batching wait holds them.
+  scenario["deployment"]["scheduler"]["chunked_prefill"] = false;
+  scenario["deployment"]["scheduler"]["max_num_batched_tokens"] = 1100;
+  double held_ttft = 0.0, free_ttft = 0.0;
+  for (const bool balance : {true, false}) {
+    scenario["deployment"]["scheduler"]["attention_dp_balance"] =
+        balance ? nlohmann::json{{"timeout_iters", 20}, {"batching_wait_iters", 2}} : nlohmann::json(nullptr);
+    const auto s = specs::parse_scenario(scenario, "row");
+    REQUIRE(s.deployment.scheduler.adp_balance == balance);
+    const auto fast =
+        validation::replay_closed_loop(s, calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
+    const auto report = simulator::simulate_in_child(s);
+    INFO("balance " << balance);
+    CHECK(fast.ttft_ms == Approx(report["metrics"]["ttft_ms"]["mean"].get<double>()).epsilon(0.01));
+    CHECK(fast.tpot_ms == Approx(report["metrics"]["tpot_ms"]["mean"].get<double>()).epsilon(0.01));
+    (balance ? held_ttft : free_ttft) = fast.ttft_ms;
+  }
+  CHECK(held_ttft > free_ttft);  // the held prompts wait longer for their first token
+}
+
 TEST_CASE("fast replay: lengths drawn in a range are the simulation's own draws, so the means agree",
           "[validation][replay]") {
   const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");

@@ -26,6 +26,18 @@ std::string fraction_text(double f) {
   return buf;
 }
 
+// TensorRT-LLM with attention DP: the attention_dp_config block a script appends (enable_balance true, with its
+// timeout_iters and batching_wait_iters, TensorRT-LLM's 50 and 10 where it leaves them out). A row without
+// attention DP has nothing to balance; it is left alone. Returns the note's clause, "" when not applied.
+std::string set_attention_dp_balance(MeasuredServingRun& r, int timeout_iters, int batching_wait_iters) {
+  if (r.backend != "trtllm" || r.agg.attention_dp <= 1) return "";
+  r.server_adp_balance = true;
+  r.server_adp_timeout_iters = timeout_iters;
+  r.server_adp_batching_wait_iters = batching_wait_iters;
+  return ", attention DP balance (timeout_iters " + std::to_string(timeout_iters) + ", batching_wait_iters " +
+         std::to_string(batching_wait_iters) + ")";
+}
+
 // Its DeepSeek-V4 vLLM scripts (benchmarks/single_node/fixed_seq_len/dsv4*_vllm.sh and dsv4_fp8_h200.sh, read at
 // SemiAnalysisAI/InferenceX 8eec0d4, the B200 Pro one also at 045984b, the V4-Flash one at 0425b5b) all start vLLM
 // with --block-size 256 and set the step budget per GPU: V4-Pro FP8 on H200 512 tokens (and
@@ -107,10 +119,13 @@ void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
     r.server_whole_prompts = true;
     r.server_max_num_tokens = std::max(r.isl + r.osl + 256, 8192);
     r.server_kv_block_tokens = 128;
+    // With attention DP: batching_wait_iters 30 (timeout_iters left at 50) on B200 and in B300's MTP script,
+    // batching_wait_iters 0 and timeout_iters 60 in B300's other one (a row says MTP by its acceptance length).
+    const bool b300_plain = on_gpu(r, "b300") && r.spec_accept_length <= 0.0;
     note = "TensorRT-LLM as InferenceX's DeepSeek-V4 scripts start it: prompts whole, max_num_tokens " +
-           std::to_string(r.server_max_num_tokens) +
-           ", tokens_per_block 128 (free_gpu_memory_fraction 0.5 not "
-           "modelled)";
+           std::to_string(r.server_max_num_tokens) + ", tokens_per_block 128" +
+           set_attention_dp_balance(r, b300_plain ? 60 : 50, b300_plain ? 0 : 30) +
+           " (free_gpu_memory_fraction 0.5 not modelled)";
   } else {
     return;
   }
@@ -229,8 +244,9 @@ void set_inferencex_minimax_m3_settings(MeasuredServingRun& r) {
 // running, at TP 4 8192 at 0.95 and 32 running; FP4 --chunked-prefill-size 16384 at 0.85 and 256 running; on
 // Blackwell --scheduler-recv-interval 30 from 16 clients (else 10; always 10 at FP8 TP 4) and an FP8 KV cache.
 // TensorRT-LLM: no enable_chunked_prefill, max_num_tokens = clients + ISL + 64 rounded up to 64, at least 8192,
-// FP8 KV; FP8 on B200 at 1k/1k from 64 clients waits for batches (batch_wait_timeout_iters 40, ratio 0.8). Its
-// free_gpu_memory_fraction (0.75-0.8) is not modelled.
+// FP8 KV; FP8 on B200 at 1k/1k from 64 clients waits for batches (batch_wait_timeout_iters 40, ratio 0.8); with
+// attention DP every one (MTP variants too) appends attention_dp_config enable_balance with timeout_iters 60 and
+// batching_wait_iters 0. Its free_gpu_memory_fraction (0.75-0.8) is not modelled.
 void set_inferencex_deepseek_r1_settings(MeasuredServingRun& r) {
   const std::string precision = lower(r.precision);
   const bool blackwell = on_blackwell(r);
@@ -273,8 +289,9 @@ void set_inferencex_deepseek_r1_settings(MeasuredServingRun& r) {
     r.server_max_num_tokens = std::max((r.concurrency + r.isl + 64 + 63) / 64 * 64, 8192);
     r.server_kv_cache = "fp8";
     std::string note = "TensorRT-LLM as InferenceX's DeepSeek-R1 scripts start it: prompts whole, max_num_tokens " +
-                       std::to_string(r.server_max_num_tokens) + ", FP8 KV";
-    if (on_gpu(r, "b200") && precision == "fp8" && r.isl == 1024 && r.osl == 1024 && r.concurrency >= 64) {
+                       std::to_string(r.server_max_num_tokens) + ", FP8 KV" + set_attention_dp_balance(r, 60, 0);
+    if (on_gpu(r, "b200") && precision == "fp8" && r.isl == 1024 && r.osl == 1024 && r.concurrency >= 64 &&
+        r.agg.attention_dp <= 1) {  // PyExecutor waits for batches only without attention DP
       r.server_batch_wait_iters = 40;
       r.server_batch_wait_tokens_ratio = 0.8;
       note += ", batch_wait_timeout_iters 40, batch_wait_max_tokens_ratio 0.8";
@@ -328,6 +345,12 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
     // the B200 one sets fp8: the KV cache stays in the model's BF16, not the FP8 a quantized row is given.
     r.server_kv_cache = "bf16";
     add_note(r, "vLLM as InferenceX's gpt-oss Hopper scripts start it: KV cache BF16 (no --kv-cache-dtype)");
+  }
+  if (r.backend == "trtllm" && r.mode == "agg" && model.find("gpt-oss") != std::string::npos && on_gpu(r, "b200")) {
+    // Its gpt-oss B200 TensorRT-LLM script (benchmarks/single_node/gptoss_fp4_b200_trt.sh, read at 34bc7c4 and
+    // aad5336) appends attention_dp_config with enable_balance alone under attention DP: TensorRT-LLM's 50 and 10.
+    const std::string balance = set_attention_dp_balance(r, 50, 10);
+    if (!balance.empty()) add_note(r, "TensorRT-LLM as InferenceX's gpt-oss B200 script starts it" + balance);
   }
   if (r.backend == "vllm" && r.mode == "agg" && model.find("deepseek-v4") != std::string::npos) {
     set_inferencex_deepseek_v4_vllm_settings(r);

@@ -1,7 +1,8 @@
 // One replica's engine loop: take new requests from the mailbox, form the next batch, spend the predicted
 // step time, then hand out tokens and report finished requests (with its KV figures) to the router.
 // With attention data parallelism the replica keeps one batcher (batch and KV cache) per DP rank and steps
-// them together, as SGLang's DP attention and DeepInfer do.
+// them together, as SGLang's DP attention and DeepInfer do (with TensorRT-LLM's balance of contexts across the
+// ranks where the scheduler asks for it, attention_dp_balance.hpp).
 // With prefill/decode disaggregation a prefill replica runs each request as prompt-only (its batcher sees one
 // output token: the prefill samples the first), then sends the prompt's KV to the request's decode replica as
 // a SimGrid communication; a decode replica admits the request with that KV present and produces the rest.
@@ -11,6 +12,7 @@
 #include <unordered_map>
 
 #include "context.hpp"
+#include "fleetcast/simulator/attention_dp_balance.hpp"
 #include "fleetcast/simulator/batcher.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 
@@ -56,9 +58,11 @@ class LoadReporter {
 };
 
 // The replica's DP ranks and the gauges the sampler reads. Arrivals go to the ranks in turn, as SGLang's
-// DataParallelController does by default (load_balance_method round_robin, v0.4 data_parallel_controller.py).
+// DataParallelController does by default (load_balance_method round_robin, v0.4 data_parallel_controller.py), or to
+// the least loaded under TensorRT-LLM (next_dp_rank).
 struct Ranks {
   std::vector<Batcher> batchers;
+  specs::SchedulerSpec spec;
   std::size_t next = 0;
 
   bool has_work() const {
@@ -102,9 +106,8 @@ void accept(Ranks& ranks, Message* msg, ReplicaGauge& gauge, LoadReporter& repor
   std::unique_ptr<Message> owned(msg);
   Request* r = owned->request;
   reporter.accepted();
-  const std::size_t k = ranks.next;
+  const std::size_t k = next_dp_rank(ranks.batchers, ranks.spec, ranks.next);
   Batcher& rank = ranks.batchers[k];
-  ranks.next = (ranks.next + 1) % ranks.batchers.size();
   const double now = sg4::Engine::get_clock();
   if (owned->kind == Message::Kind::kv_transfer) {
     // The first token reaches the client with the KV: vLLM's P/D proxy streams every token from the decode
@@ -168,6 +171,7 @@ void replica_actor(Context* ctx, int replica) {
   };
   const int dp = deployment.replica.dp;
   Ranks ranks;
+  ranks.spec = deployment.scheduler;
   ranks.batchers.reserve(static_cast<std::size_t>(dp));
   for (int k = 0; k < dp; ++k) {
     std::optional<DraftAcceptance> rank_drafts;
@@ -186,6 +190,7 @@ void replica_actor(Context* ctx, int replica) {
   sg4::Mailbox* inbox = replica_mailbox(replica);
   const StepTimeModel& model = *pool.step_model;
   std::vector<BatchShape> batches(static_cast<std::size_t>(dp));
+  AttentionDpBalance balance(deployment.scheduler, dp);
   const int gpus_per_rank = deployment.replica.gpus() / dp;
 
   for (;;) {
@@ -199,9 +204,10 @@ void replica_actor(Context* ctx, int replica) {
     for (int k = 0; k < dp; ++k) {
       Batcher& b = ranks.batchers[static_cast<std::size_t>(k)];
       batches[static_cast<std::size_t>(k)] = b.schedule(start);
-      empty = empty && batches[static_cast<std::size_t>(k)].empty();
       swap_bytes = std::max(swap_bytes, b.step_swap_bytes());
     }
+    balance.apply(ranks.batchers, batches);
+    for (const BatchShape& batch : batches) empty = empty && batch.empty();
     ranks.update(gauge);
     // KV swapped out or in by this step crosses the host link before the step can end (preemption by swap).
     const double swap_s = swap_bytes > 0.0 ? swap_bytes / ctx->host_link_bytes_per_s : 0.0;

@@ -5,6 +5,7 @@
 #include <deque>
 #include <vector>
 
+#include "fleetcast/simulator/attention_dp_balance.hpp"
 #include "fleetcast/simulator/batcher.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/request_generator.hpp"
@@ -55,18 +56,17 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
   const double front_end_s = profile.request_overhead_s;
   const auto clients = static_cast<std::size_t>(std::min<std::int64_t>(c.arrival.clients, s.num_requests));
   for (std::size_t i = 0; i < clients; ++i) on_the_way.push_back({0.0, front_end_s, i});  // every client at 0
-  std::size_t joined = 0;
-  int next_rank = 0;
+  std::size_t joined = 0, next_in_turn = 0;
   auto join = [&]() {
     Request& r = requests[on_the_way.front().index];
     r.arrival_s = on_the_way.front().sent_s;
     r.arrival_rank = static_cast<std::int64_t>(joined++);
     on_the_way.pop_front();
-    if (!ranks[static_cast<std::size_t>(next_rank)].add(&r)) r.failed = true;
-    next_rank = (next_rank + 1) % dp;
+    if (!ranks[simulator::next_dp_rank(ranks, d.scheduler, next_in_turn)].add(&r)) r.failed = true;
   };
 
   std::vector<BatchShape> batches(static_cast<std::size_t>(dp));
+  simulator::AttentionDpBalance balance(d.scheduler, dp);
   double now = 0.0;
   for (;;) {
     bool work = false, empty = true;
@@ -82,10 +82,10 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
     // of clients whose last one finished with that step are still crossing the router (microseconds in the
     // simulation) and wait for the step after.
     while (!on_the_way.empty() && on_the_way.front().arrives_s < now) join();
-    for (int k = 0; k < dp; ++k) {
+    for (int k = 0; k < dp; ++k)
       batches[static_cast<std::size_t>(k)] = ranks[static_cast<std::size_t>(k)].schedule(now);
-      empty = empty && batches[static_cast<std::size_t>(k)].empty();
-    }
+    balance.apply(ranks, batches);
+    for (const BatchShape& batch : batches) empty = empty && batch.empty();
     if (empty) throw InputError(s.name, "scenario", "", "no step can be formed: the KV cache holds no request");
     now += model.predict_ranks(batches).total_s;
     for (auto& b : ranks) {

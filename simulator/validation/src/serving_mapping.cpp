@@ -99,7 +99,7 @@ bool version_at_least(const std::string& version, int major, int minor) {
   return got_major != major ? got_major > major : got_minor >= minor;
 }
 
-nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_size, double hbm_gb) {
+nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_size, int attention_dp, double hbm_gb) {
   const std::string& backend = run.backend;
   nlohmann::json s = {
       {"policy", backend},
@@ -124,6 +124,10 @@ nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_si
   if (run.server_recv_interval > 1) s["recv_interval"] = run.server_recv_interval;
   if (run.server_batch_wait_iters > 0) s["batch_wait_iters"] = run.server_batch_wait_iters;
   if (run.server_batch_wait_tokens_ratio > 0.0) s["batch_wait_tokens_ratio"] = run.server_batch_wait_tokens_ratio;
+  if (run.server_adp_balance && attention_dp > 1) {
+    s["attention_dp_balance"] = {{"timeout_iters", run.server_adp_timeout_iters},
+                                 {"batching_wait_iters", run.server_adp_batching_wait_iters}};
+  }
   return s;
 }
 
@@ -281,7 +285,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     deployment["nodes"] = workers * l.gpus / per_node;
     deployment["gpus_per_node"] = per_node;
     deployment["replica"] = l.replica;
-    deployment["scheduler"] = scheduler_for(run, run.agg.batch_size, hw.hbm_gb);
+    deployment["scheduler"] = scheduler_for(run, run.agg.batch_size, l.replica.value("dp", 1), hw.hbm_gb);
     if (clients <= 0 && run.request_rate_per_s <= 0.0) {
       clients = run.agg.batch_size * or_one(run.agg.attention_dp);
       note("concurrency from batch_size x attention_dp_size");
@@ -319,14 +323,15 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     const int prefill_gpus = p.gpus * pre.num_workers, decode_gpus = d.gpus * dec.num_workers;
     deployment["gpus_per_node"] = per_node;
     deployment["nodes"] = (prefill_gpus + decode_gpus) / per_node;
-    deployment["disaggregation"] = {{"prefill",
-                                     {{"nodes", prefill_gpus / per_node},
-                                      {"replica", p.replica},
-                                      {"scheduler", scheduler_for(run, pre.batch_size, hw.hbm_gb)}}},
-                                    {"decode",
-                                     {{"nodes", decode_gpus / per_node},
-                                      {"replica", d.replica},
-                                      {"scheduler", scheduler_for(run, dec.batch_size, hw.hbm_gb)}}}};
+    deployment["disaggregation"] = {
+        {"prefill",
+         {{"nodes", prefill_gpus / per_node},
+          {"replica", p.replica},
+          {"scheduler", scheduler_for(run, pre.batch_size, p.replica.value("dp", 1), hw.hbm_gb)}}},
+        {"decode",
+         {{"nodes", decode_gpus / per_node},
+          {"replica", d.replica},
+          {"scheduler", scheduler_for(run, dec.batch_size, d.replica.value("dp", 1), hw.hbm_gb)}}}};
     if (clients <= 0 && run.request_rate_per_s <= 0.0) {
       clients = dec.batch_size * or_one(dec.attention_dp) * dec.num_workers;
       note("concurrency from decode batch_size x attention_dp_size x num_workers");

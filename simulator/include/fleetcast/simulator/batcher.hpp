@@ -78,6 +78,12 @@ class Batcher {
   }
   const BatchShape& schedule(double now);
   StepOutcome complete(double now);
+  // The step schedule() formed: its decodes, and its context chunks (prompts started now or before).
+  int step_decodes() const;
+  int step_contexts() const { return static_cast<int>(items_.size()) - step_decodes(); }
+  // Takes the context chunks out of the step schedule() formed (TensorRT-LLM's attention-DP balance holding them,
+  // attention_dp_balance.hpp): they keep their place and their blocks and are scheduled again next step.
+  const BatchShape& hold_contexts();
 
   // Bytes per GPU the step schedule() formed moves over the host link: its victims' KV swapped out and the
   // KV of the requests it resumed swapped in.
@@ -85,6 +91,9 @@ class Batcher {
   double swap_used_bytes() const { return swap_used_bytes_; }  // host memory holding swapped-out KV, per GPU
 
   std::size_t waiting() const { return waiting_.size() + swapped_.size() + sglang_inbox_.size(); }
+  // The prompt tokens of every request it holds, waiting or running: what TensorRT-LLM's attention-DP router
+  // balances.
+  long long active_prompt_tokens() const;
   std::size_t running() const { return running_.size(); }
   double kv_used_bytes() const { return kv_used_bytes_; }
   // KV the waiting requests' prompts will take once admitted: what a replica has committed to beyond what it

@@ -58,6 +58,13 @@ struct SchedulerSpec {
   // this many steps for the step's tokens to reach the ratio x max_num_batched_tokens. 0 and 0: never wait.
   int batch_wait_iters = 0;
   double batch_wait_tokens_ratio = 0.0;
+  // trtllm only, with attention data parallelism (attention_dp_config.enable_balance): the DP ranks hold their new
+  // contexts until every rank has one, at most adp_timeout_iters steps (none while a rank has no decodes), then up
+  // to adp_batching_wait_iters more steps while every rank also decodes (PyExecutor._balance_adp_requests).
+  // TensorRT-LLM's defaults: off, 50 and 10.
+  bool adp_balance = false;
+  int adp_timeout_iters = 50;
+  int adp_batching_wait_iters = 10;
   bool operator==(const SchedulerSpec&) const = default;
 
   int chunk_limit() const { return chunk_tokens > 0 ? chunk_tokens : max_num_batched_tokens; }

@@ -71,6 +71,11 @@ struct MeasuredServingRun {
   // TensorRT-LLM's batch_wait_timeout_iters and batch_wait_max_tokens_ratio; 0 and 0: no batch waiting
   int server_batch_wait_iters = 0;
   double server_batch_wait_tokens_ratio = 0.0;
+  // TensorRT-LLM's attention_dp_config (enable_balance, timeout_iters, batching_wait_iters) with attention DP;
+  // false: no balance. The iteration counts are TensorRT-LLM's defaults unless the launcher set them.
+  bool server_adp_balance = false;
+  int server_adp_timeout_iters = 50;
+  int server_adp_batching_wait_iters = 10;
   double spec_accept_length = 0.0;  // speculative decoding's mean accepted tokens per step; 0: none
   std::string notes;                // what the reader assumed that the file did not say
   MeasuredLayout agg;               // mode agg
