@@ -1,5 +1,7 @@
 #include "fleetcast/simulator/attention_dp_balance.hpp"
 
+#include <utility>
+
 namespace fleetcast::simulator {
 
 std::size_t next_dp_rank(const std::vector<Batcher>& ranks, const specs::SchedulerSpec& spec,
@@ -9,12 +11,18 @@ std::size_t next_dp_rank(const std::vector<Batcher>& ranks, const specs::Schedul
     next_in_turn = (next_in_turn + 1) % ranks.size();
     return k;
   }
+  // (active prompt tokens, active requests) of each rank, compared in that order; the first lowest wins.
+  const auto load = [&](std::size_t k) {
+    return std::pair{ranks[k].active_prompt_tokens(), ranks[k].waiting() + ranks[k].running()};
+  };
   std::size_t best = 0;
+  auto best_load = load(0);
   for (std::size_t k = 1; k < ranks.size(); ++k) {
-    const long long tokens = ranks[k].active_prompt_tokens(), best_tokens = ranks[best].active_prompt_tokens();
-    const std::size_t active = ranks[k].waiting() + ranks[k].running();
-    const std::size_t best_active = ranks[best].waiting() + ranks[best].running();
-    if (tokens < best_tokens || (tokens == best_tokens && active < best_active)) best = k;
+    const auto l = load(k);
+    if (l < best_load) {
+      best = k;
+      best_load = l;
+    }
   }
   return best;
 }

@@ -162,6 +162,14 @@ void Batcher::start_running(Request* r, double now) {
   if (r->scheduled_s < 0.0) r->scheduled_s = now;
 }
 
+long long Batcher::active_prompt_tokens() const {
+  long long tokens = 0;
+  for (const auto* queue : {&waiting_, &swapped_, &sglang_inbox_})
+    for (const Request* r : *queue) tokens += r->input_tokens;
+  for (const Request* r : running_) tokens += r->input_tokens;
+  return tokens;
+}
+
 const BatchShape& Batcher::shape_batch() {
   batch_.decode_contexts.clear();
   batch_.prefill.clear();

@@ -102,14 +102,6 @@ void Batcher::trtllm_batch_wait() {
   hold_contexts();
 }
 
-long long Batcher::active_prompt_tokens() const {
-  long long tokens = 0;
-  for (const auto* queue : {&waiting_, &swapped_, &sglang_inbox_})
-    for (const Request* r : *queue) tokens += r->input_tokens;
-  for (const Request* r : running_) tokens += r->input_tokens;
-  return tokens;
-}
-
 int Batcher::step_decodes() const {
   return static_cast<int>(std::count_if(items_.begin(), items_.end(), [](const Item& it) { return it.decode; }));
 }
