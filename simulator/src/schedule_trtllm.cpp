@@ -99,15 +99,19 @@ void Batcher::trtllm_batch_wait() {
     return;
   }
   ++trtllm_batch_wait_count_;
-  hold_contexts();
+  drop_contexts();  // schedule() shapes the batch after
 }
 
 int Batcher::step_decodes() const {
   return static_cast<int>(std::count_if(items_.begin(), items_.end(), [](const Item& it) { return it.decode; }));
 }
 
-const BatchShape& Batcher::hold_contexts() {
+void Batcher::drop_contexts() {
   items_.erase(std::remove_if(items_.begin(), items_.end(), [](const Item& it) { return !it.decode; }), items_.end());
+}
+
+const BatchShape& Batcher::hold_contexts() {
+  drop_contexts();
   return shape_batch();
 }
 

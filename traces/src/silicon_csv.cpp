@@ -80,7 +80,7 @@ std::string restore_expert_parallel_layout(MeasuredServingRun& r, const std::str
   // x attention_dp_size, are what the run had, so the batch is rescaled to the restored attention DP. Left as it was,
   // the mapping would split the clients over attention_dp_size workers, a run on that many times the GPUs.
   const int restored_dp = attention_dp ? gpus : 1;
-  const int worker_clients = l.batch_size * dp;
+  const int written_batch = l.batch_size, worker_clients = written_batch * dp;
   if (worker_clients % restored_dp != 0) return "";
   l.batch_size = worker_clients / restored_dp;
   l.tp = attention_dp ? 1 : gpus;
@@ -90,7 +90,7 @@ std::string restore_expert_parallel_layout(MeasuredServingRun& r, const std::str
   return "layout " + std::to_string(gpus) + " GPUs, ep " + std::to_string(ep_degree) +
          (attention_dp ? " with attention DP" : "") + ", " + std::to_string(l.batch_size) +
          " clients per attention rank: the InferenceX export wrote " + was + ", batch_size " +
-         std::to_string(worker_clients / dp) + ", the GPU count times ep";
+         std::to_string(written_batch) + ", the GPU count times ep";
 }
 
 using detail::lower;

@@ -62,7 +62,7 @@ class LoadReporter {
 // the least loaded under TensorRT-LLM (next_dp_rank).
 struct Ranks {
   std::vector<Batcher> batchers;
-  specs::SchedulerSpec spec;
+  const specs::SchedulerSpec* spec = nullptr;  // the deployment's, which places new requests
   std::size_t next = 0;
 
   bool has_work() const {
@@ -106,7 +106,7 @@ void accept(Ranks& ranks, Message* msg, ReplicaGauge& gauge, LoadReporter& repor
   std::unique_ptr<Message> owned(msg);
   Request* r = owned->request;
   reporter.accepted();
-  const std::size_t k = next_dp_rank(ranks.batchers, ranks.spec, ranks.next);
+  const std::size_t k = next_dp_rank(ranks.batchers, *ranks.spec, ranks.next);
   Batcher& rank = ranks.batchers[k];
   const double now = sg4::Engine::get_clock();
   if (owned->kind == Message::Kind::kv_transfer) {
@@ -171,7 +171,7 @@ void replica_actor(Context* ctx, int replica) {
   };
   const int dp = deployment.replica.dp;
   Ranks ranks;
-  ranks.spec = deployment.scheduler;
+  ranks.spec = &deployment.scheduler;
   ranks.batchers.reserve(static_cast<std::size_t>(dp));
   for (int k = 0; k < dp; ++k) {
     std::optional<DraftAcceptance> rank_drafts;

@@ -178,6 +178,7 @@ class Batcher {
   // TensorRT-LLM with batch waiting: the steps its new contexts have waited so far (schedule_trtllm.cpp).
   int trtllm_batch_wait_count_ = 0;
   void trtllm_batch_wait();
+  void drop_contexts();  // the step's context chunks out of items_ (they keep their place and blocks)
 };
 
 }  // namespace fleetcast::simulator
