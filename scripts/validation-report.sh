@@ -5,7 +5,7 @@
 # profiles alone (no serving fit); and the held-out error table every
 # forecast quotes, calibration/profiles/accuracy/held-out.json; and the table a forecast on a GPU without a fit quotes,
 # calibration/profiles/accuracy/unfitted-gpus.json (every fitted GPU's runs scored with the pick it would get without
-# its fit).
+# its fit); and the TP speedup at a few clients, measured against predicted (scripts/tp-speedup.py).
 # usage: scripts/validation-report.sh [BUILD_DIR] [JOBS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,7 +23,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin" --datasheet-profiles validate --silicon "$csv" --split held-out --summary-only -j "$jobs" \
   --markdown "$tmp/held-datasheet.md" --accuracy "$tmp/accuracy.json" >/dev/null
 "$bin" --datasheet-profiles validate --silicon "$csv" --summary-only -j "$jobs" --markdown "$tmp/all-datasheet.md" \
-  >/dev/null
+  --json "$tmp/all-datasheet.json" >/dev/null
 # Every row of every GPU with the profile it would take without a fit of its own (unfitted_gpu_accuracy.hpp).
 "$bin" --unfitted-profiles validate --silicon "$csv" --summary-only -j "$jobs" --accuracy "$tmp/unfitted.json" >/dev/null
 "$bin" validate --silicon "$csv" --summary-only -j "$jobs" --decompose --markdown "$tmp/all.md" --json "$tmp/all.json" \
@@ -60,6 +60,24 @@ trap 'rm -rf "$tmp"' EXIT
   echo "### All rows"
   echo
   cat "$tmp/all-datasheet.md"
+  echo
+  echo "## TP speedup at a few clients"
+  echo
+  echo "\`scripts/tp-speedup.py REPORT.json\` on the all-rows reports: per group, TPOT(smallest TP) / TPOT(TP k) over rows"
+  echo "of 8 clients or fewer that differ only in TP, measured / predicted (medians): what tensor parallelism buys at"
+  echo "low load, apart from a profile's overall level (docs/ACCURACY.md, \"The TP all-reduce's latency\")."
+  echo
+  echo "### Fitted profiles (the default)"
+  echo
+  echo '```'
+  python3 "$root/scripts/tp-speedup.py" "$tmp/all.json" --silicon "$csv"
+  echo '```'
+  echo
+  echo "### Datasheet-derived profiles"
+  echo
+  echo '```'
+  python3 "$root/scripts/tp-speedup.py" "$tmp/all-datasheet.json" --silicon "$csv"
+  echo '```'
 } >"$tmp/VALIDATION.md"
 mv "$tmp/VALIDATION.md" "$root/docs/VALIDATION.md"
 mkdir -p "$root/calibration/profiles/accuracy"
