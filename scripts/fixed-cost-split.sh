@@ -3,16 +3,17 @@
 # with the profiles in use and with each fixed cost (kernel latency, collective-call latency, host time per step) set
 # to zero in copies of them, then split and refactor each row's predicted TPOT.
 #
-# usage: scripts/fixed-cost-split.sh BUILD OUT [--datasheet] [--max-clients N] [-- VALIDATE_ARGS...]
+# usage: scripts/fixed-cost-split.sh BUILD OUT [--datasheet | --unfitted] [--max-clients N] [-- VALIDATE_ARGS...]
 #   BUILD          the build folder (BUILD/cli/fleetcast)
 #   OUT            a folder for the profile copies and the four reports (created)
 #   --datasheet    the datasheet-derived profiles (as --datasheet-profiles) instead of the ones in use
+#   --unfitted     each GPU's profile as if it had no fit of its own (as --unfitted-profiles)
 #   --max-clients  passed to the split (0, the default: every row)
 #   VALIDATE_ARGS  default: --silicon ../shared/validation/silicon-dev.csv -j 2
 # Takes four validate runs (all rows: ~12 min on 2 cores; --split held-out: ~2 min).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -ge 2 ] || { sed -n 2,12p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,13p "$0" >&2; exit 2; }
 fleetcast=$1/cli/fleetcast
 out=$2
 shift 2
@@ -21,6 +22,7 @@ max_clients=0
 while [ $# -gt 0 ]; do
   case $1 in
     --datasheet) choice=datasheet ;;
+    --unfitted) choice=unfitted ;;
     --max-clients) max_clients=$2; shift ;;
     --) shift; break ;;
     *) echo "fixed-cost-split.sh: unknown argument $1" >&2; exit 2 ;;
