@@ -5,7 +5,8 @@
 # profiles alone (no serving fit); and the held-out error table every
 # forecast quotes, calibration/profiles/accuracy/held-out.json; and the table a forecast on a GPU without a fit quotes,
 # calibration/profiles/accuracy/unfitted-gpus.json (every fitted GPU's runs scored with the pick it would get without
-# its fit); and the TP speedup at a few clients, measured against predicted (scripts/tp-speedup.py).
+# its fit); the TP speedup at a few clients, measured against predicted (scripts/tp-speedup.py); and the fitted
+# profiles' fixed costs against the held-out rows' TPOT (scripts/fixed-cost-split.sh).
 # usage: scripts/validation-report.sh [BUILD_DIR] [JOBS]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +29,11 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin" --unfitted-profiles validate --silicon "$csv" --summary-only -j "$jobs" --accuracy "$tmp/unfitted.json" >/dev/null
 "$bin" validate --silicon "$csv" --summary-only -j "$jobs" --decompose --markdown "$tmp/all.md" --json "$tmp/all.json" \
   >/dev/null
+# The fitted profiles' fixed costs against the held-out rows' measured TPOT (scripts/fixed-cost-split.sh, 4 runs).
+bash "$root/scripts/fixed-cost-split.sh" "$build" "$tmp/split" -- --silicon "$csv" --split held-out -j "$jobs" \
+  >"$tmp/split.txt" 2>/dev/null
+python3 "$root/scripts/fixed-cost-split.py" "$tmp/split"/{base,no_kernel,no_collective,no_step}.json --max-clients 8 \
+  >"$tmp/split-few.txt"
 {
   echo "# Validation against measured serving runs (generated)"
   echo
@@ -77,6 +83,20 @@ trap 'rm -rf "$tmp"' EXIT
   echo
   echo '```'
   python3 "$root/scripts/tp-speedup.py" "$tmp/all-datasheet.json" --silicon "$csv"
+  echo '```'
+  echo
+  echo "## Fixed costs against measured TPOT (fitted profiles, held-out rows)"
+  echo
+  echo "\`bash scripts/fixed-cost-split.sh BUILD OUT -- --silicon ../shared/validation/silicon-dev.csv --split held-out\`:"
+  echo "each row's predicted TPOT split into streaming and compute (S), kernel latency (K), collective-call latency (A)"
+  echo "and host time per step (O), with the non-negative factors on them nearest the measured TPOT (an L1 fit) per"
+  echo "group, runtime and overall (docs/ACCURACY.md, \"The step model's fixed costs\"). Within one group the per-kernel and"
+  echo "per-step costs are nearly proportional, so its factors say how far a refactoring could go, not what each cost is."
+  echo
+  echo '```'
+  cat "$tmp/split.txt"
+  echo
+  cat "$tmp/split-few.txt"
   echo '```'
 } >"$tmp/VALIDATION.md"
 mv "$tmp/VALIDATION.md" "$root/docs/VALIDATION.md"
