@@ -113,7 +113,8 @@ def main() -> int:
 
     print(f"{len(rows)} rows" + (f" with at most {args.max_clients} clients" if args.max_clients else ""))
     print(f"{'':44} {'rows':>5}  share of predicted TPOT      factors on the profile's      median TPOT error")
-    print(f"{'':44} {'':>5}  {'S':>5} {'K':>5} {'A':>5} {'O':>5}   {'s':>5} {'k':>5} {'a':>5} {'o':>5}   as is -> refactored")
+    letters = " ".join(f"{c:>5}" for c in PARTS) + "   " + " ".join(f"{c.lower():>5}" for c in PARTS)
+    print(f"{'':44} {'':>5}  {letters}   as is -> refactored")
     pools = [("all rows", lambda r: "all")]
     pools.append(("by runtime", lambda r: r["group"].split(" | ")[2]))
     pools.append(("by group", lambda r: r["group"]))

@@ -62,20 +62,26 @@ for variant, field in (("same", None), ("no_kernel", "op_latency_s"), ("no_colle
 PY
 done
 
-# Every 20th row with the unchanged copies must give the base run's predictions, or the split would measure the copy.
-FLEETCAST_PROFILE_DIR=$out/same "$fleetcast" validate "$@" --every 20 --json "$out/same.json" >"$out/same.txt"
+# The copies run as the "best" choice, the one that takes FLEETCAST_PROFILE_DIR (the datasheet and unfitted choices
+# ignore it). Every 20th row with the unchanged copies must give the base run's predictions, or the split would
+# measure the copy.
+FLEETCAST_PROFILES=best FLEETCAST_PROFILE_DIR=$out/same "$fleetcast" validate "$@" --every 20 --json "$out/same.json" \
+  >"$out/same.txt"
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
 base = {r["id"]: r for r in json.load(open(f"{out}/base.json"))["rows"]}
 same = [r for r in json.load(open(f"{out}/same.json"))["rows"] if r.get("predicted")]
-off = [r["id"] for r in same if abs(r["predicted_tpot_ms"] - base[r["id"]]["predicted_tpot_ms"]) > 1e-9 * r["predicted_tpot_ms"]]
+off = [r["id"] for r in same
+       if abs(r["predicted_tpot_ms"] - base[r["id"]]["predicted_tpot_ms"]) > 1e-9 * r["predicted_tpot_ms"]]
 if off:
-    sys.exit(f"fixed-cost-split.sh: the profile copies do not reproduce the base run ({len(off)} of {len(same)} rows, {off[0]})")
+    sys.exit(f"fixed-cost-split.sh: the profile copies do not reproduce the base run "
+             f"({len(off)} of {len(same)} rows, {off[0]})")
 print(f"profile copies checked: {len(same)} rows as in the base run", file=sys.stderr)
 PY
 for variant in no_kernel no_collective no_step; do
   echo "validate with $variant profiles" >&2
-  FLEETCAST_PROFILE_DIR=$out/$variant "$fleetcast" validate "$@" --json "$out/$variant.json" >"$out/$variant.txt"
+  FLEETCAST_PROFILES=best FLEETCAST_PROFILE_DIR=$out/$variant "$fleetcast" validate "$@" --json "$out/$variant.json" \
+    >"$out/$variant.txt"
 done
 python3 "$here/fixed-cost-split.py" "$out"/{base,no_kernel,no_collective,no_step}.json --max-clients "$max_clients"

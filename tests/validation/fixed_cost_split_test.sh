@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/fixed-cost-split.py on hand-made reports: ten rows whose measured TPOT is exactly 1 x streaming + 0.5 x the
 # kernel latency + 2 x the collective latency + 0 x the host time per step, the parts in varied proportions. The L1
-# fit must find those factors and no error left; the profile as is (factors 1) is off by the median of |K/2 - A + O| / measured. A row missing
-# from one variant report is left out; a missing report exits 2.
+# fit must find those factors and no error left; the profile as is (factors 1) is off by the median of
+# |K/2 - A + O| / measured. A row missing from one variant report is left out; a missing report exits 2.
 set -euo pipefail
 script=$1
 dir=$(mktemp -d)
@@ -31,10 +31,12 @@ grep -Eq "^all +10 .* 1\.00  0\.50  2\.00  0\.00 +[0-9.]+% ->   0\.0%" <<<"$out"
 # As is, each row is off by (K/2 - A + O) / measured; their median:
 expected=$(python3 -c '
 import statistics
-p = [(4, 2, 1, 1), (6, 1, 2, 1), (3, 3, 1, 2), (8, 2, 2, 1), (5, 1, 1, 1), (2, 2, 2, 2), (7, 3, 1, 1), (4, 1, 3, 2), (9, 2, 1, 3), (5, 2, 2, 2)]
+p = [(4, 2, 1, 1), (6, 1, 2, 1), (3, 3, 1, 2), (8, 2, 2, 1), (5, 1, 1, 1),
+     (2, 2, 2, 2), (7, 3, 1, 1), (4, 1, 3, 2), (9, 2, 1, 3), (5, 2, 2, 2)]
 print("%.1f%%" % (100 * statistics.median(abs(k / 2 - a + o) / (s + k / 2 + 2 * a) for s, k, a, o in p)))')
 grep -Eq "^all +10 .* +$expected ->   0\.0%" <<<"$out"
-if python3 "$script" "$dir/base.json" "$dir/missing.json" "$dir/no_collective.json" "$dir/no_step.json" 2>/dev/null; then
+if python3 "$script" "$dir/base.json" "$dir/missing.json" "$dir/no_collective.json" "$dir/no_step.json" \
+  2>/dev/null; then
   exit 1
 else
   [ $? -eq 2 ]
