@@ -45,12 +45,13 @@ def solve_linear(a, b):
 def nonnegative_least_squares(x, y, w):
     """min sum w (x.beta - y)^2 over beta >= 0, by trying every set of free coefficients (four at most)."""
     k = len(x[0])
+    # The weighted normal equations once; each set of free coefficients solves its own rows and columns of them.
+    gram = [[sum(wi * xi[p] * xi[q] for wi, xi in zip(w, x)) for q in range(k)] for p in range(k)]
+    rhs = [sum(wi * xi[p] * yi for wi, xi, yi in zip(w, x, y)) for p in range(k)]
     best, best_cost = [0.0] * k, sum(wi * yi * yi for wi, yi in zip(w, y))
     for size in range(1, k + 1):
         for free in itertools.combinations(range(k), size):
-            a = [[sum(wi * xi[p] * xi[q] for wi, xi in zip(w, x)) for q in free] for p in free]
-            b = [sum(wi * xi[p] * yi for wi, xi, yi in zip(w, x, y)) for p in free]
-            sol = solve_linear(a, b)
+            sol = solve_linear([[gram[p][q] for q in free] for p in free], [rhs[p] for p in free])
             if sol is None or min(sol) < 0.0:
                 continue
             beta = [0.0] * k
@@ -67,7 +68,6 @@ def l1_factors(rows):
     x = [[r[p] / r["measured"] for p in PARTS] for r in rows]
     y = [1.0] * len(rows)
     w = [1.0] * len(rows)
-    beta = [1.0] * len(PARTS)
     for _ in range(60):
         beta = nonnegative_least_squares(x, y, w)
         residuals = [abs(sum(c * v for c, v in zip(xi, beta)) - 1.0) for xi in x]
