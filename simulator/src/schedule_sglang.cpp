@@ -49,27 +49,52 @@ void Batcher::sglang_receive() {
   sglang_inbox_.clear();
 }
 
-void Batcher::schedule_sglang(double now) {
-  items_.clear();
+void Batcher::sglang_begin_step() {
+  if (sglang_step_begun_) return;
+  sglang_step_begun_ = true;
   if (spec_.recv_interval > 1) sglang_receive();
   if (running_.empty()) new_token_ratio_ = kSglangInitNewTokenRatio;
+}
+
+void Batcher::schedule_sglang(double now) {
+  items_.clear();
+  sglang_begin_step();
+  sglang_step_begun_ = false;
   sglang_last_decode_ = false;
-  if (sglang_prefill(now)) return;
+  const bool prefill = sglang_prefill(now);
+  sglang_admissions_delayed_ = false;
+  if (prefill) return;
   sglang_decode();
   sglang_last_decode_ = !items_.empty();
 }
 
-bool Batcher::sglang_prefill(double now) {
-  const auto full = [&] { return static_cast<int>(running_.size()) >= spec_.max_num_seqs; };
-  if (sglang_chunked_ == nullptr && (waiting_.empty() || full())) return false;
-
-  // KV left once each running request keeps room for new_token_ratio of its remaining output.
+// KV left once each running request keeps room for new_token_ratio of its remaining output.
+double Batcher::sglang_rem_total() const {
   double rem_total = kv_.capacity_bytes - kv_used_bytes_;
   for (const Request* r : running_) {
     if (r == sglang_chunked_) continue;
     rem_total -= kv_.bytes_for_tokens(r->kv_tokens + clipped_new_tokens(r) * new_token_ratio_) -
                  kv_.bytes_for_tokens(r->kv_tokens);
   }
+  return rem_total;
+}
+
+// The first admission check of sglang_prefill's loop, on the head of the queue.
+bool Batcher::sglang_prefillable() {
+  sglang_begin_step();
+  if (sglang_chunked_ != nullptr || waiting_.empty() || static_cast<int>(running_.size()) >= spec_.max_num_seqs)
+    return false;
+  if (running_.empty()) return true;  // an idle engine starts the head request, which fits the cache alone
+  const Request* r = waiting_.front();
+  const double rem_total = sglang_rem_total();
+  return rem_total > 0.0 && kv_.bytes_for_tokens(r->prompt_target - r->kv_tokens + clipped_new_tokens(r)) < rem_total;
+}
+
+bool Batcher::sglang_prefill(double now) {
+  const auto full = [&] { return static_cast<int>(running_.size()) >= spec_.max_num_seqs; };
+  if (sglang_chunked_ == nullptr && (waiting_.empty() || full() || sglang_admissions_delayed_)) return false;
+
+  double rem_total = sglang_rem_total();
   int rem_input = spec_.max_num_batched_tokens;
   int rem_chunk = spec_.chunked_prefill ? spec_.chunk_limit() : INT_MAX;
   // --enable-mixed-chunk: the running requests decode inside the prefill step, and their tokens come off both
@@ -95,8 +120,8 @@ bool Batcher::sglang_prefill(double now) {
     }
   }
 
-  while (sglang_chunked_ == nullptr && !waiting_.empty() && !full() && rem_input > 0 && rem_chunk > 0 &&
-         rem_total > 0.0) {
+  while (!sglang_admissions_delayed_ && sglang_chunked_ == nullptr && !waiting_.empty() && !full() && rem_input > 0 &&
+         rem_chunk > 0 && rem_total > 0.0) {
     Request* r = waiting_.front();
     const int input = r->prompt_target - r->kv_tokens;
     // NO_TOKEN; an idle engine still starts the head request, which fits the cache alone (add()).

@@ -94,6 +94,14 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
     s.adp_batching_wait_iters = balance->optional_at_least("batching_wait_iters", s.adp_batching_wait_iters, 0);
     balance->finish();
   }
+  if (auto delayer = r.optional_object("prefill_delayer")) {
+    r.check(s.policy == SchedulerPolicy::sglang, "prefill_delayer",
+            "applies only to policy sglang (its --enable-prefill-delayer)");
+    s.prefill_delayer = true;
+    s.prefill_delayer_max_delay_passes =
+        delayer->optional_at_least("max_delay_passes", s.prefill_delayer_max_delay_passes, 1);
+    delayer->finish();
+  }
   s.decode_overhead_factor = r.optional<double>("decode_overhead_factor", s.decode_overhead_factor);
   r.check(s.decode_overhead_factor <= 1.0, "decode_overhead_factor",
           "must be in [0, 1] (or < 0: the policy's default)");
@@ -104,6 +112,9 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
 void check_adp_balance(JsonReader& r, const SchedulerSpec& s, const ReplicaLayout& l) {
   r.check(!s.adp_balance || l.dp > 1, "scheduler",
           "attention_dp_balance needs attention data parallelism (replica.dp > 1; dp is " + std::to_string(l.dp) + ")");
+  // SGLang refuses --enable-prefill-delayer without --enable-dp-attention (PrefillDelayer's assertion).
+  r.check(!s.prefill_delayer || l.dp > 1, "scheduler",
+          "prefill_delayer needs attention data parallelism (replica.dp > 1; dp is " + std::to_string(l.dp) + ")");
   r.check(l.dp == 1 || (s.batch_wait_iters == 0 && s.batch_wait_tokens_ratio == 0.0), "scheduler",
           "batch_wait_iters and batch_wait_tokens_ratio apply only without attention data parallelism (replica.dp is " +
               std::to_string(l.dp) + "): TensorRT-LLM balances attention-DP ranks with attention_dp_balance instead");

@@ -206,6 +206,8 @@ json scheduler_json(const SchedulerSpec& s) {
           {"attention_dp_balance", s.adp_balance ? json{{"timeout_iters", s.adp_timeout_iters},
                                                         {"batching_wait_iters", s.adp_batching_wait_iters}}
                                                  : json(nullptr)},
+          {"prefill_delayer",
+           s.prefill_delayer ? json{{"max_delay_passes", s.prefill_delayer_max_delay_passes}} : json(nullptr)},
           // Only trtllm reads it (any other policy rejects it).
           {"capacity_policy", s.policy == SchedulerPolicy::trtllm ? json(to_string(s.capacity)) : json(nullptr)}};
 }

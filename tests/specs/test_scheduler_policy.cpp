@@ -165,3 +165,28 @@ TEST_CASE("attention_dp_balance: TensorRT-LLM's defaults, a round trip, and refu
   j["scheduler"]["attention_dp_balance"] = {{"timeout", 5}};
   CHECK_THROWS_AS(parse_deployment(j, "d.json"), fleetcast::InputError);  // an unknown key is named, not ignored
 }
+
+TEST_CASE("prefill_delayer: SGLang's 30 passes, a round trip, and refused without sglang or attention DP",
+          "[specs][scheduler]") {
+  json j = with_scheduler({{"policy", "sglang"}, {"prefill_delayer", json::object()}});
+  j["replica"] = {{"tp", 1}, {"dp", 8}};
+  const DeploymentSpec d = parse_deployment(j, "d.json");
+  CHECK(d.scheduler.prefill_delayer);
+  CHECK(d.scheduler.prefill_delayer_max_delay_passes == 30);  // --prefill-delayer-max-delay-passes' default
+  j["scheduler"]["prefill_delayer"] = {{"max_delay_passes", 100}};
+  const DeploymentSpec set = parse_deployment(j, "d.json");
+  CHECK(set.scheduler.prefill_delayer_max_delay_passes == 100);
+  CHECK(to_json(set)["scheduler"]["prefill_delayer"] == j["scheduler"]["prefill_delayer"]);
+  CHECK(parse_deployment(to_json(set), "echo") == set);
+  CHECK(to_json(parse_deployment(deployment_json(), "d.json"))["scheduler"]["prefill_delayer"].is_null());
+
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"prefill_delayer", json::object()}}), "d.json"),
+                    "scheduler.prefill_delayer", "", "only to policy sglang");
+  CHECK_INPUT_ERROR(
+      parse_deployment(with_scheduler({{"policy", "sglang"}, {"prefill_delayer", json::object()}}), "d.json"),
+      "scheduler", "", "prefill_delayer needs attention data parallelism (replica.dp > 1; dp is 1)");
+  j["scheduler"]["prefill_delayer"] = {{"max_delay_passes", 0}};
+  CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "scheduler.prefill_delayer.max_delay_passes", "0", ">= 1");
+  j["scheduler"]["prefill_delayer"] = {{"passes", 5}};
+  CHECK_THROWS_AS(parse_deployment(j, "d.json"), fleetcast::InputError);  // an unknown key is named, not ignored
+}

@@ -196,6 +196,27 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4-Pro SGLang and TensorRT-LLM row
     CHECK(r.runs[i].server_whole_prompts == (budget[i] > 0));
     CHECK((r.runs[i].notes.find("DeepSeek-V4 scripts") != std::string::npos) == (i < 8));
   }
+  // --max-running-requests: 1.5 x the clients (B200, B300 and H200 alike at 64), B300's high-concurrency recipe its
+  // own; every B300 row with attention DP adds --enable-prefill-delayer.
+  const int running[] = {96, 96, 4352, 96, 96, 0, 0, 0, 0};
+  for (std::size_t i = 0; i < 9; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_max_running == running[i]);
+    CHECK(r.runs[i].server_prefill_delayer == (i == 2 || i == 3));
+  }
+  // B300 with attention DP at EP 8 (the medium-concurrency mega-MoE recipe): 768; 4 clients on H200: at least 8.
+  const std::string header =
+      "id,silicon_data_source,backend,model_path,system,precision,mode,isl,osl,batch_size,"
+      "tp_size,attention_dp_size,moe_ep_size,silicon_ttft_ms,silicon_tpot_ms";
+  const std::string ep_rows[] = {
+      "b300-ep8," + inferencex_source(256) + ",sglang," + pro + ",b300,fp4,agg,1024,1024,32,1,8,8,1,1",
+      "h200-c4," + inferencex_source(4) + ",sglang," + pro + ",h200_sxm,fp8,agg,1024,1024,4,8,1,1,1,1"};
+  const auto ep = parse_rows(header, ep_rows);
+  REQUIRE(ep.runs.size() == 2);
+  CHECK(ep.runs[0].server_max_running == 768);
+  CHECK(ep.runs[0].server_prefill_delayer);
+  CHECK(ep.runs[1].server_max_running == 8);
+  CHECK_FALSE(ep.runs[1].server_prefill_delayer);
 }
 
 TEST_CASE("silicon CSV: InferenceX's gpt-oss vLLM rows on Hopper keep a BF16 KV cache, as its scripts leave it",

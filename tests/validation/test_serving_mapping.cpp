@@ -198,6 +198,18 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   CHECK(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.max_num_seqs == 128);
   c.server_max_running = 512;
   CHECK(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.max_num_seqs == 256);
+  // SGLang divides --max-running-requests among its attention-DP ranks (ModelRunner.max_running_requests), and its
+  // prefill delayer, which needs them, comes along.
+  auto dp = agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "sglang", {32, 0, 1, 1, 8, 1, 8});
+  dp.concurrency = 256;
+  dp.server_max_running = 96;
+  dp.server_prefill_delayer = true;
+  const auto ranks = specs::parse_scenario(mapped(dp).scenario, "row").deployment.scheduler;
+  CHECK(ranks.max_num_seqs == 12);
+  CHECK(ranks.prefill_delayer);
+  CHECK(ranks.prefill_delayer_max_delay_passes == 30);
+  c.server_prefill_delayer = true;  // one rank: nothing to negotiate
+  CHECK_FALSE(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.prefill_delayer);
   // vLLM's index_topk_freq on MiniMax-M3: of its 57 sparse layers, 3, 7, ..., 59 run the indexer (15), the rest reuse.
   auto m3 = agg_run("MiniMaxAI/MiniMax-M3-MXFP8", "h200_sxm", "vllm", {16, 0, 8, 1, 1, 8, 1});
   CHECK(specs::parse_scenario(mapped(m3).scenario, "row").model.attention.indexer_layers == 0);

@@ -115,6 +115,30 @@ TEST_CASE("fast replay: TensorRT-LLM's attention-DP balance holds the same conte
   CHECK(held_ttft > free_ttft);  // the held prompts wait longer for their first token
 }
 
+TEST_CASE("fast replay: SGLang's prefill delayer holds the same requests as the simulation does",
+          "[validation][replay][delayer]") {
+  const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");
+  auto scenario = std::get<validation::MappedRun>(validation::map_serving_run(results.runs[1])).scenario;
+  REQUIRE(scenario["deployment"]["replica"]["dp"] == 2);  // Qwen3-235B, attention DP2 x TP4, EP8, 8 clients
+  scenario["deployment"]["runtime"] = "sglang";
+  scenario["deployment"]["scheduler"]["policy"] = "sglang";
+  double held_ttft = 0.0, free_ttft = 0.0;
+  for (const bool delayer : {true, false}) {
+    scenario["deployment"]["scheduler"]["prefill_delayer"] =
+        delayer ? nlohmann::json{{"max_delay_passes", 10}} : nlohmann::json(nullptr);
+    const auto s = specs::parse_scenario(scenario, "row");
+    REQUIRE(s.deployment.scheduler.prefill_delayer == delayer);
+    const auto fast =
+        validation::replay_closed_loop(s, calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
+    const auto report = simulator::simulate_in_child(s);
+    INFO("delayer " << delayer);
+    CHECK(fast.ttft_ms == Approx(report["metrics"]["ttft_ms"]["mean"].get<double>()).epsilon(0.01));
+    CHECK(fast.tpot_ms == Approx(report["metrics"]["tpot_ms"]["mean"].get<double>()).epsilon(0.01));
+    (delayer ? held_ttft : free_ttft) = fast.ttft_ms;
+  }
+  CHECK(held_ttft > free_ttft);  // 345 against 279 ms: held requests wait longer for their first token
+}
+
 TEST_CASE("fast replay: lengths drawn in a range are the simulation's own draws, so the means agree",
           "[validation][replay]") {
   const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");

@@ -81,8 +81,10 @@ void set_inferencex_deepseek_v4_vllm_settings(MeasuredServingRun& r) {
 // SemiAnalysisAI/InferenceX 8eec0d4). SGLang: --chunked-prefill-size 8192 (32768 on B200 with attention DP; on B300
 // with attention DP 16384, or 65536 at 2,048, 4,096 and 8,192 clients; 4096 on H200) and --mem-fraction-static 0.90
 // (B300 with attention DP 0.94, or 0.87 / 0.835 / 0.80 at those client counts; H200 0.88), --page-size 256 on
-// MI355X. Their --max-running-requests (1.5 x the clients, or a fixed 768 or 256 in some branches), prefill delayer
-// and MI355X FP8's disabled CUDA graphs are not modelled. TensorRT-LLM: no enable_chunked_prefill (prompts whole),
+// MI355X. --max-running-requests 1.5 x the clients (at least 8 on H200 and B300), on B300 with attention DP 768 at
+// EP 8 and 2,560, 4,352 and 8,192 at 2,048, 4,096 and 8,192 clients; every B300 branch with attention DP adds
+// --enable-prefill-delayer (SGLang's default 30 passes). MI355X's cap and its FP8 script's disabled CUDA graphs are not
+// modelled. TensorRT-LLM: no enable_chunked_prefill (prompts whole),
 // --max_num_tokens max(ISL + OSL + 256, 8192), tokens_per_block 128; its free_gpu_memory_fraction 0.5 (KV from half
 // the memory the weights leave) has no counterpart in the deployment's gpu_memory_utilization and is not modelled.
 void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
@@ -90,19 +92,27 @@ void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
   const bool dp = r.agg.attention_dp > 1;
   std::string note;
   if (r.backend == "sglang") {
-    int chunk = 0, page = 0;
+    int chunk = 0, page = 0, running = 0;
     double memory = 0.0;
+    const int c = r.concurrency;
     if (on_gpu(r, "b200") && precision == "fp4") {
       chunk = dp ? 32768 : 8192;
       memory = 0.90;
+      running = c * 3 / 2;
     } else if (on_gpu(r, "b300") && precision == "fp4") {
-      const int c = r.concurrency;
       const bool huge = dp && (c == 2048 || c == 4096 || c == 8192);
       chunk = huge ? 65536 : dp ? 16384 : 8192;
       memory = !dp ? 0.90 : c == 2048 ? 0.87 : c == 4096 ? 0.835 : c == 8192 ? 0.80 : 0.94;
+      running = huge                      ? (c == 2048   ? 2560
+                                             : c == 4096 ? 4352
+                                                         : 8192)
+                : dp && r.agg.moe_ep == 8 ? 768
+                                          : std::max(c * 3 / 2, 8);
+      r.server_prefill_delayer = dp;
     } else if (on_gpu(r, "h200") && precision == "fp8") {
       chunk = 4096;
       memory = 0.88;
+      running = std::max(c * 3 / 2, 8);
     } else if (on_gpu(r, "mi355x") && (precision == "fp4" || precision == "fp8")) {
       chunk = 8192;
       page = 256;
@@ -112,9 +122,12 @@ void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
     r.server_chunk_tokens = chunk;
     r.server_kv_block_tokens = page;
     r.server_gpu_memory_utilization = memory;
+    r.server_max_running = running;
     note = "SGLang as InferenceX's DeepSeek-V4 scripts start it: --chunked-prefill-size " + std::to_string(chunk);
     if (memory > 0.0) note += " --mem-fraction-static " + fraction_text(memory);
     if (page > 0) note += " --page-size " + std::to_string(page);
+    if (running > 0) note += " --max-running-requests " + std::to_string(running);
+    if (r.server_prefill_delayer) note += " --enable-prefill-delayer";
   } else if (r.backend == "trtllm" && on_blackwell(r) && precision == "fp4") {
     r.server_whole_prompts = true;
     r.server_max_num_tokens = std::max(r.isl + r.osl + 256, 8192);

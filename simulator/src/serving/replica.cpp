@@ -12,8 +12,8 @@
 #include <unordered_map>
 
 #include "context.hpp"
-#include "fleetcast/simulator/attention_dp_balance.hpp"
 #include "fleetcast/simulator/batcher.hpp"
+#include "fleetcast/simulator/dp_step_former.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 
 namespace fleetcast::simulator::serving {
@@ -190,7 +190,7 @@ void replica_actor(Context* ctx, int replica) {
   sg4::Mailbox* inbox = replica_mailbox(replica);
   const StepTimeModel& model = *pool.step_model;
   std::vector<BatchShape> batches(static_cast<std::size_t>(dp));
-  AttentionDpBalance balance(deployment.scheduler, dp);
+  DpStepFormer step_former(deployment.scheduler, dp);
   const int gpus_per_rank = deployment.replica.gpus() / dp;
 
   for (;;) {
@@ -201,12 +201,8 @@ void replica_actor(Context* ctx, int replica) {
     const double start = sg4::Engine::get_clock();
     bool empty = true;
     double swap_bytes = 0.0;  // the rank that moves the most: ranks swap over their own GPUs' host links at once
-    for (int k = 0; k < dp; ++k) {
-      Batcher& b = ranks.batchers[static_cast<std::size_t>(k)];
-      batches[static_cast<std::size_t>(k)] = b.schedule(start);
-      swap_bytes = std::max(swap_bytes, b.step_swap_bytes());
-    }
-    balance.apply(ranks.batchers, batches);
+    step_former.form(ranks.batchers, batches, start);
+    for (const Batcher& b : ranks.batchers) swap_bytes = std::max(swap_bytes, b.step_swap_bytes());
     for (const BatchShape& batch : batches) empty = empty && batch.empty();
     ranks.update(gauge);
     // KV swapped out or in by this step crosses the host link before the step can end (preemption by swap).

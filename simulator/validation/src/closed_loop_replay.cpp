@@ -5,8 +5,8 @@
 #include <deque>
 #include <vector>
 
-#include "fleetcast/simulator/attention_dp_balance.hpp"
 #include "fleetcast/simulator/batcher.hpp"
+#include "fleetcast/simulator/dp_step_former.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/request_generator.hpp"
 #include "fleetcast/simulator/step_time.hpp"
@@ -66,7 +66,7 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
   };
 
   std::vector<BatchShape> batches(static_cast<std::size_t>(dp));
-  simulator::AttentionDpBalance balance(d.scheduler, dp);
+  simulator::DpStepFormer step_former(d.scheduler, dp);
   double now = 0.0;
   for (;;) {
     bool work = false, empty = true;
@@ -82,9 +82,7 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
     // of clients whose last one finished with that step are still crossing the router (microseconds in the
     // simulation) and wait for the step after.
     while (!on_the_way.empty() && on_the_way.front().arrives_s < now) join();
-    for (int k = 0; k < dp; ++k)
-      batches[static_cast<std::size_t>(k)] = ranks[static_cast<std::size_t>(k)].schedule(now);
-    balance.apply(ranks, batches);
+    step_former.form(ranks, batches, now);
     for (const BatchShape& batch : batches) empty = empty && batch.empty();
     if (empty) throw InputError(s.name, "scenario", "", "no step can be formed: the KV cache holds no request");
     now += model.predict_ranks(batches).total_s;

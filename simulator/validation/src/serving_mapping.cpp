@@ -101,9 +101,13 @@ bool version_at_least(const std::string& version, int major, int minor) {
 
 nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_size, int attention_dp, double hbm_gb) {
   const std::string& backend = run.backend;
-  nlohmann::json s = {
-      {"policy", backend},
-      {"max_num_seqs", run.server_max_running > 0 ? std::min(batch_size, run.server_max_running) : batch_size}};
+  // max_num_seqs caps each attention-DP rank's batch; SGLang gives each rank max_running_requests / dp
+  // (ModelRunner.max_running_requests).
+  int max_running = run.server_max_running;
+  if (backend == "sglang" && attention_dp > 1)
+    max_running = std::max(max_running / attention_dp, max_running > 0 ? 1 : 0);
+  nlohmann::json s = {{"policy", backend},
+                      {"max_num_seqs", max_running > 0 ? std::min(batch_size, max_running) : batch_size}};
   if (backend == "sglang") {
     s["max_num_batched_tokens"] = 16384;
     s["chunk_tokens"] = hbm_gb < 160.0 ? 8192 : 16384;
@@ -124,6 +128,8 @@ nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_si
   if (run.server_recv_interval > 1) s["recv_interval"] = run.server_recv_interval;
   if (run.server_batch_wait_iters > 0) s["batch_wait_iters"] = run.server_batch_wait_iters;
   if (run.server_batch_wait_tokens_ratio > 0.0) s["batch_wait_tokens_ratio"] = run.server_batch_wait_tokens_ratio;
+  if (run.server_prefill_delayer && backend == "sglang" && attention_dp > 1)
+    s["prefill_delayer"] = {{"max_delay_passes", run.server_prefill_delayer_max_delay_passes}};
   if (run.server_adp_balance && attention_dp > 1) {
     s["attention_dp_balance"] = {{"timeout_iters", run.server_adp_timeout_iters},
                                  {"batching_wait_iters", run.server_adp_batching_wait_iters}};

@@ -84,6 +84,15 @@ class Batcher {
   // Takes the context chunks out of the step schedule() formed (TensorRT-LLM's attention-DP balance holding them,
   // attention_dp_balance.hpp): they keep their place and their blocks and are scheduled again next step.
   const BatchShape& hold_contexts();
+  // SGLang's prefill delayer (prefill_delayer.hpp) asks each DP rank, before the ranks form their steps, whether
+  // it would start a new request now: no prompt is being chunked, a slot is free and the head of the queue passes
+  // the KV-budget check of a prefill batch (SGLang negotiates after those checks since #31835). It takes in the
+  // requests sent so far first, as the step would (recv_interval).
+  bool sglang_prefillable();
+  // The next schedule() starts no new request: a chunked prompt still continues, else the running requests decode
+  // (SGLang's prefill batch comes back empty and its decode batch runs).
+  void sglang_delay_admissions() { sglang_admissions_delayed_ = true; }
+  int max_num_seqs() const { return spec_.max_num_seqs; }
 
   // Bytes per GPU the step schedule() formed moves over the host link: its victims' KV swapped out and the
   // KV of the requests it resumed swapped in.
@@ -174,6 +183,12 @@ class Batcher {
   int sglang_recv_counter_ = 0;
   bool sglang_last_decode_ = false;
   void sglang_receive();
+  // Takes in sent requests and resets the admission ratio of an idle engine, once per step: the prefill delayer's
+  // question may come before schedule().
+  bool sglang_step_begun_ = false;
+  bool sglang_admissions_delayed_ = false;
+  void sglang_begin_step();
+  double sglang_rem_total() const;  // KV left once each running request keeps room for its share of output
 
   // TensorRT-LLM with batch waiting: the steps its new contexts have waited so far (schedule_trtllm.cpp).
   int trtllm_batch_wait_count_ = 0;

@@ -39,7 +39,7 @@ enum class PreemptionMode { recompute, swap };
 enum class CapacityPolicy { guaranteed_no_evict, max_utilization };
 
 struct SchedulerSpec {
-  int max_num_seqs = 256;               // running sequences per replica
+  int max_num_seqs = 256;               // running sequences per replica (per DP rank with replica.dp > 1)
   int max_num_batched_tokens = 8192;    // token budget per step (prefill chunks + decodes)
   bool chunked_prefill = true;          // false: a prompt is prefilled whole in one step
   double gpu_memory_utilization = 0.9;  // share of HBM for weights, activations and KV cache (vLLM's flag)
@@ -65,6 +65,12 @@ struct SchedulerSpec {
   bool adp_balance = false;
   int adp_timeout_iters = 50;
   int adp_batching_wait_iters = 10;
+  // sglang only, with attention data parallelism (--enable-prefill-delayer; SGLang's PrefillDelayer): before each
+  // step the DP ranks agree whether new requests may start prefilling. While some ranks could and others could not,
+  // or while every rank could but the fullest running batch leaves fewer free slots than the largest recent prefill
+  // batch, they wait, at most prefill_delayer_max_delay_passes steps (SGLang's default 30).
+  bool prefill_delayer = false;
+  int prefill_delayer_max_delay_passes = 30;
   bool operator==(const SchedulerSpec&) const = default;
 
   int chunk_limit() const { return chunk_tokens > 0 ? chunk_tokens : max_num_batched_tokens; }

@@ -64,7 +64,9 @@ struct MeasuredServingRun {
   double server_gpu_memory_utilization = 0.0;  // vLLM's --gpu-memory-utilization; 0: the deployment's default
   int server_kv_block_tokens = 0;              // vLLM's --block-size; 0: the deployment's default
   std::string server_kv_cache;  // the KV cache's format as the server was started ("bf16", "fp8"); "": inferred
-  int server_max_running = 0;   // a cap on running requests below the clients (--max-running-requests); 0: none
+  // a cap on running requests below the clients (--max-running-requests, for the whole server; SGLang divides it
+  // among attention-DP ranks); 0: none
+  int server_max_running = 0;
   // vLLM's MiniMax-M3 index_topk_freq (--hf-overrides): one sparse layer in this many runs the indexer, the others
   // reuse the top-k before them. 0: every sparse layer runs it.
   int server_index_topk_freq = 0;
@@ -76,6 +78,9 @@ struct MeasuredServingRun {
   bool server_adp_balance = false;
   int server_adp_timeout_iters = 50;
   int server_adp_batching_wait_iters = 10;
+  // SGLang's --enable-prefill-delayer (with attention DP) and its --prefill-delayer-max-delay-passes
+  bool server_prefill_delayer = false;
+  int server_prefill_delayer_max_delay_passes = 30;
   double spec_accept_length = 0.0;  // speculative decoding's mean accepted tokens per step; 0: none
   std::string notes;                // what the reader assumed that the file did not say
   MeasuredLayout agg;               // mode agg
