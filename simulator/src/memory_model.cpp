@@ -50,7 +50,10 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
 
   MemoryPlan plan;
   plan.hbm_bytes = d.hardware.hbm_bytes();
-  plan.budget_bytes = plan.hbm_bytes * d.scheduler.gpu_memory_utilization;
+  // TensorRT-LLM sizes its KV cache as a share of the memory still free after loading the model and a dummy step
+  // (kv_cache_config.free_gpu_memory_fraction); vLLM and SGLang cap their whole footprint at a share of HBM.
+  const double free_fraction = d.scheduler.kv_free_memory_fraction();
+  plan.budget_bytes = plan.hbm_bytes * (free_fraction > 0.0 ? 1.0 : d.scheduler.gpu_memory_utilization);
 
   // Per layer on one GPU: attention, dense and shared-expert weights split tp ways (every attention-DP rank
   // holds a copy); routed experts split ep x moe_tp = dp x tp ways.
@@ -84,6 +87,7 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
   plan.runtime_reserve_bytes = 2.0e9;
 
   plan.kv_bytes = plan.budget_bytes - plan.weight_bytes - plan.activation_bytes - plan.runtime_reserve_bytes;
+  if (free_fraction > 0.0) plan.kv_bytes *= free_fraction;
   const double indexer_per_token = indexer_key_bytes_for_sequence(m, 1.0);  // whole on every TP rank
   plan.kv_bytes_per_token =
       (kv_bytes_per_token(m) - indexer_per_token) * kv_share_per_gpu(m, layout) + indexer_per_token / layout.pp;
@@ -98,9 +102,10 @@ void require_fits(const MemoryPlan& plan, const specs::ModelSpec& model, const s
   msg.precision(3);
   msg << model.name << " does not fit: per GPU its weights take " << plan.weight_bytes / 1e9 << " GB and "
       << "activations and runtime " << (plan.activation_bytes + plan.runtime_reserve_bytes) / 1e9 << " GB of the "
-      << plan.budget_bytes / 1e9 << " GB budget (" << d.hardware.name << " " << d.hardware.hbm_gb
-      << " GB x gpu_memory_utilization " << d.scheduler.gpu_memory_utilization
-      << "); use more GPUs per replica (tp, pp) or lower precision";
+      << plan.budget_bytes / 1e9 << " GB budget (" << d.hardware.name << " " << d.hardware.hbm_gb << " GB";
+  if (d.scheduler.kv_free_memory_fraction() <= 0.0)
+    msg << " x gpu_memory_utilization " << d.scheduler.gpu_memory_utilization;
+  msg << "); use more GPUs per replica (tp, pp) or lower precision";
   const auto& r = d.replica;
   throw InputError(file, "deployment.replica",
                    "{\"tp\": " + std::to_string(r.tp) + ", \"pp\": " + std::to_string(r.pp) +

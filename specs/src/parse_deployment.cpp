@@ -102,6 +102,11 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
         delayer->optional_at_least("max_delay_passes", s.prefill_delayer_max_delay_passes, 1);
     delayer->finish();
   }
+  s.free_gpu_memory_fraction = r.optional<double>("free_gpu_memory_fraction", s.free_gpu_memory_fraction);
+  r.check(s.free_gpu_memory_fraction <= 1.0, "free_gpu_memory_fraction",
+          "must be in (0, 1], 0 (gpu_memory_utilization sizes the KV cache) or < 0 (the policy's default)");
+  r.check(s.free_gpu_memory_fraction <= 0.0 || s.policy == SchedulerPolicy::trtllm, "free_gpu_memory_fraction",
+          "applies only to policy trtllm (its kv_cache_config.free_gpu_memory_fraction)");
   s.decode_overhead_factor = r.optional<double>("decode_overhead_factor", s.decode_overhead_factor);
   r.check(s.decode_overhead_factor <= 1.0, "decode_overhead_factor",
           "must be in [0, 1] (or < 0: the policy's default)");

@@ -199,6 +199,7 @@ json scheduler_json(const SchedulerSpec& s) {
           {"preemption", to_string(s.preemption)},
           {"swap_space_gib", s.swap_space_gib},
           {"decode_overhead_factor", s.decode_overhead_factor},
+          {"free_gpu_memory_fraction", s.free_gpu_memory_fraction},
           {"mixed_chunk", s.mixed_chunk},
           {"recv_interval", s.recv_interval},
           {"batch_wait_iters", s.batch_wait_iters},

@@ -50,6 +50,27 @@ TEST_CASE("the KV budget is what the utilisation share leaves after weights, act
   CHECK(simulator::kv_bytes_per_gpu(m, d, 17) == Approx(32 * simulator::kv_bytes_per_token(m)));
 }
 
+TEST_CASE("TensorRT-LLM's KV cache is a share of the memory the model leaves free, not of the whole HBM", "[memory]") {
+  const auto m = specs::model_preset("llama-3.1-8b");
+  auto d = node("h100", 1);
+  d.scheduler.policy = specs::SchedulerPolicy::trtllm;
+  const auto p = simulator::plan_memory(m, d);  // TensorRT-LLM's default: 0.9 of what is free
+  const double used = p.weight_bytes + p.activation_bytes + p.runtime_reserve_bytes;
+  CHECK(p.kv_bytes == Approx(0.9 * (80e9 - used)));
+  CHECK(p.budget_bytes == Approx(80e9));
+  d.scheduler.gpu_memory_utilization = 0.5;  // not TensorRT-LLM's knob: no effect
+  CHECK(simulator::plan_memory(m, d).kv_bytes == Approx(p.kv_bytes));
+  d.scheduler.free_gpu_memory_fraction = 0.5;
+  CHECK(simulator::plan_memory(m, d).kv_bytes == Approx(0.5 * (80e9 - used)));
+  d.scheduler.free_gpu_memory_fraction = 0.0;  // 0: sized as vLLM sizes it, from gpu_memory_utilization
+  CHECK(simulator::plan_memory(m, d).kv_bytes == Approx(80e9 * 0.5 - used));
+  // A model whose weights leave nothing free does not fit, whatever the fraction.
+  const auto v3 = specs::model_preset("deepseek-v3");
+  auto h100 = node("h100", 8);
+  h100.scheduler.policy = specs::SchedulerPolicy::trtllm;
+  CHECK_FALSE(simulator::plan_memory(v3, h100).fits());
+}
+
 TEST_CASE("a GPU holds its TP share of the softmax KV and of the DeltaNet state, each split its own way", "[memory]") {
   const auto q35 = specs::model_preset("qwen3.5-397b-a17b");
   auto d = node("b200", 8);

@@ -190,3 +190,21 @@ TEST_CASE("prefill_delayer: SGLang's 30 passes, a round trip, and refused withou
   j["scheduler"]["prefill_delayer"] = {{"passes", 5}};
   CHECK_THROWS_AS(parse_deployment(j, "d.json"), fleetcast::InputError);  // an unknown key is named, not ignored
 }
+
+TEST_CASE("free_gpu_memory_fraction: TensorRT-LLM's 0.9 by default, a round trip, refused without trtllm",
+          "[specs][scheduler]") {
+  CHECK(parse_deployment(with_scheduler({{"policy", "trtllm"}}), "d.json").scheduler.kv_free_memory_fraction() == 0.9);
+  CHECK(parse_deployment(deployment_json(), "d.json").scheduler.kv_free_memory_fraction() == 0.0);
+  const json j = with_scheduler({{"policy", "trtllm"}, {"free_gpu_memory_fraction", 0.5}});
+  const DeploymentSpec set = parse_deployment(j, "d.json");
+  CHECK(set.scheduler.kv_free_memory_fraction() == 0.5);
+  CHECK(to_json(set)["scheduler"]["free_gpu_memory_fraction"] == 0.5);
+  CHECK(parse_deployment(to_json(set), "echo") == set);
+  CHECK(parse_deployment(with_scheduler({{"policy", "trtllm"}, {"free_gpu_memory_fraction", 0}}), "d.json")
+            .scheduler.kv_free_memory_fraction() == 0.0);
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"free_gpu_memory_fraction", 0.5}}), "d.json"),
+                    "scheduler.free_gpu_memory_fraction", "0.5", "only to policy trtllm");
+  CHECK_INPUT_ERROR(
+      parse_deployment(with_scheduler({{"policy", "trtllm"}, {"free_gpu_memory_fraction", 1.5}}), "d.json"),
+      "scheduler.free_gpu_memory_fraction", "1.5", "(0, 1]");
+}

@@ -148,11 +148,14 @@ TEST_CASE("silicon CSV: TensorRT-LLM rows of the gap analyses carry the generato
   CHECK(r.runs[0].server_max_num_tokens == 3040);
   CHECK(r.runs[1].server_max_num_tokens == 3744);
   CHECK(r.runs[0].notes.find("max_num_tokens 3040") != std::string::npos);
+  // No rule sets the KV cache's share of free memory: the templates' 0.80.
+  CHECK(r.runs[0].server_free_gpu_memory_fraction == 0.8);
   // Other engines of the same analyses, and TensorRT-LLM rows from elsewhere, keep the engine's defaults.
   for (std::size_t i : {2u, 3u}) {
     INFO(r.runs[i].id);
     CHECK_FALSE(r.runs[i].server_whole_prompts);
     CHECK(r.runs[i].server_max_num_tokens == 0);
+    CHECK(r.runs[i].server_free_gpu_memory_fraction == 0.0);
   }
   // The server's settings are not the client's: forgetting the benchmark clients keeps them.
   auto forgotten = r;

@@ -208,6 +208,13 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   CHECK(ranks.max_num_seqs == 12);
   CHECK(ranks.prefill_delayer);
   CHECK(ranks.prefill_delayer_max_delay_passes == 30);
+  // TensorRT-LLM's KV share of free memory as the launcher set it; unset, the policy's default (0.9) stays.
+  auto trt = agg_run("Qwen/Qwen3-32B", "h100_sxm", "trtllm", {16, 0, 2, 1, 1, 1, 1});
+  CHECK(specs::parse_scenario(mapped(trt).scenario, "row").deployment.scheduler.kv_free_memory_fraction() == 0.9);
+  trt.server_free_gpu_memory_fraction = 0.8;
+  CHECK(specs::parse_scenario(mapped(trt).scenario, "row").deployment.scheduler.kv_free_memory_fraction() == 0.8);
+  c.server_free_gpu_memory_fraction = 0.8;  // not a TensorRT-LLM row: SGLang sizes its cache from its own fraction
+  CHECK(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.kv_free_memory_fraction() == 0.0);
   c.server_prefill_delayer = true;  // one rank: nothing to negotiate
   CHECK_FALSE(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.prefill_delayer);
   // vLLM's index_topk_freq on MiniMax-M3: of its 57 sparse layers, 3, 7, ..., 59 run the indexer (15), the rest reuse.

@@ -85,8 +85,8 @@ void set_inferencex_deepseek_v4_vllm_settings(MeasuredServingRun& r) {
 // EP 8 and 2,560, 4,352 and 8,192 at 2,048, 4,096 and 8,192 clients; every B300 branch with attention DP adds
 // --enable-prefill-delayer (SGLang's default 30 passes). MI355X's cap and its FP8 script's disabled CUDA graphs are not
 // modelled. TensorRT-LLM: no enable_chunked_prefill (prompts whole),
-// --max_num_tokens max(ISL + OSL + 256, 8192), tokens_per_block 128; its free_gpu_memory_fraction 0.5 (KV from half
-// the memory the weights leave) has no counterpart in the deployment's gpu_memory_utilization and is not modelled.
+// --max_num_tokens max(ISL + OSL + 256, 8192), tokens_per_block 128, free_gpu_memory_fraction 0.5 (KV from half the
+// memory the model leaves).
 void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
   const std::string precision = lower(r.precision);
   const bool dp = r.agg.attention_dp > 1;
@@ -132,13 +132,13 @@ void set_inferencex_deepseek_v4_pro_settings(MeasuredServingRun& r) {
     r.server_whole_prompts = true;
     r.server_max_num_tokens = std::max(r.isl + r.osl + 256, 8192);
     r.server_kv_block_tokens = 128;
+    r.server_free_gpu_memory_fraction = 0.5;
     // With attention DP: batching_wait_iters 30 (timeout_iters left at 50) on B200 and in B300's MTP script,
     // batching_wait_iters 0 and timeout_iters 60 in B300's other one (a row says MTP by its acceptance length).
     const bool b300_plain = on_gpu(r, "b300") && r.spec_accept_length <= 0.0;
     note = "TensorRT-LLM as InferenceX's DeepSeek-V4 scripts start it: prompts whole, max_num_tokens " +
            std::to_string(r.server_max_num_tokens) + ", tokens_per_block 128" +
-           set_attention_dp_balance(r, b300_plain ? 60 : 50, b300_plain ? 0 : 30) +
-           " (free_gpu_memory_fraction 0.5 not modelled)";
+           set_attention_dp_balance(r, b300_plain ? 60 : 50, b300_plain ? 0 : 30) + ", free_gpu_memory_fraction 0.5";
   } else {
     return;
   }
@@ -259,7 +259,8 @@ void set_inferencex_minimax_m3_settings(MeasuredServingRun& r) {
 // TensorRT-LLM: no enable_chunked_prefill, max_num_tokens = clients + ISL + 64 rounded up to 64, at least 8192,
 // FP8 KV; FP8 on B200 at 1k/1k from 64 clients waits for batches (batch_wait_timeout_iters 40, ratio 0.8); with
 // attention DP every one (MTP variants too) appends attention_dp_config enable_balance with timeout_iters 60 and
-// batching_wait_iters 0. Its free_gpu_memory_fraction (0.75-0.8) is not modelled.
+// batching_wait_iters 0. free_gpu_memory_fraction 0.8 on Blackwell (0.75 for FP8 at 8,192 x 1,024 on TP 4); the H200
+// script's was not read, so those rows keep TensorRT-LLM's default.
 void set_inferencex_deepseek_r1_settings(MeasuredServingRun& r) {
   const std::string precision = lower(r.precision);
   const bool blackwell = on_blackwell(r);
@@ -301,8 +302,12 @@ void set_inferencex_deepseek_r1_settings(MeasuredServingRun& r) {
     r.server_whole_prompts = true;
     r.server_max_num_tokens = std::max((r.concurrency + r.isl + 64 + 63) / 64 * 64, 8192);
     r.server_kv_cache = "fp8";
+    if (blackwell)
+      r.server_free_gpu_memory_fraction =
+          precision == "fp8" && r.isl == 8192 && r.osl == 1024 && r.agg.tp == 4 ? 0.75 : 0.8;
     std::string note = "TensorRT-LLM as InferenceX's DeepSeek-R1 scripts start it: prompts whole, max_num_tokens " +
                        std::to_string(r.server_max_num_tokens) + ", FP8 KV" + set_attention_dp_balance(r, 60, 0);
+    if (blackwell) note += ", free_gpu_memory_fraction " + fraction_text(r.server_free_gpu_memory_fraction);
     if (on_gpu(r, "b200") && precision == "fp8" && r.isl == 1024 && r.osl == 1024 && r.concurrency >= 64 &&
         r.agg.attention_dp <= 1) {  // PyExecutor waits for batches only without attention DP
       r.server_batch_wait_iters = 40;
@@ -359,11 +364,14 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
     r.server_kv_cache = "bf16";
     add_note(r, "vLLM as InferenceX's gpt-oss Hopper scripts start it: KV cache BF16 (no --kv-cache-dtype)");
   }
-  if (r.backend == "trtllm" && r.mode == "agg" && model.find("gpt-oss") != std::string::npos && on_gpu(r, "b200")) {
-    // Its gpt-oss B200 TensorRT-LLM script (benchmarks/single_node/gptoss_fp4_b200_trt.sh, read at 34bc7c4 and
-    // aad5336) appends attention_dp_config with enable_balance alone under attention DP: TensorRT-LLM's 50 and 10.
-    const std::string balance = set_attention_dp_balance(r, 50, 10);
-    if (!balance.empty()) add_note(r, "TensorRT-LLM as InferenceX's gpt-oss B200 script starts it" + balance);
+  if (r.backend == "trtllm" && r.mode == "agg" && model.find("gpt-oss") != std::string::npos &&
+      (on_gpu(r, "b200") || on_gpu(r, "h200"))) {
+    // Its gpt-oss TensorRT-LLM scripts (benchmarks/single_node/gptoss_fp4_b200_trt.sh, read at 34bc7c4 and aad5336;
+    // gptoss_fp4_h200_trt.sh at 8eec0d4) set kv_cache_config free_gpu_memory_fraction 0.85, and the B200 one appends
+    // attention_dp_config with enable_balance alone under attention DP: TensorRT-LLM's 50 and 10.
+    r.server_free_gpu_memory_fraction = 0.85;
+    add_note(r, "TensorRT-LLM as InferenceX's gpt-oss scripts start it: free_gpu_memory_fraction 0.85" +
+                    (on_gpu(r, "b200") ? set_attention_dp_balance(r, 50, 10) : std::string()));
   }
   if (r.backend == "vllm" && r.mode == "agg" && model.find("deepseek-v4") != std::string::npos) {
     set_inferencex_deepseek_v4_vllm_settings(r);

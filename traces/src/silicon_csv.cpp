@@ -124,8 +124,10 @@ void set_generator_launch_settings(MeasuredServingRun& r) {
     const int engine_batch = r.agg.batch_size < 512 ? 512 : 2 * r.agg.batch_size;
     r.server_whole_prompts = true;
     r.server_max_num_tokens = (engine_batch + r.isl + 1500 + 31) / 32 * 32;
+    // No rule sets kv_cache_config.free_gpu_memory_fraction: the templates' default, 0.80.
+    r.server_free_gpu_memory_fraction = 0.8;
     r.notes = "TensorRT-LLM as aiconfigurator's generator starts it: prompts whole, max_num_tokens " +
-              std::to_string(r.server_max_num_tokens);
+              std::to_string(r.server_max_num_tokens) + ", free_gpu_memory_fraction 0.8";
   }
 }
 

@@ -123,6 +123,8 @@ nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_si
   if (run.server_chunk_tokens > 0) s["chunk_tokens"] = run.server_chunk_tokens;
   if (run.server_gpu_memory_utilization > 0.0) s["gpu_memory_utilization"] = run.server_gpu_memory_utilization;
   if (run.server_kv_block_tokens > 0) s["kv_block_tokens"] = run.server_kv_block_tokens;
+  if (run.server_free_gpu_memory_fraction > 0.0 && backend == "trtllm")
+    s["free_gpu_memory_fraction"] = run.server_free_gpu_memory_fraction;
   if (run.server_whole_prompts) s["chunked_prefill"] = false;
   if (run.server_mixed_chunk) s["mixed_chunk"] = true;
   if (run.server_recv_interval > 1) s["recv_interval"] = run.server_recv_interval;

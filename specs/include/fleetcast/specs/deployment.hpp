@@ -71,10 +71,19 @@ struct SchedulerSpec {
   // batch, they wait, at most prefill_delayer_max_delay_passes steps (SGLang's default 30).
   bool prefill_delayer = false;
   int prefill_delayer_max_delay_passes = 30;
+  // trtllm only (kv_cache_config.free_gpu_memory_fraction): the KV cache takes this share of the memory left once
+  // the weights, activations and runtime are in place, and gpu_memory_utilization is not used. 0: the KV cache is
+  // what gpu_memory_utilization x HBM leaves, as vLLM and SGLang size it. < 0: the policy's, TensorRT-LLM's 0.9 under
+  // trtllm and 0 under the others.
+  double free_gpu_memory_fraction = -1.0;
   bool operator==(const SchedulerSpec&) const = default;
 
   int chunk_limit() const { return chunk_tokens > 0 ? chunk_tokens : max_num_batched_tokens; }
   double swap_space_bytes() const { return swap_space_gib * 1073741824.0; }
+  double kv_free_memory_fraction() const {
+    if (free_gpu_memory_fraction >= 0.0) return free_gpu_memory_fraction;
+    return policy == SchedulerPolicy::trtllm ? 0.9 : 0.0;
+  }
   // TensorRT-LLM runs decode-only steps as CUDA graphs with its C++ batch manager: assumed half the host
   // overhead of the profile (measured for vLLM v1), not measured. The other policies keep the profile's.
   double decode_overhead_share() const {

@@ -78,6 +78,8 @@ struct MeasuredServingRun {
   bool server_adp_balance = false;
   int server_adp_timeout_iters = 50;
   int server_adp_batching_wait_iters = 10;
+  // TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction as the launcher set it; 0: TensorRT-LLM's default (0.9)
+  double server_free_gpu_memory_fraction = 0.0;
   // SGLang's --enable-prefill-delayer (with attention DP) and its --prefill-delayer-max-delay-passes
   bool server_prefill_delayer = false;
   int server_prefill_delayer_max_delay_passes = 30;
