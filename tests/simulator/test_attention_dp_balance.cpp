@@ -2,7 +2,7 @@
 // are (PyExecutor._balance_adp_requests).
 #include <catch2/catch.hpp>
 
-#include "batcher_support.hpp"
+#include "dp_ranks_support.hpp"
 #include "fleetcast/simulator/attention_dp_balance.hpp"
 
 using namespace fleetcast;
@@ -21,31 +21,11 @@ specs::SchedulerSpec balanced(int timeout_iters, int batching_wait_iters) {
   return s;
 }
 
-// Two DP ranks stepped together, one second per step, as the replica steps them.
-struct TwoRanks {
-  std::vector<Batcher> ranks;
-  std::vector<BatchShape> batches{2};
-  AttentionDpBalance balance;
-  double t = 0.0;
-  explicit TwoRanks(const specs::SchedulerSpec& s) : balance(s, 2) {
-    ranks.emplace_back(s, test::kv(1e9));
-    ranks.emplace_back(s, test::kv(1e9));
-  }
-  // One step; returns the prompt tokens each rank ran.
-  std::pair<int, int> step() {
-    for (std::size_t k = 0; k < 2; ++k) batches[k] = ranks[k].schedule(t);
-    balance.apply(ranks, batches);
-    t += 1.0;
-    for (auto& b : ranks) b.complete(t);
-    return {batches[0].prefill_tokens(), batches[1].prefill_tokens()};
-  }
-};
-
 }  // namespace
 
 TEST_CASE("attention-DP balance: a context on one rank waits for the timeout while every rank decodes",
           "[batcher][trtllm][adp]") {
-  TwoRanks e(balanced(3, 2));
+  test::DpRanks e(balanced(3, 2));
   Request a0 = test::req(10, 50), a1 = test::req(10, 50), c = test::req(20, 5);
   e.ranks[0].add(&a0);
   e.ranks[1].add(&a1);
@@ -60,7 +40,7 @@ TEST_CASE("attention-DP balance: a context on one rank waits for the timeout whi
   // Without the balance c would have gone in the step it arrived for.
   auto off = balanced(3, 2);
   off.adp_balance = false;
-  TwoRanks plain(off);
+  test::DpRanks plain(off);
   Request b0 = test::req(10, 50), b1 = test::req(10, 50), d = test::req(20, 5);
   plain.ranks[0].add(&b0);
   plain.ranks[1].add(&b1);
@@ -72,7 +52,7 @@ TEST_CASE("attention-DP balance: a context on one rank waits for the timeout whi
 
 TEST_CASE("attention-DP balance: once every rank has a context they wait batching_wait_iters more, then go together",
           "[batcher][trtllm][adp]") {
-  TwoRanks e(balanced(50, 2));
+  test::DpRanks e(balanced(50, 2));
   Request a0 = test::req(10, 50), a1 = test::req(10, 50), c0 = test::req(20, 5), c1 = test::req(30, 5);
   e.ranks[0].add(&a0);
   e.ranks[1].add(&a1);
@@ -88,7 +68,7 @@ TEST_CASE("attention-DP balance: once every rank has a context they wait batchin
 
 TEST_CASE("attention-DP balance: no rank's context waits while some rank has contexts and no decodes",
           "[batcher][trtllm][adp]") {
-  TwoRanks e(balanced(50, 10));
+  test::DpRanks e(balanced(50, 10));
   Request a0 = test::req(10, 50), c0 = test::req(20, 5), c1 = test::req(30, 5);
   e.ranks[0].add(&a0);
   CHECK(e.step() == std::pair{10, 0});  // rank 1 idle, rank 0 only a context: nothing decodes, no wait

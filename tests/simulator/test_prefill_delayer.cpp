@@ -2,14 +2,11 @@
 // they never do (python/sglang/srt/managers/prefill_delayer.py).
 #include <catch2/catch.hpp>
 
-#include "batcher_support.hpp"
-#include "fleetcast/simulator/dp_step_former.hpp"
+#include "dp_ranks_support.hpp"
 
 using namespace fleetcast;
-using simulator::Batcher;
-using simulator::BatchShape;
-using simulator::DpStepFormer;
 using simulator::Request;
+using Ranks = test::DpRanks;
 
 namespace {
 
@@ -19,24 +16,6 @@ specs::SchedulerSpec delayed(int max_running, int max_delay_passes, bool on = tr
   s.prefill_delayer_max_delay_passes = max_delay_passes;
   return s;
 }
-
-// DP ranks stepped together, one second per step, as the replica steps them.
-struct Ranks {
-  std::vector<Batcher> ranks;
-  std::vector<BatchShape> batches;
-  DpStepFormer former;
-  double t = 0.0;
-  explicit Ranks(const specs::SchedulerSpec& s, int n = 2) : batches(static_cast<std::size_t>(n)), former(s, n) {
-    for (int k = 0; k < n; ++k) ranks.emplace_back(s, test::kv(1e9));
-  }
-  // One step; returns the prompt tokens the first two ranks ran (the second 0 with one rank).
-  std::pair<int, int> step() {
-    former.form(ranks, batches, t);
-    t += 1.0;
-    for (auto& b : ranks) b.complete(t);
-    return {batches[0].prefill_tokens(), batches.size() > 1 ? batches[1].prefill_tokens() : 0};
-  }
-};
 
 }  // namespace
 

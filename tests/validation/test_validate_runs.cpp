@@ -87,13 +87,33 @@ TEST_CASE("fast replay: the same means as the SimGrid simulation of the same clo
   }
 }
 
-TEST_CASE("fast replay: TensorRT-LLM's attention-DP balance holds the same contexts as the simulation does",
-          "[validation][replay][adp]") {
+namespace {
+
+// The Qwen3-235B row of the small fixture (attention DP2 x TP4, EP8, 8 clients) as `engine` schedules it.
+nlohmann::json two_rank_scenario(const std::string& engine) {
   const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");
   auto scenario = std::get<validation::MappedRun>(validation::map_serving_run(results.runs[1])).scenario;
-  REQUIRE(scenario["deployment"]["replica"]["dp"] == 2);  // Qwen3-235B, attention DP2 x TP4, EP8, 8 clients
-  scenario["deployment"]["runtime"] = "trtllm";
-  scenario["deployment"]["scheduler"]["policy"] = "trtllm";
+  REQUIRE(scenario["deployment"]["replica"]["dp"] == 2);
+  scenario["deployment"]["runtime"] = engine;
+  scenario["deployment"]["scheduler"]["policy"] = engine;
+  return scenario;
+}
+
+// The fast replay's mean TTFT of a scenario, once its TTFT and TPOT are checked against the SimGrid simulation's.
+double replayed_ttft_as_simulated(const specs::ScenarioSpec& s) {
+  const auto fast =
+      validation::replay_closed_loop(s, calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
+  const auto report = simulator::simulate_in_child(s);
+  CHECK(fast.ttft_ms == Approx(report["metrics"]["ttft_ms"]["mean"].get<double>()).epsilon(0.01));
+  CHECK(fast.tpot_ms == Approx(report["metrics"]["tpot_ms"]["mean"].get<double>()).epsilon(0.01));
+  return fast.ttft_ms;
+}
+
+}  // namespace
+
+TEST_CASE("fast replay: TensorRT-LLM's attention-DP balance holds the same contexts as the simulation does",
+          "[validation][replay][adp]") {
+  auto scenario = two_rank_scenario("trtllm");
   // Whole 1,024-token prompts, one per step per rank: each rank's 4 prompts take 4 steps, and from the second
   // every rank also decodes, so the balance's batching wait holds them.
   scenario["deployment"]["scheduler"]["chunked_prefill"] = false;
@@ -104,37 +124,23 @@ TEST_CASE("fast replay: TensorRT-LLM's attention-DP balance holds the same conte
         balance ? nlohmann::json{{"timeout_iters", 20}, {"batching_wait_iters", 2}} : nlohmann::json(nullptr);
     const auto s = specs::parse_scenario(scenario, "row");
     REQUIRE(s.deployment.scheduler.adp_balance == balance);
-    const auto fast =
-        validation::replay_closed_loop(s, calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
-    const auto report = simulator::simulate_in_child(s);
     INFO("balance " << balance);
-    CHECK(fast.ttft_ms == Approx(report["metrics"]["ttft_ms"]["mean"].get<double>()).epsilon(0.01));
-    CHECK(fast.tpot_ms == Approx(report["metrics"]["tpot_ms"]["mean"].get<double>()).epsilon(0.01));
-    (balance ? held_ttft : free_ttft) = fast.ttft_ms;
+    (balance ? held_ttft : free_ttft) = replayed_ttft_as_simulated(s);
   }
   CHECK(held_ttft > free_ttft);  // the held prompts wait longer for their first token
 }
 
 TEST_CASE("fast replay: SGLang's prefill delayer holds the same requests as the simulation does",
           "[validation][replay][delayer]") {
-  const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");
-  auto scenario = std::get<validation::MappedRun>(validation::map_serving_run(results.runs[1])).scenario;
-  REQUIRE(scenario["deployment"]["replica"]["dp"] == 2);  // Qwen3-235B, attention DP2 x TP4, EP8, 8 clients
-  scenario["deployment"]["runtime"] = "sglang";
-  scenario["deployment"]["scheduler"]["policy"] = "sglang";
+  auto scenario = two_rank_scenario("sglang");
   double held_ttft = 0.0, free_ttft = 0.0;
   for (const bool delayer : {true, false}) {
     scenario["deployment"]["scheduler"]["prefill_delayer"] =
         delayer ? nlohmann::json{{"max_delay_passes", 10}} : nlohmann::json(nullptr);
     const auto s = specs::parse_scenario(scenario, "row");
     REQUIRE(s.deployment.scheduler.prefill_delayer == delayer);
-    const auto fast =
-        validation::replay_closed_loop(s, calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
-    const auto report = simulator::simulate_in_child(s);
     INFO("delayer " << delayer);
-    CHECK(fast.ttft_ms == Approx(report["metrics"]["ttft_ms"]["mean"].get<double>()).epsilon(0.01));
-    CHECK(fast.tpot_ms == Approx(report["metrics"]["tpot_ms"]["mean"].get<double>()).epsilon(0.01));
-    (delayer ? held_ttft : free_ttft) = fast.ttft_ms;
+    (delayer ? held_ttft : free_ttft) = replayed_ttft_as_simulated(s);
   }
   CHECK(held_ttft > free_ttft);  // 345 against 279 ms: held requests wait longer for their first token
 }
