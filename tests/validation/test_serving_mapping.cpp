@@ -4,41 +4,12 @@
 
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
+#include "serving_mapping_support.hpp"
 
 using namespace fleetcast;
-
-namespace {
-
-traces::MeasuredServingRun agg_run(const std::string& model_path, const std::string& system, const std::string& backend,
-                                   traces::MeasuredLayout layout) {
-  traces::MeasuredServingRun r;
-  r.id = "row";
-  r.model_path = model_path;
-  r.system = system;
-  r.backend = backend;
-  r.mode = "agg";
-  r.isl = 1024;
-  r.osl = 128;
-  r.concurrency = 16;
-  r.agg = layout;
-  r.ttft_ms = 100.0;
-  r.tpot_ms = 10.0;
-  return r;
-}
-
-validation::MappedRun mapped(const traces::MeasuredServingRun& r) {
-  auto m = validation::map_serving_run(r);
-  if (auto* u = std::get_if<validation::Unmapped>(&m)) FAIL("unmapped: " << u->reason);
-  return std::get<validation::MappedRun>(m);
-}
-
-std::string unmapped(const traces::MeasuredServingRun& r) {
-  auto m = validation::map_serving_run(r);
-  REQUIRE(std::holds_alternative<validation::Unmapped>(m));
-  return std::get<validation::Unmapped>(m).reason;
-}
-
-}  // namespace
+using test::agg_run;
+using test::mapped;
+using test::unmapped;
 
 TEST_CASE("mapping: checkpoint names and systems resolve to presets; quantized runs use FP8 weights and KV",
           "[validation]") {
@@ -146,84 +117,6 @@ TEST_CASE("mapping: the layout is one worker of tp x pp x dp GPUs with the row's
   CHECK(small.deployment.total_gpus() == 2);
   CHECK(small.deployment.num_replicas() == 1);
   CHECK(small.deployment.scheduler.policy == specs::SchedulerPolicy::trtllm);
-}
-
-TEST_CASE("mapping: a row's server settings replace the engine's default step budget", "[validation]") {
-  auto r = agg_run("Qwen/Qwen3-32B", "h100_sxm", "trtllm", {16, 0, 1, 1, 1, 1, 1});
-  const auto by_default = specs::parse_scenario(mapped(r).scenario, "row");
-  CHECK(by_default.deployment.scheduler.max_num_batched_tokens == 8192);
-  r.server_whole_prompts = true;
-  r.server_max_num_tokens = 3040;
-  const auto s = specs::parse_scenario(mapped(r).scenario, "row");
-  CHECK(s.deployment.scheduler.max_num_batched_tokens == 3040);
-  CHECK_FALSE(s.deployment.scheduler.chunked_prefill);
-  auto g = agg_run("Qwen/Qwen3-32B", "h200_sxm", "sglang", {16, 0, 1, 1, 1, 1, 1});
-  CHECK_FALSE(specs::parse_scenario(mapped(g).scenario, "row").deployment.scheduler.mixed_chunk);
-  g.server_mixed_chunk = true;
-  g.server_recv_interval = 30;
-  CHECK(specs::parse_scenario(mapped(g).scenario, "row").deployment.scheduler.chunk_tokens == 8192);
-  g.server_chunk_tokens = 131072;  // SGLang's --chunked-prefill-size, in place of its default for the GPU
-  const auto sg = specs::parse_scenario(mapped(g).scenario, "row");
-  CHECK(sg.deployment.scheduler.mixed_chunk);
-  CHECK(sg.deployment.scheduler.recv_interval == 30);
-  CHECK(sg.deployment.scheduler.chunk_tokens == 131072);
-  auto t = agg_run("meta-llama/Llama-3.1-70B", "h200_sxm", "trtllm", {16, 0, 4, 1, 1, 1, 1});
-  CHECK(specs::parse_scenario(mapped(t).scenario, "row").deployment.scheduler.batch_wait_iters == 0);
-  t.server_batch_wait_iters = 20;
-  t.server_batch_wait_tokens_ratio = 0.9;
-  const auto bw = specs::parse_scenario(mapped(t).scenario, "row").deployment.scheduler;
-  CHECK(bw.batch_wait_iters == 20);
-  CHECK(bw.batch_wait_tokens_ratio == 0.9);
-  // vLLM's --block-size and --gpu-memory-utilization, as InferenceX's DeepSeek-V4 scripts give them.
-  auto v = agg_run("deepseek-ai/DeepSeek-V4-Pro", "h200_sxm", "vllm", {16, 0, 8, 1, 1, 8, 1});
-  const auto plain = specs::parse_scenario(mapped(v).scenario, "row").deployment.scheduler;
-  v.server_max_num_tokens = 512;
-  v.server_kv_block_tokens = 256;
-  v.server_gpu_memory_utilization = 0.95;
-  const auto v4 = specs::parse_scenario(mapped(v).scenario, "row").deployment.scheduler;
-  CHECK(v4.max_num_batched_tokens == 512);
-  CHECK(v4.kv_block_tokens == 256);
-  CHECK(v4.gpu_memory_utilization == 0.95);
-  CHECK(plain.kv_block_tokens != 256);
-  CHECK(plain.gpu_memory_utilization != 0.95);
-  // The KV cache's format as the server was started wins over the FP8 a quantized row is given.
-  auto o = agg_run("openai/gpt-oss-120b", "h100_sxm", "vllm", {16, 0, 2, 1, 1, 2, 1});
-  o.gemm_quant_mode = o.moe_quant_mode = "nvfp4";  // as the CSV labels gpt-oss's rows
-  CHECK(specs::parse_scenario(mapped(o).scenario, "row").model.precision.kv_cache == specs::Precision::fp8);
-  o.server_kv_cache = "bf16";
-  CHECK(specs::parse_scenario(mapped(o).scenario, "row").model.precision.kv_cache == specs::Precision::bf16);
-  // --max-running-requests below the clients caps the running batch; above them it changes nothing.
-  auto c = agg_run("Qwen/Qwen3-32B", "h200_sxm", "sglang", {256, 0, 1, 1, 1, 1, 1});
-  c.server_max_running = 128;
-  CHECK(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.max_num_seqs == 128);
-  c.server_max_running = 512;
-  CHECK(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.max_num_seqs == 256);
-  // SGLang divides --max-running-requests among its attention-DP ranks (ModelRunner.max_running_requests), and its
-  // prefill delayer, which needs them, comes along.
-  auto dp = agg_run("Qwen/Qwen3-235B-A22B-FP8", "h200_sxm", "sglang", {32, 0, 1, 1, 8, 1, 8});
-  dp.concurrency = 256;
-  dp.server_max_running = 96;
-  dp.server_prefill_delayer = true;
-  const auto ranks = specs::parse_scenario(mapped(dp).scenario, "row").deployment.scheduler;
-  CHECK(ranks.max_num_seqs == 12);
-  CHECK(ranks.prefill_delayer);
-  CHECK(ranks.prefill_delayer_max_delay_passes == 30);
-  // TensorRT-LLM's KV share of free memory as the launcher set it; unset, the policy's default (0.9) stays.
-  auto trt = agg_run("Qwen/Qwen3-32B", "h100_sxm", "trtllm", {16, 0, 2, 1, 1, 1, 1});
-  CHECK(specs::parse_scenario(mapped(trt).scenario, "row").deployment.scheduler.kv_free_memory_fraction() == 0.9);
-  trt.server_free_gpu_memory_fraction = 0.8;
-  CHECK(specs::parse_scenario(mapped(trt).scenario, "row").deployment.scheduler.kv_free_memory_fraction() == 0.8);
-  c.server_free_gpu_memory_fraction = 0.8;  // not a TensorRT-LLM row: SGLang sizes its cache from its own fraction
-  CHECK(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.kv_free_memory_fraction() == 0.0);
-  c.server_prefill_delayer = true;  // one rank: nothing to negotiate
-  CHECK_FALSE(specs::parse_scenario(mapped(c).scenario, "row").deployment.scheduler.prefill_delayer);
-  // vLLM's index_topk_freq on MiniMax-M3: of its 57 sparse layers, 3, 7, ..., 59 run the indexer (15), the rest reuse.
-  auto m3 = agg_run("MiniMaxAI/MiniMax-M3-MXFP8", "h200_sxm", "vllm", {16, 0, 8, 1, 1, 8, 1});
-  CHECK(specs::parse_scenario(mapped(m3).scenario, "row").model.attention.indexer_layers == 0);
-  m3.server_index_topk_freq = 4;
-  const auto reuse = specs::parse_scenario(mapped(m3).scenario, "row").model.attention;
-  CHECK(reuse.sparse_layers == 57);
-  CHECK(reuse.indexer_layers == 15);
 }
 
 TEST_CASE("mapping: SGLang's chunk size follows the GPU's memory as its server does", "[validation]") {
