@@ -10,9 +10,9 @@ PrefillDelayer::PrefillDelayer(const specs::SchedulerSpec& spec, int dp_ranks)
       prefillable_(static_cast<std::size_t>(dp_ranks), 0),
       recent_prefill_bs_(static_cast<std::size_t>(dp_ranks)) {}
 
-bool PrefillDelayer::negotiate(std::vector<Batcher>& ranks) {
+void PrefillDelayer::negotiate(std::vector<Batcher>& ranks) {
   waited_ = false;
-  if (!on_) return false;
+  if (!on_) return;
   int prefillable = 0, most_running = 0, largest_recent = 0;
   bool anything_runs = false;
   for (std::size_t k = 0; k < ranks.size(); ++k) {
@@ -34,12 +34,11 @@ bool PrefillDelayer::negotiate(std::vector<Batcher>& ranks) {
   if (wait && (!anything_runs || delayed_count_ >= max_delay_passes_ - 1)) wait = false;  // wait_timeout
   if (!wait) {
     delayed_count_ = 0;
-    return false;
+    return;
   }
   ++delayed_count_;
   waited_ = true;
   for (Batcher& b : ranks) b.sglang_delay_admissions();
-  return true;
 }
 
 void PrefillDelayer::record(const std::vector<Batcher>& ranks) {

@@ -112,9 +112,10 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
           "must be in [0, 1] (or < 0: the policy's default)");
 }
 
-// TensorRT-LLM balances contexts across attention-DP ranks only (a layout without them has nothing to balance),
-// and waits for batches only without them (PyExecutor._schedule).
-void check_adp_balance(JsonReader& r, const SchedulerSpec& s, const ReplicaLayout& l) {
+// The rules that need attention data parallelism or its absence: TensorRT-LLM balances contexts across attention-DP
+// ranks only (a layout without them has nothing to balance) and waits for batches only without them
+// (PyExecutor._schedule); SGLang's prefill delayer needs them.
+void check_attention_dp_rules(JsonReader& r, const SchedulerSpec& s, const ReplicaLayout& l) {
   r.check(!s.adp_balance || l.dp > 1, "scheduler",
           "attention_dp_balance needs attention data parallelism (replica.dp > 1; dp is " + std::to_string(l.dp) + ")");
   // SGLang refuses --enable-prefill-delayer without --enable-dp-attention (PrefillDelayer's assertion).
@@ -195,7 +196,7 @@ PoolSpec parse_pool(JsonReader r, const DeploymentSpec& d) {
       parse_replica(r.has("replica") ? r.object("replica") : JsonReader(no_replica, r.file(), r.path("replica")), pool);
   p.scheduler = scheduler_defaults_for(d.runtime);
   if (auto s = r.optional_object("scheduler")) p.scheduler = parse_scheduler(std::move(*s), p.scheduler);
-  check_adp_balance(r, p.scheduler, p.replica);
+  check_attention_dp_rules(r, p.scheduler, p.replica);
   r.finish();
   return p;
 }
@@ -240,7 +241,7 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm, deepinfer, atom");
   d.scheduler = scheduler_defaults_for(d.runtime);
   if (auto s = r.optional_object("scheduler")) d.scheduler = parse_scheduler(std::move(*s), d.scheduler);
-  check_adp_balance(r, d.scheduler, d.replica);
+  check_attention_dp_rules(r, d.scheduler, d.replica);
   d.router = r.optional_enum("router", RouterPolicy::round_robin, detail::kRouterNames);
   if (auto spec = r.optional_object("speculative")) {
     d.speculative = parse_speculative(*spec);

@@ -30,8 +30,8 @@ class PrefillDelayer {
   PrefillDelayer(const specs::SchedulerSpec& spec, int dp_ranks);
 
   // Before the ranks form their steps: asks each, decides, and holds every rank's new requests for this step if
-  // they wait. Returns whether they wait.
-  bool negotiate(std::vector<Batcher>& ranks);
+  // they wait.
+  void negotiate(std::vector<Batcher>& ranks);
   // After the ranks formed their steps: each rank that could start a request records its prefill batch.
   void record(const std::vector<Batcher>& ranks);
 
