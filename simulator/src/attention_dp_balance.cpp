@@ -1,31 +1,6 @@
 #include "fleetcast/simulator/attention_dp_balance.hpp"
 
-#include <utility>
-
 namespace fleetcast::simulator {
-
-std::size_t next_dp_rank(const std::vector<Batcher>& ranks, const specs::SchedulerSpec& spec,
-                         std::size_t& next_in_turn) {
-  if (spec.policy != specs::SchedulerPolicy::trtllm || ranks.size() < 2) {
-    const std::size_t k = next_in_turn;
-    next_in_turn = (next_in_turn + 1) % ranks.size();
-    return k;
-  }
-  // (active prompt tokens, active requests) of each rank, compared in that order; the first lowest wins.
-  const auto load = [&](std::size_t k) {
-    return std::pair{ranks[k].active_prompt_tokens(), ranks[k].waiting() + ranks[k].running()};
-  };
-  std::size_t best = 0;
-  auto best_load = load(0);
-  for (std::size_t k = 1; k < ranks.size(); ++k) {
-    const auto l = load(k);
-    if (l < best_load) {
-      best = k;
-      best_load = l;
-    }
-  }
-  return best;
-}
 
 AttentionDpBalance::AttentionDpBalance(const specs::SchedulerSpec& spec, int dp_ranks)
     : on_(spec.policy == specs::SchedulerPolicy::trtllm && spec.adp_balance && dp_ranks > 1),

@@ -170,6 +170,11 @@ SimulationResult run_simulation(const specs::ScenarioSpec& scenario, const RunOp
     ctx.replica_hosts = replica_hosts(s, platform);
     sg4::Actor::create("router", platform.frontend, serving::router_actor, &ctx, replicas);
     if (ctx.open_loop_requests > 0) sg4::Actor::create("source", platform.frontend, serving::source_actor, &ctx);
+    if (!ctx.closed_loop.empty() && ctx.request_overhead_s > 0.0) {
+      auto front_end = sg4::Actor::create("front_end", platform.frontend, serving::front_end_actor, &ctx);
+      front_end->daemonize();
+      serving::front_end_mailbox()->set_receiver(front_end);
+    }
     for (std::size_t k = 0; k < ctx.closed_loop.size(); ++k) {
       const serving::ClosedLoopClass& c = ctx.closed_loop[k];
       for (int i = 0; i < c.clients; ++i) {

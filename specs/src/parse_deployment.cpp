@@ -107,6 +107,9 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
           "must be in (0, 1], 0 (gpu_memory_utilization sizes the KV cache) or < 0 (the policy's default)");
   r.check(s.free_gpu_memory_fraction <= 0.0 || s.policy == SchedulerPolicy::trtllm, "free_gpu_memory_fraction",
           "applies only to policy trtllm (its kv_cache_config.free_gpu_memory_fraction)");
+  s.api_servers = r.optional_at_least("api_servers", s.api_servers, 0);
+  r.check(s.api_servers == 0 || s.policy == SchedulerPolicy::vllm, "api_servers",
+          "applies only to policy vllm (its --api-server-count)");
   s.decode_overhead_factor = r.optional<double>("decode_overhead_factor", s.decode_overhead_factor);
   r.check(s.decode_overhead_factor <= 1.0, "decode_overhead_factor",
           "must be in [0, 1] (or < 0: the policy's default)");

@@ -200,6 +200,7 @@ json scheduler_json(const SchedulerSpec& s) {
           {"swap_space_gib", s.swap_space_gib},
           {"decode_overhead_factor", s.decode_overhead_factor},
           {"free_gpu_memory_fraction", s.free_gpu_memory_fraction},
+          {"api_servers", s.api_servers},
           {"mixed_chunk", s.mixed_chunk},
           {"recv_interval", s.recv_interval},
           {"batch_wait_iters", s.batch_wait_iters},

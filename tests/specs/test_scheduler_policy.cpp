@@ -208,3 +208,16 @@ TEST_CASE("free_gpu_memory_fraction: TensorRT-LLM's 0.9 by default, a round trip
       parse_deployment(with_scheduler({{"policy", "trtllm"}, {"free_gpu_memory_fraction", 1.5}}), "d.json"),
       "scheduler.free_gpu_memory_fraction", "1.5", "(0, 1]");
 }
+
+TEST_CASE("api_servers: vLLM's one per DP rank by default (0), a round trip, refused without vllm",
+          "[specs][scheduler]") {
+  CHECK(parse_deployment(deployment_json(), "d.json").scheduler.api_servers == 0);
+  const DeploymentSpec set = parse_deployment(with_scheduler({{"api_servers", 2}}), "d.json");
+  CHECK(set.scheduler.api_servers == 2);
+  CHECK(to_json(set)["scheduler"]["api_servers"] == 2);
+  CHECK(parse_deployment(to_json(set), "echo") == set);
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"policy", "sglang"}, {"api_servers", 2}}), "d.json"),
+                    "scheduler.api_servers", "2", "only to policy vllm");
+  CHECK_INPUT_ERROR(parse_deployment(with_scheduler({{"api_servers", -1}}), "d.json"), "scheduler.api_servers", "-1",
+                    ">= 0");
+}

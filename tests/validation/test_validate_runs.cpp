@@ -145,6 +145,28 @@ TEST_CASE("fast replay: SGLang's prefill delayer holds the same requests as the 
   CHECK(held_ttft > free_ttft);  // 345 against 279 ms: held requests wait longer for their first token
 }
 
+TEST_CASE("fast replay: each engine's front end places requests on the DP ranks as the simulation's does",
+          "[validation][replay][dp]") {
+  // Output lengths drawn from 8 to 56 tokens, so the ranks' queues differ and which rank each request goes to, and
+  // which request comes first among those sent at one instant, matter. vLLM's API servers (one per rank, or one)
+  // draw the same servers and see the same counts published at the same times in both; SGLang takes the ranks in
+  // turn. The simulation's front end passes requests on in the order the clients sent them, as the replay has them.
+  auto scenario = two_rank_scenario("vllm");
+  scenario["workload"]["output_tokens"] = {{"kind", "uniform"}, {"min", 8}, {"max", 56}};
+  scenario["num_requests"] = 64;
+  for (const int servers : {0, 1}) {
+    scenario["deployment"]["scheduler"]["api_servers"] = servers;
+    const auto s = specs::parse_scenario(scenario, "row");
+    INFO("vllm, api_servers " << servers);
+    replayed_ttft_as_simulated(s);
+  }
+  auto in_turn = two_rank_scenario("sglang");
+  in_turn["workload"]["output_tokens"] = scenario["workload"]["output_tokens"];
+  in_turn["num_requests"] = 64;
+  INFO("sglang");
+  replayed_ttft_as_simulated(specs::parse_scenario(in_turn, "row"));
+}
+
 TEST_CASE("fast replay: lengths drawn in a range are the simulation's own draws, so the means agree",
           "[validation][replay]") {
   const auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");

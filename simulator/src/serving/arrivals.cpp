@@ -25,10 +25,21 @@ void client_actor(Context* ctx, int closed_class, int client) {
     Request& r = requests[i];
     r.client = id;
     r.arrival_s = sg4::Engine::get_clock();
-    if (ctx->request_overhead_s > 0.0) sg4::this_actor::sleep_for(ctx->request_overhead_s);
-    send(router_mailbox(), Message::Kind::arrival, &r);
+    send(ctx->request_overhead_s > 0.0 ? front_end_mailbox() : router_mailbox(), Message::Kind::arrival, &r);
     delete inbox->get<Message>();
     if (c.think_time_s > 0.0) sg4::this_actor::sleep_for(c.think_time_s);
+  }
+}
+
+// The closed-loop clients' front end (HTTP, tokenization): it holds every request the same time and passes them on
+// in the order they were sent, so that requests sent at one instant reach the router in the clients' order (their
+// own timers would wake in an order SimGrid does not promise), as the fast closed-loop replay has them.
+void front_end_actor(Context* ctx) {
+  sg4::Mailbox* inbox = front_end_mailbox();
+  for (;;) {
+    auto* msg = inbox->get<Message>();
+    sg4::this_actor::sleep_until(msg->request->arrival_s + ctx->request_overhead_s);
+    send(router_mailbox(), msg);
   }
 }
 

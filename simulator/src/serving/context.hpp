@@ -88,6 +88,7 @@ struct Context {
 inline sg4::Mailbox* router_mailbox() { return sg4::Mailbox::by_name("router"); }
 inline sg4::Mailbox* replica_mailbox(int r) { return sg4::Mailbox::by_name("replica." + std::to_string(r)); }
 inline sg4::Mailbox* kv_mailbox(std::int64_t request) { return sg4::Mailbox::by_name("kv." + std::to_string(request)); }
+inline sg4::Mailbox* front_end_mailbox() { return sg4::Mailbox::by_name("front_end"); }
 inline sg4::Mailbox* client_mailbox(int c) { return sg4::Mailbox::by_name("client." + std::to_string(c)); }
 
 // Fire and forget: the sender does not wait for the receiver (a request does not block the router while a
@@ -97,6 +98,7 @@ inline void send(sg4::Mailbox* mb, Message::Kind kind, Request* r) { send(mb, ne
 
 void source_actor(Context* ctx);
 void client_actor(Context* ctx, int closed_class, int client);
+void front_end_actor(Context* ctx);
 void router_actor(Context* ctx, int replicas);
 void replica_actor(Context* ctx, int replica);
 void sampler_actor(Context* ctx, double interval_s);

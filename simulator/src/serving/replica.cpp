@@ -13,6 +13,7 @@
 
 #include "context.hpp"
 #include "fleetcast/simulator/batcher.hpp"
+#include "fleetcast/simulator/dp_router.hpp"
 #include "fleetcast/simulator/dp_step_former.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 
@@ -57,13 +58,11 @@ class LoadReporter {
   double last_bytes_ = 0.0;  // the committed KV the router last heard of
 };
 
-// The replica's DP ranks and the gauges the sampler reads. Arrivals go to the ranks in turn, as SGLang's
-// DataParallelController does by default (load_balance_method round_robin, v0.4 data_parallel_controller.py), or to
-// the least loaded under TensorRT-LLM (next_dp_rank).
+// The replica's DP ranks and the gauges the sampler reads. Arrivals go to the rank the engine's front end picks
+// (dp_router.hpp).
 struct Ranks {
   std::vector<Batcher> batchers;
-  const specs::SchedulerSpec* spec = nullptr;  // the deployment's, which places new requests
-  std::size_t next = 0;
+  DpRouter router;
 
   bool has_work() const {
     return std::any_of(batchers.begin(), batchers.end(), [](const Batcher& b) { return b.has_work(); });
@@ -106,9 +105,9 @@ void accept(Ranks& ranks, Message* msg, ReplicaGauge& gauge, LoadReporter& repor
   std::unique_ptr<Message> owned(msg);
   Request* r = owned->request;
   reporter.accepted();
-  const std::size_t k = next_dp_rank(ranks.batchers, *ranks.spec, ranks.next);
-  Batcher& rank = ranks.batchers[k];
   const double now = sg4::Engine::get_clock();
+  const std::size_t k = ranks.router.route(ranks.batchers, now);
+  Batcher& rank = ranks.batchers[k];
   if (owned->kind == Message::Kind::kv_transfer) {
     // The first token reaches the client with the KV: vLLM's P/D proxy streams every token from the decode
     // instance (v0.11 examples/online_serving/disaggregated_serving/disagg_proxy_demo.py), so TTFT ends here.
@@ -170,8 +169,9 @@ void replica_actor(Context* ctx, int replica) {
     return kv_bytes_per_gpu(*model, *dep, tokens);
   };
   const int dp = deployment.replica.dp;
-  Ranks ranks;
-  ranks.spec = &deployment.scheduler;
+  Ranks ranks{{},
+              DpRouter(deployment.scheduler, dp, scenario.model.moe.has_value(), scenario.seed,
+                       kDpRouterStreamBase + static_cast<std::uint64_t>(replica))};
   ranks.batchers.reserve(static_cast<std::size_t>(dp));
   for (int k = 0; k < dp; ++k) {
     std::optional<DraftAcceptance> rank_drafts;
@@ -201,6 +201,7 @@ void replica_actor(Context* ctx, int replica) {
     const double start = sg4::Engine::get_clock();
     bool empty = true;
     double swap_bytes = 0.0;  // the rank that moves the most: ranks swap over their own GPUs' host links at once
+    ranks.router.report(ranks.batchers, start);
     step_former.form(ranks.batchers, batches, start);
     for (const Batcher& b : ranks.batchers) swap_bytes = std::max(swap_bytes, b.step_swap_bytes());
     for (const BatchShape& batch : batches) empty = empty && batch.empty();
@@ -238,6 +239,7 @@ void replica_actor(Context* ctx, int replica) {
         }
       }
     }
+    ranks.router.report(ranks.batchers, end);
     if (pool.role == Role::decode) handoff.admit_pending(ranks, reporter);
     reporter.after_step(ranks.batchers);
     ranks.update(gauge);

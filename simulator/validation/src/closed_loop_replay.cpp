@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fleetcast/simulator/batcher.hpp"
+#include "fleetcast/simulator/dp_router.hpp"
 #include "fleetcast/simulator/dp_step_former.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/request_generator.hpp"
@@ -56,18 +57,20 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
   const double front_end_s = profile.request_overhead_s;
   const auto clients = static_cast<std::size_t>(std::min<std::int64_t>(c.arrival.clients, s.num_requests));
   for (std::size_t i = 0; i < clients; ++i) on_the_way.push_back({0.0, front_end_s, i});  // every client at 0
-  std::size_t joined = 0, next_in_turn = 0;
+  std::size_t joined = 0;
+  double now = 0.0;
+  // The simulation's replica 0 routes with the same stream, so both place the same requests on the same ranks.
+  simulator::DpRouter router(d.scheduler, dp, s.model.moe.has_value(), s.seed, simulator::kDpRouterStreamBase);
   auto join = [&]() {
     Request& r = requests[on_the_way.front().index];
     r.arrival_s = on_the_way.front().sent_s;
     r.arrival_rank = static_cast<std::int64_t>(joined++);
     on_the_way.pop_front();
-    if (!ranks[simulator::next_dp_rank(ranks, d.scheduler, next_in_turn)].add(&r)) r.failed = true;
+    if (!ranks[router.route(ranks, now)].add(&r)) r.failed = true;
   };
 
   std::vector<BatchShape> batches(static_cast<std::size_t>(dp));
   simulator::DpStepFormer step_former(d.scheduler, dp);
-  double now = 0.0;
   for (;;) {
     bool work = false, empty = true;
     for (auto& b : ranks) work = work || b.has_work();
@@ -82,6 +85,7 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
     // of clients whose last one finished with that step are still crossing the router (microseconds in the
     // simulation) and wait for the step after.
     while (!on_the_way.empty() && on_the_way.front().arrives_s < now) join();
+    router.report(ranks, now);
     step_former.form(ranks, batches, now);
     for (const BatchShape& batch : batches) empty = empty && batch.empty();
     if (empty) throw InputError(s.name, "scenario", "", "no step can be formed: the KV cache holds no request");
@@ -92,6 +96,7 @@ ReplayMeans replay_closed_loop(const specs::ScenarioSpec& s, const calibration::
         if (next < total) on_the_way.push_back({now, now + front_end_s, next});
       }
     }
+    router.report(ranks, now);
   }
 
   const auto warmup = static_cast<std::int64_t>(std::floor(s.measurement.warmup_fraction * s.num_requests));

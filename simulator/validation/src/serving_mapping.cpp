@@ -250,8 +250,15 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   // ~57 GB makes at 8 bit (337k tokens: 32 x 9216 fit, 64 do not); at 16 bit already 32 would queue.
   const bool quantized = weights == "fp8" || weights == "nvfp4" || weights == "fp4" || experts == "fp8" ||
                          experts == "nvfp4" || experts == "fp4";
-  if (quantized) model["precision"]["kv_cache"] = "fp8";
-  if (!run.server_kv_cache.empty()) model["precision"]["kv_cache"] = run.server_kv_cache;
+  // The preset's note on its KV dtype gives way to what the mapping chose, so that the scenario says why.
+  if (quantized) {
+    model["precision"]["kv_cache"] = "fp8";
+    model["assumed"]["precision.kv_cache"] = "fp8: a quantized run keeps its KV cache in FP8 (the rows do not record it)";
+  }
+  if (!run.server_kv_cache.empty()) {
+    model["precision"]["kv_cache"] = run.server_kv_cache;
+    model["assumed"]["precision.kv_cache"] = run.server_kv_cache + ": as the launcher starts the server (the row's notes)";
+  }
   // Top-k reuse: the sparse layers from the first on, every freq-th running the indexer (anchored at the first).
   if (run.server_index_topk_freq > 1 && model["attention"].contains("sparse_layers")) {
     const int sparse = model["attention"]["sparse_layers"];

@@ -21,13 +21,6 @@
 
 namespace fleetcast::simulator {
 
-// The DP rank a new request goes to. TensorRT-LLM's router (ExecutorRequestQueue._balance_requests_across_ranks,
-// 1.1+: DefaultADPRouter) gives it to the rank with the fewest active prompt tokens, then the fewest active
-// requests, then the lowest rank; the other engines here take the ranks in turn (SGLang's round_robin default),
-// `next_in_turn` keeping the place.
-std::size_t next_dp_rank(const std::vector<Batcher>& ranks, const specs::SchedulerSpec& spec,
-                         std::size_t& next_in_turn);
-
 class AttentionDpBalance {
  public:
   // Does nothing unless the scheduler is TensorRT-LLM's with attention_dp_balance and there are several ranks.

@@ -76,6 +76,9 @@ struct SchedulerSpec {
   // what gpu_memory_utilization x HBM leaves, as vLLM and SGLang size it. < 0: the policy's, TensorRT-LLM's 0.9 under
   // trtllm and 0 under the others.
   double free_gpu_memory_fraction = -1.0;
+  // vllm only (--api-server-count): the API server processes in front of the DP ranks, each placing the requests it
+  // receives on its own view of the ranks' queues (simulator/dp_router.hpp). 0: vLLM's default, one per DP rank.
+  int api_servers = 0;
   bool operator==(const SchedulerSpec&) const = default;
 
   int chunk_limit() const { return chunk_tokens > 0 ? chunk_tokens : max_num_batched_tokens; }
