@@ -102,7 +102,7 @@ void require_fits(const MemoryPlan& plan, const specs::ModelSpec& model, const s
   msg.precision(3);
   msg << model.name << " does not fit: per GPU its weights take " << plan.weight_bytes / 1e9 << " GB and "
       << "activations and runtime " << (plan.activation_bytes + plan.runtime_reserve_bytes) / 1e9 << " GB of the "
-      << plan.budget_bytes / 1e9 << " GB budget (" << d.hardware.name << " " << d.hardware.hbm_gb << " GB";
+      << plan.budget_bytes / 1e9 << " GB budget (" << d.hardware.name << " " << plan.hbm_bytes / 1e9 << " GB";
   if (d.scheduler.kv_free_memory_fraction() <= 0.0)
     msg << " x gpu_memory_utilization " << d.scheduler.gpu_memory_utilization;
   msg << "); use more GPUs per replica (tp, pp) or lower precision";

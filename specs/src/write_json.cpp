@@ -161,6 +161,7 @@ json to_json(const HardwareSpec& h) {
             {"arch", h.arch},
             {"peak_tflops", h.peak_tflops},
             {"hbm_gb", h.hbm_gb},
+            {"device_memory_gib", h.device_memory_gib},
             {"hbm_tb_per_s", h.hbm_tb_per_s},
             {"nvlink_gb_per_s", h.nvlink_gb_per_s},
             {"scale_up_domain_gpus", h.scale_up_domain_gpus},

@@ -10,6 +10,9 @@ using namespace fleetcast;
 using Catch::Detail::Approx;
 
 namespace {
+// An H100 80GB as CUDA reports it: 79.2 GiB.
+constexpr double kH100Bytes = 79.2 * 1073741824.0;
+
 specs::DeploymentSpec node(const std::string& hw, int tp) {
   specs::DeploymentSpec d;
   d.hardware = specs::hardware_preset(hw);
@@ -42,10 +45,11 @@ TEST_CASE("the KV budget is what the utilisation share leaves after weights, act
   const auto m = specs::model_preset("llama-3.1-8b");
   auto d = node("h100", 1);
   const auto p = simulator::plan_memory(m, d);
-  CHECK(p.kv_bytes == Approx(80e9 * 0.9 - p.weight_bytes - p.activation_bytes - p.runtime_reserve_bytes));
+  CHECK(p.hbm_bytes == Approx(85.04e9).epsilon(0.001));  // CUDA's 79.2 GiB, not the datasheet's 80 x 1e9 bytes
+  CHECK(p.kv_bytes == Approx(kH100Bytes * 0.9 - p.weight_bytes - p.activation_bytes - p.runtime_reserve_bytes));
   d.scheduler.gpu_memory_utilization = 0.5;
   const auto half = simulator::plan_memory(m, d);
-  CHECK(p.kv_bytes - half.kv_bytes == Approx(80e9 * 0.4));
+  CHECK(p.kv_bytes - half.kv_bytes == Approx(kH100Bytes * 0.4));
   // KV blocks round a sequence up to whole blocks of 16 tokens.
   CHECK(simulator::kv_bytes_per_gpu(m, d, 17) == Approx(32 * simulator::kv_bytes_per_token(m)));
 }
@@ -56,14 +60,14 @@ TEST_CASE("TensorRT-LLM's KV cache is a share of the memory the model leaves fre
   d.scheduler.policy = specs::SchedulerPolicy::trtllm;
   const auto p = simulator::plan_memory(m, d);  // TensorRT-LLM's default: 0.9 of what is free
   const double used = p.weight_bytes + p.activation_bytes + p.runtime_reserve_bytes;
-  CHECK(p.kv_bytes == Approx(0.9 * (80e9 - used)));
-  CHECK(p.budget_bytes == Approx(80e9));
+  CHECK(p.kv_bytes == Approx(0.9 * (kH100Bytes - used)));
+  CHECK(p.budget_bytes == Approx(kH100Bytes));
   d.scheduler.gpu_memory_utilization = 0.5;  // not TensorRT-LLM's knob: no effect
   CHECK(simulator::plan_memory(m, d).kv_bytes == Approx(p.kv_bytes));
   d.scheduler.free_gpu_memory_fraction = 0.5;
-  CHECK(simulator::plan_memory(m, d).kv_bytes == Approx(0.5 * (80e9 - used)));
+  CHECK(simulator::plan_memory(m, d).kv_bytes == Approx(0.5 * (kH100Bytes - used)));
   d.scheduler.free_gpu_memory_fraction = 0.0;  // 0: sized as vLLM sizes it, from gpu_memory_utilization
-  CHECK(simulator::plan_memory(m, d).kv_bytes == Approx(80e9 * 0.5 - used));
+  CHECK(simulator::plan_memory(m, d).kv_bytes == Approx(kH100Bytes * 0.5 - used));
   // A model whose weights leave nothing free does not fit, whatever the fraction.
   const auto v3 = specs::model_preset("deepseek-v3");
   auto h100 = node("h100", 8);

@@ -56,7 +56,7 @@ TEST_CASE("the same scenario and seed give byte-identical reports; another seed 
 
 TEST_CASE("a deployment the model does not fit on is bad input naming the replica layout", "[serving]") {
   auto j = test::small_scenario();
-  j["model"] = "llama-3.1-70b";  // 70B in FP8 is ~70 GB: more than 90% of one 80 GB H100 leaves for KV
+  j["model"] = "llama-3.1-405b";  // 405B parameters are far more than one 80 GB H100 holds
   try {
     simulator::simulate_in_child(test::parse(j));
     FAIL("expected an InputError");
@@ -78,7 +78,7 @@ TEST_CASE("check_only makes the pre-simulation checks in this process, as often 
   // Llama-3.1-8B: 8.03e9 parameters in BF16 on one GPU.
   CHECK(a["weight_bytes_per_gpu"].get<double>() == Approx(16.06e9).epsilon(0.01));
   auto j = test::small_scenario();
-  j["model"] = "llama-3.1-70b";
+  j["model"] = "llama-3.1-405b";
   REQUIRE_THROWS_AS(simulator::run_simulation(test::parse(j), check), InputError);
 }
 

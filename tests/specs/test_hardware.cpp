@@ -131,3 +131,25 @@ TEST_CASE("the RTX PRO 6000 preset is the Server Edition on PCIe Gen5", "[specs]
   CHECK(rtx.peak_flops("fp8") == Approx(2 * rtx.peak_flops("bf16")));
   CHECK(rtx.peak_flops("bf16") == Approx(500e12));
 }
+
+TEST_CASE("device_memory_gib: the memory plan's base in GiB where given, hbm_gb x 1e9 where not",
+          "[specs][hardware]") {
+  json j = hardware_json();
+  CHECK(parse_hardware(j, "hw.json").hbm_bytes() == 80e9);
+  j["device_memory_gib"] = 79.2;
+  const HardwareSpec h = parse_hardware(j, "hw.json");
+  CHECK(h.hbm_bytes() == Approx(79.2 * 1073741824.0));
+  CHECK(parse_hardware(to_json(h), "echo") == h);
+  j["device_memory_gib"] = 81;
+  CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "device_memory_gib", "81", "(0, hbm_gb = 80");
+  j["device_memory_gib"] = -1;
+  CHECK_INPUT_ERROR(parse_hardware(j, "hw.json"), "device_memory_gib", "-1", "(0, hbm_gb = 80");
+  // The presets hold what CUDA and HIP report, a little under the datasheet's binary gigabytes.
+  for (const char* name : {"h100", "h200", "b200", "b300", "mi300x"}) {
+    const HardwareSpec p = hardware_preset(name);
+    INFO(name);
+    CHECK(p.device_memory_gib > 0.97 * p.hbm_gb);
+    CHECK(p.device_memory_gib <= p.hbm_gb);
+    CHECK(p.hbm_bytes() > p.hbm_gb * 1e9);
+  }
+}
