@@ -137,7 +137,10 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-R1 rows on NVIDIA GPUs take its sc
     CHECK(r.runs[i].server_whole_prompts == (i >= 5));
     CHECK(r.runs[i].server_batch_wait_iters == (i == 6 ? 40 : 0));  // FP8 on B200 at 1k/1k from 64 clients
   }
-  // FP8 at 8,192 x 1,024 on TP 4 keeps 0.75 of the free memory for KV, the other Blackwell rows 0.8.
+  // FP8 at 8,192 x 1,024 on TP 4 keeps 0.75 of the free memory for KV, the other Blackwell rows 0.8, H200 0.75;
+  // SGLang's rows leave TensorRT-LLM's knob alone.
+  CHECK(r.runs[5].server_free_gpu_memory_fraction == 0.75);
+  CHECK(r.runs[0].server_free_gpu_memory_fraction == 0.0);
   const std::string tp4_rows[] = {"trt-b200-tp4," + inferencex_source(64) + ",trtllm," + r1 +
                                   ",b200_sxm,fp8,agg,8192,1024,64,4,1,1,1"};
   CHECK(parse_rows(kInferenceXHeader, tp4_rows).runs.at(0).server_free_gpu_memory_fraction == 0.75);
@@ -334,9 +337,9 @@ TEST_CASE("silicon CSV: InferenceX's TensorRT-LLM rows with attention DP balance
   // TensorRT-LLM waits for batches only without attention DP: the FP8 B200 1k/1k rule leaves the DP row alone.
   CHECK(r.runs[1].server_batch_wait_iters == 0);
   CHECK(r.runs[3].server_batch_wait_iters == 40);
-  // kv_cache_config.free_gpu_memory_fraction: 0.8 in the DeepSeek-R1 Blackwell scripts (H200's not read: 0, the
-  // engine's default), 0.85 in gpt-oss's on both GPUs, 0.5 in DeepSeek-V4's; the SGLang row has none.
-  const double free_fraction[] = {0.8, 0.8, 0, 0.8, 0.85, 0.85, 0.85, 0.5, 0.5, 0};
+  // kv_cache_config.free_gpu_memory_fraction: 0.8 in the DeepSeek-R1 Blackwell scripts, 0.75 in its H200 one, 0.85 in
+  // gpt-oss's on both GPUs, 0.5 in DeepSeek-V4's; the SGLang row has none.
+  const double free_fraction[] = {0.8, 0.8, 0.75, 0.8, 0.85, 0.85, 0.85, 0.5, 0.5, 0};
   for (std::size_t i = 0; i < 10; ++i) {
     INFO(r.runs[i].id);
     CHECK(r.runs[i].server_free_gpu_memory_fraction == free_fraction[i]);

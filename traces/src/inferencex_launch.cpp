@@ -259,8 +259,8 @@ void set_inferencex_minimax_m3_settings(MeasuredServingRun& r) {
 // TensorRT-LLM: no enable_chunked_prefill, max_num_tokens = clients + ISL + 64 rounded up to 64, at least 8192,
 // FP8 KV; FP8 on B200 at 1k/1k from 64 clients waits for batches (batch_wait_timeout_iters 40, ratio 0.8); with
 // attention DP every one (MTP variants too) appends attention_dp_config enable_balance with timeout_iters 60 and
-// batching_wait_iters 0. free_gpu_memory_fraction 0.8 on Blackwell (0.75 for FP8 at 8,192 x 1,024 on TP 4); the H200
-// script's was not read, so those rows keep TensorRT-LLM's default.
+// batching_wait_iters 0. free_gpu_memory_fraction 0.8 on Blackwell (0.75 for FP8 at 8,192 x 1,024 on TP 4), 0.75 on
+// H200 (dsr1_fp8_h200_trt.sh).
 void set_inferencex_deepseek_r1_settings(MeasuredServingRun& r) {
   const std::string precision = lower(r.precision);
   const bool blackwell = on_blackwell(r);
@@ -302,12 +302,11 @@ void set_inferencex_deepseek_r1_settings(MeasuredServingRun& r) {
     r.server_whole_prompts = true;
     r.server_max_num_tokens = std::max((r.concurrency + r.isl + 64 + 63) / 64 * 64, 8192);
     r.server_kv_cache = "fp8";
-    if (blackwell)
-      r.server_free_gpu_memory_fraction =
-          precision == "fp8" && r.isl == 8192 && r.osl == 1024 && r.agg.tp == 4 ? 0.75 : 0.8;
+    r.server_free_gpu_memory_fraction =
+        !blackwell || (precision == "fp8" && r.isl == 8192 && r.osl == 1024 && r.agg.tp == 4) ? 0.75 : 0.8;
     std::string note = "TensorRT-LLM as InferenceX's DeepSeek-R1 scripts start it: prompts whole, max_num_tokens " +
-                       std::to_string(r.server_max_num_tokens) + ", FP8 KV" + set_attention_dp_balance(r, 60, 0);
-    if (blackwell) note += ", free_gpu_memory_fraction " + fraction_text(r.server_free_gpu_memory_fraction);
+                       std::to_string(r.server_max_num_tokens) + ", FP8 KV" + set_attention_dp_balance(r, 60, 0) +
+                       ", free_gpu_memory_fraction " + fraction_text(r.server_free_gpu_memory_fraction);
     if (on_gpu(r, "b200") && precision == "fp8" && r.isl == 1024 && r.osl == 1024 && r.concurrency >= 64 &&
         r.agg.attention_dp <= 1) {  // PyExecutor waits for batches only without attention DP
       r.server_batch_wait_iters = 40;
