@@ -35,7 +35,8 @@ HardwareSpec parse_hardware(const nlohmann::json& j, const std::string& file, co
   h.hbm_gb = r.require_positive("hbm_gb");
   h.device_memory_gib = r.optional<double>("device_memory_gib", 0.0);
   r.check(h.device_memory_gib >= 0.0 && h.device_memory_gib <= h.hbm_gb, "device_memory_gib",
-          "must be in (0, hbm_gb = " + nlohmann::json(h.hbm_gb).dump() + "] GiB (what CUDA reports of the HBM), or 0 (absent)");
+          "must be in (0, hbm_gb = " + nlohmann::json(h.hbm_gb).dump() +
+              "] GiB (what CUDA reports of the HBM), or 0 (absent)");
   h.hbm_tb_per_s = r.require_positive("hbm_tb_per_s");
   h.nvlink_gb_per_s = r.require_positive("nvlink_gb_per_s");
   h.scale_up_domain_gpus = r.require_at_least("scale_up_domain_gpus", 1);

@@ -132,8 +132,7 @@ TEST_CASE("the RTX PRO 6000 preset is the Server Edition on PCIe Gen5", "[specs]
   CHECK(rtx.peak_flops("bf16") == Approx(500e12));
 }
 
-TEST_CASE("device_memory_gib: the memory plan's base in GiB where given, hbm_gb x 1e9 where not",
-          "[specs][hardware]") {
+TEST_CASE("device_memory_gib: the memory plan's base in GiB where given, hbm_gb x 1e9 where not", "[specs][hardware]") {
   json j = hardware_json();
   CHECK(parse_hardware(j, "hw.json").hbm_bytes() == 80e9);
   j["device_memory_gib"] = 79.2;

@@ -253,11 +253,13 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   // The preset's note on its KV dtype gives way to what the mapping chose, so that the scenario says why.
   if (quantized) {
     model["precision"]["kv_cache"] = "fp8";
-    model["assumed"]["precision.kv_cache"] = "fp8: a quantized run keeps its KV cache in FP8 (the rows do not record it)";
+    model["assumed"]["precision.kv_cache"] =
+        "fp8: a quantized run keeps its KV cache in FP8 (the rows do not record it)";
   }
   if (!run.server_kv_cache.empty()) {
     model["precision"]["kv_cache"] = run.server_kv_cache;
-    model["assumed"]["precision.kv_cache"] = run.server_kv_cache + ": as the launcher starts the server (the row's notes)";
+    model["assumed"]["precision.kv_cache"] =
+        run.server_kv_cache + ": as the launcher starts the server (the row's notes)";
   }
   // Top-k reuse: the sparse layers from the first on, every freq-th running the indexer (anchored at the first).
   if (run.server_index_topk_freq > 1 && model["attention"].contains("sparse_layers")) {

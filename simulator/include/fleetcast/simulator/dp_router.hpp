@@ -9,11 +9,10 @@
 //   count of the rank it took, its guess at what every server sends there, until the next publication replaces its
 //   view. The ranks send their counts when they changed, once they have taken in the requests that came and again
 //   after the step; the coordinator publishes 100 ms after its last publication at the earliest while they change,
-//   and every 4 s regardless. `vllm serve`
-//   starts one API server per DP rank unless told otherwise (api_servers) and the kernel spreads connections over
-//   them (SO_REUSEPORT): here a request reaches one drawn at random. Only MoE models' ranks send counts (vLLM runs
-//   a dense model's DP ranks as independent engines), so a dense model's servers go on their own guesses alone,
-//   which takes the ranks in turn.
+//   and every 4 s regardless. `vllm serve` starts one API server per DP rank unless told otherwise (api_servers)
+//   and the kernel spreads connections over them (SO_REUSEPORT): here a request reaches one drawn at random. Only
+//   MoE models' ranks send counts (vLLM runs a dense model's DP ranks as independent engines), so a dense model's
+//   servers go on their own guesses alone, which takes the ranks in turn.
 // - SGLang and the others: the ranks in turn (SGLang's DataParallelController, load_balance_method round_robin).
 // Pure bookkeeping, no SimGrid: the replica actor and the fast closed-loop replay both route through it.
 
