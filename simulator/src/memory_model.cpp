@@ -5,11 +5,14 @@
 #include <sstream>
 
 #include "fleetcast/simulator/architecture.hpp"
+#include "fleetcast/simulator/sglang_memory.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/precision.hpp"
 
 namespace fleetcast::simulator {
 namespace {
+
+constexpr double kSglangContextBytes = 1.0e9;  // CUDA context and NCCL communicators before SGLang measures memory
 
 // Share of the model's KV that one GPU holds: GQA KV heads are split over TP ranks (replicated when there
 // are fewer heads than ranks); a latent or compressed KV is held whole by every rank. Layers split over PP.
@@ -51,9 +54,11 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
   MemoryPlan plan;
   plan.hbm_bytes = d.hardware.hbm_bytes();
   // TensorRT-LLM sizes its KV cache as a share of the memory still free after loading the model and a dummy step
-  // (kv_cache_config.free_gpu_memory_fraction); vLLM and SGLang cap their whole footprint at a share of HBM.
+  // (kv_cache_config.free_gpu_memory_fraction); vLLM caps its whole footprint at a share of the device memory, SGLang
+  // its weights and KV cache (below).
   const double free_fraction = d.scheduler.kv_free_memory_fraction();
-  plan.budget_bytes = plan.hbm_bytes * (free_fraction > 0.0 ? 1.0 : d.scheduler.gpu_memory_utilization);
+  const double fraction = memory_fraction(d);
+  plan.budget_bytes = plan.hbm_bytes * (free_fraction > 0.0 ? 1.0 : fraction);
 
   // Per layer on one GPU: attention, dense and shared-expert weights split tp ways (every attention-DP rank
   // holds a copy); routed experts split ep x moe_tp = dp x tp ways.
@@ -85,6 +90,14 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
                           static_cast<double>(d.scheduler.max_num_seqs) * m.vocab_size / layout.tp * 4.0;
   // CUDA context (~0.5 GB), NCCL buffers and CUDA graphs: vLLM reports 1-3 GB of non-torch memory.
   plan.runtime_reserve_bytes = 2.0e9;
+  if (d.scheduler.policy == specs::SchedulerPolicy::sglang && free_fraction <= 0.0) {
+    // SGLang (ModelRunner.profile_max_num_token): KV = free memory after loading the weights less (1 - fraction) x
+    // the free memory before them, i.e. fraction x (memory - CUDA context) - weights; activations and CUDA graphs
+    // live in the rest, which its default fraction sizes for them. The context, taken as 1 GB, is what the
+    // fraction does not see.
+    plan.activation_bytes = 0.0;
+    plan.runtime_reserve_bytes = fraction * kSglangContextBytes;
+  }
 
   plan.kv_bytes = plan.budget_bytes - plan.weight_bytes - plan.activation_bytes - plan.runtime_reserve_bytes;
   if (free_fraction > 0.0) plan.kv_bytes *= free_fraction;
@@ -103,8 +116,7 @@ void require_fits(const MemoryPlan& plan, const specs::ModelSpec& model, const s
   msg << model.name << " does not fit: per GPU its weights take " << plan.weight_bytes / 1e9 << " GB and "
       << "activations and runtime " << (plan.activation_bytes + plan.runtime_reserve_bytes) / 1e9 << " GB of the "
       << plan.budget_bytes / 1e9 << " GB budget (" << d.hardware.name << " " << plan.hbm_bytes / 1e9 << " GB";
-  if (d.scheduler.kv_free_memory_fraction() <= 0.0)
-    msg << " x gpu_memory_utilization " << d.scheduler.gpu_memory_utilization;
+  if (d.scheduler.kv_free_memory_fraction() <= 0.0) msg << " x gpu_memory_utilization " << memory_fraction(d);
   msg << "); use more GPUs per replica (tp, pp) or lower precision";
   const auto& r = d.replica;
   throw InputError(file, "deployment.replica",

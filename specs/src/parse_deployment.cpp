@@ -147,7 +147,8 @@ SchedulerSpec parse_scheduler(JsonReader r, SchedulerSpec s) {
   s.max_num_batched_tokens = r.optional_at_least("max_num_batched_tokens", s.max_num_batched_tokens, 1);
   s.chunked_prefill = r.optional<bool>("chunked_prefill", s.chunked_prefill);
   s.gpu_memory_utilization = r.optional<double>("gpu_memory_utilization", s.gpu_memory_utilization);
-  r.check(s.gpu_memory_utilization > 0 && s.gpu_memory_utilization <= 1, "gpu_memory_utilization", "must be in (0, 1]");
+  r.check(s.gpu_memory_utilization != 0 && s.gpu_memory_utilization <= 1, "gpu_memory_utilization",
+          "must be in (0, 1] (or < 0: the policy's default)");
   s.kv_block_tokens = r.optional_at_least("kv_block_tokens", s.kv_block_tokens, 1);
   s.step_overhead_s = r.optional<double>("step_overhead_s", s.step_overhead_s);
   s.prefix_caching = r.optional<bool>("prefix_caching", s.prefix_caching);

@@ -3,6 +3,7 @@
 
 #include "fleetcast/simulator/architecture.hpp"
 #include "fleetcast/simulator/memory_model.hpp"
+#include "fleetcast/simulator/sglang_memory.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
 
@@ -85,4 +86,49 @@ TEST_CASE("a GPU holds its TP share of the softmax KV and of the DeltaNet state,
   const double kv_per_token = 15.0 * 2 * 256 * 2 * 2, state = 45.0 * (64.0 * 128 * 128 * 4 + 12288.0 * 3 * 2);
   CHECK(simulator::kv_bytes_per_gpu(q35, d, 1000) == Approx(1008 * kv_per_token / 2 + state / 8));  // 63 blocks
   CHECK(simulator::kv_bytes_per_gpu(q35, d, 0) == 0.0);  // no token, no state
+}
+
+// SGLang's default --mem-fraction-static by hand (server_args.py): an H100 as CUDA reports it is 79.2 GiB = 81,100.8
+// MiB. Up to 0.5.2: (9.5 + tp x pp / 2) GiB reserved, 10 GiB at TP 1. From 0.5.3: 512 MiB + 1.5 x 8,192 (the H100's
+// chunk) + 2 x 256 (its CUDA graphs below TP 4) + 1,024 / 8 = 13,440 MiB.
+TEST_CASE("SGLang's default memory fraction follows its release's rule", "[memory][sglang]") {
+  simulator::SglangServerMemory h100;
+  h100.gpu_memory_mib = 79.2 * 1024.0;
+  using Rule = simulator::SglangMemoryRule;
+  CHECK(simulator::sglang_default_mem_fraction(h100, Rule::by_gpu_bucket) == Approx(0.874));  // 1 - 10,240 / 81,100.8
+  CHECK(simulator::sglang_default_mem_fraction(h100, Rule::by_reserve) == Approx(0.834));     // 1 - 13,440 / 81,100.8
+  h100.tp = 8;  // 13.5 GiB; 512 + 12,288 + 2 x 512 + 1,024 = 14,848 MiB
+  CHECK(simulator::sglang_default_mem_fraction(h100, Rule::by_gpu_bucket) == Approx(0.830));
+  CHECK(simulator::sglang_default_mem_fraction(h100, Rule::by_reserve) == Approx(0.817));
+  // A launcher's --cuda-graph-bs 1..16 and a 4,096-token chunk: 512 + 6,144 + 32 + 128 = 6,816 MiB, raised to the
+  // 10 GiB floor of a GPU above 60 GiB.
+  simulator::SglangServerMemory small = {79.2 * 1024.0, 1, 1, 1, 4096, 16, false};
+  CHECK(simulator::sglang_default_mem_fraction(small, Rule::by_reserve) == Approx(0.874));
+  // Attention DP over 8 ranks of a B200 (178.35 GiB = 182,630 MiB), tp_size 8: 512 + 1.5 x 16,384 + 2 x 512 + 1,024
+  // + 512 x 8 x 3 + 512 x 8 x 1.5 = 45,568 MiB; the old rule's 32 GiB + 4 GiB.
+  simulator::SglangServerMemory b200 = {178.35 * 1024.0, 8, 1, 8, 0, 0, false};
+  CHECK(simulator::sglang_default_mem_fraction(b200, Rule::by_reserve) == Approx(0.750));
+  CHECK(simulator::sglang_default_mem_fraction(b200, Rule::by_gpu_bucket) == Approx(0.798));
+}
+
+TEST_CASE("SGLang's fraction holds the weights and KV cache only; activations live outside it", "[memory][sglang]") {
+  const auto m = specs::model_preset("qwen3-32b");
+  auto d = node("h100", 1);
+  d.scheduler.policy = specs::SchedulerPolicy::sglang;
+  d.scheduler.chunk_tokens = 8192;
+  CHECK(simulator::memory_fraction(d) == Approx(0.834));  // SGLang's rule for this GPU and layout
+  const auto p = simulator::plan_memory(m, d);
+  // KV = fraction x (memory - 1 GB of CUDA context) - weights (ModelRunner.profile_max_num_token).
+  CHECK(p.kv_bytes == Approx(0.834 * (kH100Bytes - 1e9) - p.weight_bytes));
+  CHECK(p.activation_bytes == 0.0);
+  d.scheduler.gpu_memory_utilization = 0.9;  // a launcher's --mem-fraction-static
+  const auto given = simulator::plan_memory(m, d);
+  CHECK(given.kv_bytes == Approx(0.9 * (kH100Bytes - 1e9) - given.weight_bytes));
+  // vLLM's 0.9 takes the activations of its token budget and 2 GB of runtime from the same share.
+  d.scheduler.policy = specs::SchedulerPolicy::vllm;
+  d.scheduler.gpu_memory_utilization = -1.0;
+  CHECK(simulator::memory_fraction(d) == 0.9);
+  const auto vllm = simulator::plan_memory(m, d);
+  CHECK(vllm.kv_bytes == Approx(0.9 * kH100Bytes - vllm.weight_bytes - vllm.activation_bytes - 2e9));
+  CHECK(vllm.kv_bytes < given.kv_bytes);
 }

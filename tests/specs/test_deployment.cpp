@@ -19,7 +19,7 @@ TEST_CASE("deployment defaults", "[specs][deployment]") {
   CHECK(d.scheduler.max_num_seqs == 256);
   CHECK(d.scheduler.max_num_batched_tokens == 8192);
   CHECK(d.scheduler.chunked_prefill);
-  CHECK(d.scheduler.gpu_memory_utilization == 0.9);
+  CHECK(d.scheduler.gpu_memory_utilization < 0.0);  // the policy's: vLLM's 0.9, SGLang's own rule
   CHECK(d.scheduler.kv_block_tokens == 16);
   CHECK(d.scheduler.step_overhead_s == -1.0);
   CHECK(d.router == RouterPolicy::round_robin);
@@ -154,6 +154,8 @@ TEST_CASE("deployment errors", "[specs][deployment][errors]") {
   SECTION("scheduler ranges and keys") {
     j["scheduler"] = {{"gpu_memory_utilization", 1.5}};
     CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "scheduler.gpu_memory_utilization", "1.5", "(0, 1]");
+    j["scheduler"] = {{"gpu_memory_utilization", 0}};
+    CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "scheduler.gpu_memory_utilization", "0", "(0, 1]");
     j["scheduler"] = {{"max_num_seq", 10}};
     CHECK_INPUT_ERROR(parse_deployment(j, "d.json"), "scheduler.max_num_seq", "10", "max_num_seqs");
     j["scheduler"] = {{"max_num_seqs", 2.5}};

@@ -87,3 +87,21 @@ TEST_CASE("mapping: a row's server settings replace the engine's default step bu
   CHECK(reuse.sparse_layers == 57);
   CHECK(reuse.indexer_layers == 15);
 }
+
+// SGLang's default --mem-fraction-static, where the launcher gave none, by the row's release and the server it ran
+// (hand values in tests/simulator/test_memory.cpp): an H100 (79.2 GiB) at TP 1.
+TEST_CASE("mapping: an SGLang row without a memory fraction takes its release's default", "[validation]") {
+  auto r = agg_run("Qwen/Qwen3-32B", "h100_sxm", "sglang", {16, 0, 1, 1, 1, 1, 1});
+  r.backend_version = "0.5.1.post1";  // a reserve by GPU bucket: 10 GiB at TP 1
+  CHECK(specs::parse_scenario(mapped(r).scenario, "row").deployment.scheduler.gpu_memory_utilization == 0.874);
+  r.backend_version = "0.5.8.post1";  // 512 + 1.5 x 8,192 + 2 x 256 + 128 = 13,440 MiB
+  CHECK(specs::parse_scenario(mapped(r).scenario, "row").deployment.scheduler.gpu_memory_utilization == 0.834);
+  r.backend_version = "nightly-dev";  // no release number: the current rule
+  CHECK(specs::parse_scenario(mapped(r).scenario, "row").deployment.scheduler.gpu_memory_utilization == 0.834);
+  r.server_cuda_graph_max_bs = 16;  // --cuda-graph-bs 1..16: 512 + 12,288 + 32 + 128 = 12,960 MiB
+  CHECK(specs::parse_scenario(mapped(r).scenario, "row").deployment.scheduler.gpu_memory_utilization == 0.840);
+  r.server_gpu_memory_utilization = 0.8;  // a launcher's own fraction wins
+  CHECK(specs::parse_scenario(mapped(r).scenario, "row").deployment.scheduler.gpu_memory_utilization == 0.8);
+  auto v = agg_run("Qwen/Qwen3-32B", "h100_sxm", "vllm", {16, 0, 1, 1, 1, 1, 1});  // vLLM: the policy's 0.9
+  CHECK(specs::parse_scenario(mapped(v).scenario, "row").deployment.scheduler.gpu_memory_utilization < 0.0);
+}

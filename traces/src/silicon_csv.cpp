@@ -116,6 +116,12 @@ void set_generator_launch_settings(MeasuredServingRun& r) {
     r.server_mixed_chunk = true;
     r.notes = "SGLang as aiconfigurator's generator starts it: --enable-mixed-chunk";
   }
+  if (r.backend == "sglang" && r.mode == "agg" && r.agg.batch_size > 0) {
+    // The rule's cuda_graph_batch_sizes = range(1, max_batch_size + 1), which every SGLang template passes as
+    // --cuda-graph-bs: SGLang's largest CUDA graph, which its default --mem-fraction-static reserves room for, is the
+    // batch, not its default for the GPU.
+    r.server_cuda_graph_max_bs = r.agg.batch_size;
+  }
   if (r.backend == "trtllm" && r.mode == "agg") {
     // The gap analyses deploy what aiconfigurator's generator writes (generator/rule_plugin/trtllm.rule and
     // its extra_engine_args templates, TensorRT-LLM 1.0 to 1.3): enable_chunked_prefill false, so a prompt is

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "fleetcast/simulator/sglang_memory.hpp"
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "fleetcast/validation/checkpoint_names.hpp"
@@ -99,8 +100,39 @@ bool version_at_least(const std::string& version, int major, int minor) {
   return got_major != major ? got_major > major : got_minor >= minor;
 }
 
-nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_size, int attention_dp, double hbm_gb) {
+// Whether a version string "X.Y.Z[...]" (or "vX.Y.Z...") is below major.minor.patch; false for one that does not
+// start with three numbers (a nightly build counts as current).
+bool version_below(const std::string& version, int major, int minor, int patch) {
+  int got[3] = {0, 0, 0};
+  const char* digits = version.c_str() + (version.starts_with("v") ? 1 : 0);
+  if (std::sscanf(digits, "%d.%d.%d", &got[0], &got[1], &got[2]) != 3) return false;
+  const int want[3] = {major, minor, patch};
+  for (int i = 0; i < 3; ++i)
+    if (got[i] != want[i]) return got[i] < want[i];
+  return false;
+}
+
+// SGLang's --mem-fraction-static where the launcher gave none: the rule of the row's release (a blank or nightly
+// version, the current one), for the GPU's device memory, the layout, the chunk and the CUDA graphs it ran.
+double sglang_row_mem_fraction(const traces::MeasuredServingRun& run, const specs::HardwareSpec& hw,
+                               const nlohmann::json& replica, int chunk_tokens) {
+  simulator::SglangServerMemory server;
+  server.gpu_memory_mib = hw.hbm_bytes() / (1024.0 * 1024.0);
+  server.dp_attention = replica.value("dp", 1);
+  server.tp = replica.value("tp", 1) * server.dp_attention;  // SGLang's tp_size spans its attention-DP ranks
+  server.pp = replica.value("pp", 1);
+  server.chunked_prefill_tokens = chunk_tokens;
+  server.cuda_graph_max_bs = run.server_cuda_graph_max_bs;
+  return simulator::sglang_default_mem_fraction(server, version_below(run.backend_version, 0, 5, 3)
+                                                            ? simulator::SglangMemoryRule::by_gpu_bucket
+                                                            : simulator::SglangMemoryRule::by_reserve);
+}
+
+nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_size, const nlohmann::json& replica,
+                             const specs::HardwareSpec& hw) {
   const std::string& backend = run.backend;
+  const int attention_dp = replica.value("dp", 1);
+  const double hbm_gb = hw.hbm_gb;
   // max_num_seqs caps each attention-DP rank's batch; SGLang gives each rank max_running_requests / dp
   // (ModelRunner.max_running_requests).
   int max_running = run.server_max_running;
@@ -121,7 +153,11 @@ nlohmann::json scheduler_for(const traces::MeasuredServingRun& run, int batch_si
   }
   if (run.server_max_num_tokens > 0) s["max_num_batched_tokens"] = run.server_max_num_tokens;
   if (run.server_chunk_tokens > 0) s["chunk_tokens"] = run.server_chunk_tokens;
-  if (run.server_gpu_memory_utilization > 0.0) s["gpu_memory_utilization"] = run.server_gpu_memory_utilization;
+  if (run.server_gpu_memory_utilization > 0.0) {
+    s["gpu_memory_utilization"] = run.server_gpu_memory_utilization;
+  } else if (backend == "sglang") {
+    s["gpu_memory_utilization"] = sglang_row_mem_fraction(run, hw, replica, s["chunk_tokens"].get<int>());
+  }
   if (run.server_kv_block_tokens > 0) s["kv_block_tokens"] = run.server_kv_block_tokens;
   if (run.server_free_gpu_memory_fraction > 0.0 && backend == "trtllm")
     s["free_gpu_memory_fraction"] = run.server_free_gpu_memory_fraction;
@@ -302,7 +338,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     deployment["nodes"] = workers * l.gpus / per_node;
     deployment["gpus_per_node"] = per_node;
     deployment["replica"] = l.replica;
-    deployment["scheduler"] = scheduler_for(run, run.agg.batch_size, l.replica.value("dp", 1), hw.hbm_gb);
+    deployment["scheduler"] = scheduler_for(run, run.agg.batch_size, l.replica, hw);
     if (clients <= 0 && run.request_rate_per_s <= 0.0) {
       clients = run.agg.batch_size * or_one(run.agg.attention_dp);
       note("concurrency from batch_size x attention_dp_size");
@@ -340,15 +376,14 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     const int prefill_gpus = p.gpus * pre.num_workers, decode_gpus = d.gpus * dec.num_workers;
     deployment["gpus_per_node"] = per_node;
     deployment["nodes"] = (prefill_gpus + decode_gpus) / per_node;
-    deployment["disaggregation"] = {
-        {"prefill",
-         {{"nodes", prefill_gpus / per_node},
-          {"replica", p.replica},
-          {"scheduler", scheduler_for(run, pre.batch_size, p.replica.value("dp", 1), hw.hbm_gb)}}},
-        {"decode",
-         {{"nodes", decode_gpus / per_node},
-          {"replica", d.replica},
-          {"scheduler", scheduler_for(run, dec.batch_size, d.replica.value("dp", 1), hw.hbm_gb)}}}};
+    deployment["disaggregation"] = {{"prefill",
+                                     {{"nodes", prefill_gpus / per_node},
+                                      {"replica", p.replica},
+                                      {"scheduler", scheduler_for(run, pre.batch_size, p.replica, hw)}}},
+                                    {"decode",
+                                     {{"nodes", decode_gpus / per_node},
+                                      {"replica", d.replica},
+                                      {"scheduler", scheduler_for(run, dec.batch_size, d.replica, hw)}}}};
     if (clients <= 0 && run.request_rate_per_s <= 0.0) {
       clients = dec.batch_size * or_one(dec.attention_dp) * dec.num_workers;
       note("concurrency from decode batch_size x attention_dp_size x num_workers");

@@ -11,8 +11,8 @@ struct MemoryPlan {
   double hbm_bytes = 0.0;              // per GPU, usable
   double budget_bytes = 0.0;           // hbm x gpu_memory_utilization; hbm with free_gpu_memory_fraction
   double weight_bytes = 0.0;           // per GPU, the heaviest pipeline stage
-  double activation_bytes = 0.0;       // peak activations of a full token budget
-  double runtime_reserve_bytes = 0.0;  // CUDA context, NCCL buffers, CUDA graphs
+  double activation_bytes = 0.0;       // peak activations of a full token budget (SGLang: outside the budget, 0)
+  double runtime_reserve_bytes = 0.0;  // CUDA context, NCCL buffers, CUDA graphs (SGLang: the context's share)
   double kv_bytes = 0.0;               // per GPU, for the KV cache (negative: the model does not fit)
   double kv_bytes_per_token = 0.0;     // per GPU, for long contexts
   double kv_capacity_tokens = 0.0;     // per replica: kv_bytes / kv_bytes_per_token

@@ -39,13 +39,16 @@ enum class PreemptionMode { recompute, swap };
 enum class CapacityPolicy { guaranteed_no_evict, max_utilization };
 
 struct SchedulerSpec {
-  int max_num_seqs = 256;               // running sequences per replica (per DP rank with replica.dp > 1)
-  int max_num_batched_tokens = 8192;    // token budget per step (prefill chunks + decodes)
-  bool chunked_prefill = true;          // false: a prompt is prefilled whole in one step
-  double gpu_memory_utilization = 0.9;  // share of HBM for weights, activations and KV cache (vLLM's flag)
-  int kv_block_tokens = 16;             // paged KV block size
-  double step_overhead_s = -1.0;        // per-step host overhead; < 0: the profile's value
-  bool prefix_caching = true;           // automatic prefix caching (vLLM v1: on by default)
+  int max_num_seqs = 256;             // running sequences per replica (per DP rank with replica.dp > 1)
+  int max_num_batched_tokens = 8192;  // token budget per step (prefill chunks + decodes)
+  bool chunked_prefill = true;        // false: a prompt is prefilled whole in one step
+  // Share of the device memory for weights and the KV cache: vLLM's --gpu-memory-utilization (activations, CUDA graphs
+  // and the runtime inside it too) and SGLang's --mem-fraction-static (they outside it). < 0: the policy's default,
+  // 0.9, or under sglang the fraction SGLang computes for the GPU and layout (simulator/sglang_memory.hpp).
+  double gpu_memory_utilization = -1.0;
+  int kv_block_tokens = 16;       // paged KV block size
+  double step_overhead_s = -1.0;  // per-step host overhead; < 0: the profile's value
+  bool prefix_caching = true;     // automatic prefix caching (vLLM v1: on by default)
   SchedulerPolicy policy = SchedulerPolicy::vllm;
   int chunk_tokens = 0;  // most prompt tokens of one request in a step; 0: max_num_batched_tokens
   PreemptionMode preemption = PreemptionMode::recompute;

@@ -61,6 +61,7 @@ struct MeasuredServingRun {
   bool server_mixed_chunk = false;             // SGLang's --enable-mixed-chunk
   int server_recv_interval = 0;                // SGLang's --scheduler-recv-interval; 0: its default (1)
   int server_chunk_tokens = 0;                 // SGLang's --chunked-prefill-size; 0: its default for the GPU
+  int server_cuda_graph_max_bs = 0;            // SGLang's largest --cuda-graph-bs; 0: its default for the GPU
   double server_gpu_memory_utilization = 0.0;  // vLLM's --gpu-memory-utilization; 0: the deployment's default
   int server_kv_block_tokens = 0;              // vLLM's --block-size; 0: the deployment's default
   std::string server_kv_cache;  // the KV cache's format as the server was started ("bf16", "fp8"); "": inferred
