@@ -45,6 +45,8 @@ void parse_scheduler_policy(JsonReader& r, SchedulerSpec& s) {
   s.policy = r.optional_enum("policy", s.policy, detail::kSchedulerPolicyNames);
   // Left out, chunked prefill is the policy's: on, but off for ATOM, which has none.
   if (!r.has("chunked_prefill")) s.chunked_prefill = s.policy != SchedulerPolicy::atom;
+  // The SGLang runtime's default chunk is SGLang's own: another policy, or no chunking, has none.
+  if (!r.has("chunk_tokens") && (s.policy != SchedulerPolicy::sglang || !s.chunked_prefill)) s.chunk_tokens = 0;
   s.chunk_tokens = r.optional_at_least("chunk_tokens", s.chunk_tokens, 0);
   // SGLang's chunked_prefill_size and max_prefill_tokens are independent limits (a first prompt may exceed the
   // latter); the other engines have one step budget that a chunk cannot exceed.
@@ -129,15 +131,40 @@ void check_attention_dp_rules(JsonReader& r, const SchedulerSpec& s, const Repli
               std::to_string(l.dp) + "): TensorRT-LLM balances attention-DP ranks with attention_dp_balance instead");
 }
 
-// What a scheduler leaves out is the runtime's engine's: SGLang, TensorRT-LLM and ATOM schedule their own way (ATOM
-// with whole prompts); vLLM and DeepInfer take the vLLM step.
-SchedulerSpec scheduler_defaults_for(const std::string& runtime) {
+// What a scheduler leaves out is the runtime's engine's on this GPU: SGLang, TensorRT-LLM and ATOM schedule their
+// own way (ATOM with whole prompts); vLLM and DeepInfer take the vLLM step. The batch caps and token budgets are the
+// ones each engine's server picks when its launcher gives none:
+//   vLLM (EngineArgs.get_batch_defaults, UsageContext.OPENAI_API_SERVER): 1,024 sequences and 8,192 tokens on a GPU
+//     of at least 70 GiB other than an A100, 256 and 2,048 otherwise; since v0.28 16,384 tokens from 160 GiB.
+//   SGLang (server_args, ModelRunner): max_prefill_tokens 16,384; chunked_prefill_size 2,048 below 35 GiB, 4,096
+//     below 60, 8,192 below 160, 16,384 above; max_running_requests per worker min(KV tokens / context length x 512
+//     within [2,048, 4,096], KV tokens / 2): 2,048 unless the cache holds four full contexts, the KV cache bounding
+//     the running batch further.
+//   TensorRT-LLM (trtllm-serve): max_batch_size 2,048, max_num_tokens 8,192.
+//   ATOM (atom/config.py): max_num_batched_tokens 16,384.
+// DeepInfer keeps the spec's own defaults (256, 8,192): it publishes none.
+SchedulerSpec scheduler_defaults_for(const std::string& runtime, const HardwareSpec& hw) {
   SchedulerSpec s;
-  if (runtime == "sglang") s.policy = SchedulerPolicy::sglang;
-  if (runtime == "trtllm") s.policy = SchedulerPolicy::trtllm;
+  const double gib = hw.hbm_bytes() / 1073741824.0;
+  if (runtime == "vllm") {
+    const bool large = gib >= 70.0 && hw.name.find("a100") == std::string::npos;
+    s.max_num_seqs = large ? 1024 : 256;
+    s.max_num_batched_tokens = !large ? 2048 : gib >= 160.0 ? 16384 : 8192;
+  }
+  if (runtime == "sglang") {
+    s.policy = SchedulerPolicy::sglang;
+    s.max_num_seqs = 2048;
+    s.max_num_batched_tokens = 16384;
+    s.chunk_tokens = gib < 35.0 ? 2048 : gib < 60.0 ? 4096 : gib < 160.0 ? 8192 : 16384;
+  }
+  if (runtime == "trtllm") {
+    s.policy = SchedulerPolicy::trtllm;
+    s.max_num_seqs = 2048;
+  }
   if (runtime == "atom") {
     s.policy = SchedulerPolicy::atom;
     s.chunked_prefill = false;
+    s.max_num_batched_tokens = 16384;
   }
   return s;
 }
@@ -198,7 +225,7 @@ PoolSpec parse_pool(JsonReader r, const DeploymentSpec& d) {
   const nlohmann::json no_replica = nlohmann::json::object();
   p.replica =
       parse_replica(r.has("replica") ? r.object("replica") : JsonReader(no_replica, r.file(), r.path("replica")), pool);
-  p.scheduler = scheduler_defaults_for(d.runtime);
+  p.scheduler = scheduler_defaults_for(d.runtime, d.hardware);
   if (auto s = r.optional_object("scheduler")) p.scheduler = parse_scheduler(std::move(*s), p.scheduler);
   check_attention_dp_rules(r, p.scheduler, p.replica);
   r.finish();
@@ -243,7 +270,7 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   bool known_runtime = false;
   for (const char* name : kRuntimes) known_runtime = known_runtime || d.runtime == name;
   r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm, deepinfer, atom");
-  d.scheduler = scheduler_defaults_for(d.runtime);
+  d.scheduler = scheduler_defaults_for(d.runtime, d.hardware);
   if (auto s = r.optional_object("scheduler")) d.scheduler = parse_scheduler(std::move(*s), d.scheduler);
   check_attention_dp_rules(r, d.scheduler, d.replica);
   d.router = r.optional_enum("router", RouterPolicy::round_robin, detail::kRouterNames);

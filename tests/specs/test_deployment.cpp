@@ -16,7 +16,7 @@ TEST_CASE("deployment defaults", "[specs][deployment]") {
   CHECK(d.replica.pp == 1);
   CHECK(d.replica.ep == 1);
   CHECK(d.num_replicas() == 24);
-  CHECK(d.scheduler.max_num_seqs == 256);
+  CHECK(d.scheduler.max_num_seqs == 1024);            // vLLM's API server on a GPU of >= 70 GiB
   CHECK(d.scheduler.max_num_batched_tokens == 8192);
   CHECK(d.scheduler.chunked_prefill);
   CHECK(d.scheduler.gpu_memory_utilization < 0.0);  // the policy's: vLLM's 0.9, SGLang's own rule
@@ -24,6 +24,51 @@ TEST_CASE("deployment defaults", "[specs][deployment]") {
   CHECK(d.scheduler.step_overhead_s == -1.0);
   CHECK(d.router == RouterPolicy::round_robin);
   CHECK(d.runtime == "vllm");
+}
+
+// The batch caps and token budgets a scheduler leaves out are what the runtime's engine picks on that GPU (the
+// sources are in parse_deployment.cpp, scheduler_defaults_for).
+TEST_CASE("a scheduler left out takes its engine's defaults for the GPU", "[specs][deployment]") {
+  auto scheduler = [](const std::string& runtime, double hbm_gb, const std::string& name = "hw-test",
+                      const json& given = json::object()) {
+    json hw = hardware_json();
+    hw["hbm_gb"] = hbm_gb;
+    hw["name"] = name;
+    json j = {{"hardware", hw}, {"nodes", 1}, {"runtime", runtime}};
+    if (!given.empty()) j["scheduler"] = given;
+    return parse_deployment(j, "d.json").scheduler;
+  };
+  const auto h100 = scheduler("vllm", 80);  // 74.5 GiB
+  CHECK(h100.max_num_seqs == 1024);
+  CHECK(h100.max_num_batched_tokens == 8192);
+  const auto a100 = scheduler("vllm", 80, "a100");  // vLLM keeps the small defaults on an A100 (vllm #17885)
+  CHECK(a100.max_num_seqs == 256);
+  CHECK(a100.max_num_batched_tokens == 2048);
+  CHECK(scheduler("vllm", 48).max_num_batched_tokens == 2048);
+  const auto b200 = scheduler("vllm", 180);  // 167.6 GiB: v0.28's larger budget
+  CHECK(b200.max_num_seqs == 1024);
+  CHECK(b200.max_num_batched_tokens == 16384);
+  const auto sglang = scheduler("sglang", 141);  // 131 GiB
+  CHECK(sglang.policy == SchedulerPolicy::sglang);
+  CHECK(sglang.max_num_seqs == 2048);
+  CHECK(sglang.max_num_batched_tokens == 16384);
+  CHECK(sglang.chunk_tokens == 8192);
+  CHECK(scheduler("sglang", 180).chunk_tokens == 16384);
+  CHECK(scheduler("sglang", 48).chunk_tokens == 4096);
+  // SGLang's chunk goes with SGLang's chunking: none without chunked prefill or under another policy.
+  CHECK(scheduler("sglang", 141, "hw-test", {{"chunked_prefill", false}}).chunk_tokens == 0);
+  CHECK(scheduler("sglang", 141, "hw-test", {{"policy", "vllm"}}).chunk_tokens == 0);
+  CHECK(scheduler("sglang", 141, "hw-test", {{"chunk_tokens", 4096}}).chunk_tokens == 4096);
+  const auto trt = scheduler("trtllm", 141);
+  CHECK(trt.max_num_seqs == 2048);
+  CHECK(trt.max_num_batched_tokens == 8192);
+  const auto atom = scheduler("atom", 192);
+  CHECK(atom.max_num_batched_tokens == 16384);
+  CHECK_FALSE(atom.chunked_prefill);
+  const auto deepinfer = scheduler("deepinfer", 180);
+  CHECK(deepinfer.max_num_seqs == 256);
+  CHECK(deepinfer.max_num_batched_tokens == 8192);
+  CHECK(scheduler("vllm", 80, "hw-test", {{"max_num_seqs", 64}}).max_num_seqs == 64);  // given, kept
 }
 
 TEST_CASE("deployment with every field round-trips", "[specs][deployment][roundtrip]") {

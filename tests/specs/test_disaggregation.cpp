@@ -29,7 +29,9 @@ TEST_CASE("disaggregation: pools with their own layouts and schedulers", "[specs
   CHECK(d.disaggregation->prefill.replica.tp == 8);
   CHECK(d.disaggregation->prefill.scheduler.max_num_batched_tokens == 32768);
   CHECK(d.disaggregation->decode.replica.dp == 2);
-  CHECK(d.disaggregation->decode.scheduler == SchedulerSpec{});  // defaults
+  SchedulerSpec vllm_on_80gb;  // vLLM's defaults on the test GPU (74.5 GiB): 1,024 sequences, 8,192 tokens
+  vllm_on_80gb.max_num_seqs = 1024;
+  CHECK(d.disaggregation->decode.scheduler == vllm_on_80gb);
   const DeploymentSpec prefill = pool_deployment(d, Pool::prefill);
   const DeploymentSpec decode = pool_deployment(d, Pool::decode);
   CHECK(prefill.total_gpus() == 8);

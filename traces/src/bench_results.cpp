@@ -222,9 +222,10 @@ class RecordReader {
     run.agg.batch_size = layout[4];
     if (run.agg.batch_size == 0) {
       // The engines' defaults on >= 70 GiB GPUs: vLLM v1's API server max_num_seqs 1024
-      // (vllm/engine/arg_utils.py); trtllm-serve --max_batch_size 2048; SGLang sizes max_running_requests
-      // from the KV pool, so the cache, not a count, binds: 4096 stands for "no cap below the cache".
-      run.agg.batch_size = runtime == "trtllm" ? 2048 : runtime == "sglang" ? 4096 : 1024;
+      // (vllm/engine/arg_utils.py); trtllm-serve --max_batch_size 2048; SGLang's max_running_requests per worker
+      // min(KV tokens / context length x 512 within [2048, 4096], KV tokens / 2) (ModelRunner), 2048 unless the
+      // cache holds four full contexts; as the deployment spec's defaults (specs/src/parse_deployment.cpp).
+      run.agg.batch_size = runtime == "trtllm" || runtime == "sglang" ? 2048 : 1024;
       note("max_num_seqs not given: " + std::to_string(run.agg.batch_size) + " (" + runtime + "'s default)");
     }
     run.id = text(r, "id");
