@@ -10,6 +10,8 @@
 //     random_range_ratio, duration, completed, total_input_tokens, total_output_tokens, ..., mean_e2e_latency_ms,
 //     mean/median/std/p99 _ttft_ms and _tpot_ms, concurrency, accept_length, and with --output-details the
 //     per-request input_lens and output_lens.
+#include "fleetcast/traces/bench_results.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -21,7 +23,6 @@
 
 #include "engine_names.hpp"
 #include "fleetcast/specs/error.hpp"
-#include "fleetcast/traces/bench_results.hpp"
 
 namespace fleetcast::traces {
 namespace {
@@ -114,7 +115,6 @@ void read_lengths(const json& r, MeasuredServingRun& run) {
   }
 }
 
-
 class RecordReader {
  public:
   RecordReader(const std::string& file, const BenchDeployment& given) : file_(file), given_(given) {}
@@ -124,17 +124,19 @@ class RecordReader {
     const bool vllm = r.contains("model_id") || r.contains("endpoint_type") || r.contains("mean_e2el_ms");
     const bool sglang = r.contains("mean_e2e_latency_ms") || r.contains("total_output_tokens_retokenized");
     if (!vllm && !sglang) {
-      return BadField{"", "", "neither a vllm bench serve result (model_id, endpoint_type, mean_e2el_ms) nor an "
-                              "sglang bench_serving one (mean_e2e_latency_ms, total_output_tokens_retokenized)"};
+      return BadField{"", "",
+                      "neither a vllm bench serve result (model_id, endpoint_type, mean_e2el_ms) nor an "
+                      "sglang bench_serving one (mean_e2e_latency_ms, total_output_tokens_retokenized)"};
     }
     MeasuredServingRun run;
     run.line = line;
     auto note = [&](const std::string& n) { run.notes += (run.notes.empty() ? "" : "; ") + n; };
 
     double completed = 0, input_total = 0, output_total = 0;
-    for (const auto& [key, target] : {std::pair{"completed", &completed}, std::pair{"total_input_tokens", &input_total},
-                                      std::pair{"total_output_tokens", &output_total},
-                                      std::pair{"mean_ttft_ms", &run.ttft_ms}, std::pair{"mean_tpot_ms", &run.tpot_ms}}) {
+    for (const auto& [key, target] :
+         {std::pair{"completed", &completed}, std::pair{"total_input_tokens", &input_total},
+          std::pair{"total_output_tokens", &output_total}, std::pair{"mean_ttft_ms", &run.ttft_ms},
+          std::pair{"mean_tpot_ms", &run.tpot_ms}}) {
       auto v = number(r, key);
       if (auto* bad = std::get_if<BadField>(&v)) return *bad;
       const auto& value = std::get<std::optional<double>>(v);
@@ -144,7 +146,9 @@ class RecordReader {
     }
     run.isl = static_cast<int>(std::lround(input_total / completed));
     run.osl = static_cast<int>(std::lround(output_total / completed));
-    if (run.osl < 2) return BadField{"total_output_tokens", shown(r.at("total_output_tokens")), "TPOT needs >= 2 output tokens per request"};
+    if (run.osl < 2)
+      return BadField{"total_output_tokens", shown(r.at("total_output_tokens")),
+                      "TPOT needs >= 2 output tokens per request"};
     read_lengths(r, run);
 
     // Traffic: an unbounded rate sends every request at once and max_concurrency holds them back, which is
@@ -162,7 +166,8 @@ class RecordReader {
     const auto& prompts_v = std::get<std::optional<double>>(prompts);
     run.num_requests = static_cast<long>(prompts_v ? *prompts_v : completed);
     if (conc_v) {
-      if (*conc_v < 1 || *conc_v != std::floor(*conc_v)) return BadField{"max_concurrency", shown(r.at("max_concurrency")), "a whole number >= 1 or null"};
+      if (*conc_v < 1 || *conc_v != std::floor(*conc_v))
+        return BadField{"max_concurrency", shown(r.at("max_concurrency")), "a whole number >= 1 or null"};
       run.concurrency = static_cast<int>(*conc_v);
     }
     if (rate_v && std::isfinite(*rate_v)) {
