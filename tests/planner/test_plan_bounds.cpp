@@ -179,3 +179,23 @@ TEST_CASE("a plan's runtime picks its engine's scheduler as well as its profile"
   CHECK_FALSE(atom.chunked_prefill);  // ATOM prefills each prompt whole
   CHECK(policy_of("deepinfer").policy == specs::SchedulerPolicy::vllm);
 }
+
+// A plan that gives no batch caps or token budgets searches each GPU at its runtime's engine's own, as a deployment
+// leaving them out runs (tests/specs/test_deployment.cpp has the table).
+TEST_CASE("a plan without batch caps searches the engine's defaults on each GPU", "[planner][plan]") {
+  nlohmann::json j = plan_json("llama-3.1-8b", 1.0, 0, 1000);
+  j["hardware"] = {"h100", "b200", "a100"};
+  j["search"] = {{"gpu_counts", {1}}, {"tp", {1}}};
+  const auto values = [&](const char* runtime) {
+    j["runtime"] = runtime;
+    std::vector<std::pair<int, int>> out;
+    for (const auto& c : planner::enumerate_plan_space(specs::parse_plan(j, "plan.json")).candidates)
+      out.emplace_back(c.max_num_seqs, c.max_num_batched_tokens);
+    return out;
+  };
+  // vLLM's API server: 1,024 / 8,192 on an H100, 16,384 tokens on a B200 (178 GiB), 256 / 2,048 on an A100.
+  CHECK(values("vllm") == std::vector<std::pair<int, int>>{{1024, 8192}, {1024, 16384}, {256, 2048}});
+  CHECK(values("trtllm") == std::vector<std::pair<int, int>>{{2048, 8192}, {2048, 8192}, {2048, 8192}});
+  j["search"]["max_num_seqs"] = {64};  // given: the same on every GPU
+  CHECK(values("vllm") == std::vector<std::pair<int, int>>{{64, 8192}, {64, 16384}, {64, 2048}});
+}

@@ -16,7 +16,7 @@ TEST_CASE("deployment defaults", "[specs][deployment]") {
   CHECK(d.replica.pp == 1);
   CHECK(d.replica.ep == 1);
   CHECK(d.num_replicas() == 24);
-  CHECK(d.scheduler.max_num_seqs == 1024);            // vLLM's API server on a GPU of >= 70 GiB
+  CHECK(d.scheduler.max_num_seqs == 1024);  // vLLM's API server on a GPU of >= 70 GiB
   CHECK(d.scheduler.max_num_batched_tokens == 8192);
   CHECK(d.scheduler.chunked_prefill);
   CHECK(d.scheduler.gpu_memory_utilization < 0.0);  // the policy's: vLLM's 0.9, SGLang's own rule

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/presets.hpp"
 
 namespace fleetcast::planner {
@@ -18,6 +19,17 @@ bool valid_layout(const specs::ReplicaLayout& l, int gpus, const specs::Hardware
   return moe || l.ep == 1;
 }
 
+// The batch caps and token budgets to search on one GPU: the plan's, or where it gives none the one its runtime's
+// engine picks there, read from the deployment parser so that a candidate and a hand-written deployment agree.
+std::pair<std::vector<int>, std::vector<int>> scheduler_values(const specs::PlanSpec& plan, const std::string& hw) {
+  const specs::SchedulerSpec engine =
+      specs::parse_deployment({{"hardware", hw}, {"nodes", 1}, {"runtime", plan.runtime}}, "plan").scheduler;
+  const auto& s = plan.search;
+  return {
+      s.max_num_seqs.empty() ? std::vector<int>{engine.max_num_seqs} : s.max_num_seqs,
+      s.max_num_batched_tokens.empty() ? std::vector<int>{engine.max_num_batched_tokens} : s.max_num_batched_tokens};
+}
+
 }  // namespace
 
 PlanSpace enumerate_plan_space(const specs::PlanSpec& plan) {
@@ -26,6 +38,7 @@ PlanSpace enumerate_plan_space(const specs::PlanSpec& plan) {
   const bool moe = plan.model_spec.moe.has_value();
   for (const std::string& hw_name : plan.hardware) {
     const specs::HardwareSpec hw = specs::hardware_preset(hw_name);
+    const auto [seqs_values, tokens_values] = scheduler_values(plan, hw_name);
     for (int gpus : s.gpu_counts) {
       // A fleet bigger than a server fills whole servers.
       if (gpus > hw.gpus_per_node && gpus % hw.gpus_per_node != 0) {
@@ -50,8 +63,8 @@ PlanSpace enumerate_plan_space(const specs::PlanSpec& plan) {
                   ++space.invalid_combinations;
                   continue;
                 }
-                for (int seqs : s.max_num_seqs) {
-                  for (int tokens : s.max_num_batched_tokens) {
+                for (int seqs : seqs_values) {
+                  for (int tokens : tokens_values) {
                     for (bool mtp : s.mtp) {
                       if (mtp && plan.model_spec.mtp_layers == 0) continue;  // nothing to draft with: not a choice
                       // The scheduler must fit one decode with its drafts in a step.

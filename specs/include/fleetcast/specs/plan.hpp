@@ -22,8 +22,9 @@ struct PlanSearchSpace {
   std::vector<int> dp{1};  // attention data parallel ranks per replica
   std::vector<bool> disaggregated{false};
   std::vector<std::pair<int, int>> prefill_decode_ratios{{1, 1}};  // prefill : decode replicas
-  std::vector<int> max_num_seqs{256};
-  std::vector<int> max_num_batched_tokens{8192};
+  // Empty: the runtime's engine's own for each GPU (docs/SPECS.md, scheduler), as a deployment leaving them out gets.
+  std::vector<int> max_num_seqs;
+  std::vector<int> max_num_batched_tokens;
   std::vector<bool> mtp{false};  // true is searched only for a model with MTP layers
   int mtp_draft_tokens = 1;
   double mtp_acceptance = 0.7;  // conditional acceptance rate of every draft position
