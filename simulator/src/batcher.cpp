@@ -14,9 +14,9 @@ Batcher::Batcher(const specs::SchedulerSpec& spec, KvBudget kv, std::optional<Dr
       draft_tokens_(drafts_ ? drafts_->num_draft_tokens() : 0),
       block_tokens_(std::max(1, spec.kv_block_tokens)),
       prefix_tokens_(prefix_block_tokens) {
-  // Prefix caching follows vLLM v1's allocator; the sglang and trtllm policies do not use it yet (SGLang's
-  // radix cache and TensorRT-LLM's block reuse are not modelled).
-  if (!spec.prefix_caching || spec.policy != specs::SchedulerPolicy::vllm) return;
+  // Prefix caching follows vLLM v1's allocator; SGLang's radix cache and TensorRT-LLM's block reuse (both on by
+  // default) share its bookkeeping, matched in the workload's prefix blocks. ATOM's is not modelled.
+  if (!spec.prefix_caching || spec.policy == specs::SchedulerPolicy::atom) return;
   if (prefix_tokens_ < 1 || prefix_tokens_ % block_tokens_ != 0)
     throw std::invalid_argument("prefix_block_tokens " + std::to_string(prefix_tokens_) +
                                 " is not a multiple of kv_block_tokens " + std::to_string(block_tokens_));

@@ -261,7 +261,7 @@ nlohmann::json build_report(const ReportInputs& in) {
   });
   if (d.speculative) metrics["speculative"] = speculative_json(*d.speculative, w);
   metrics["prefix_cache"] = detail::prefix_cache_json(m);
-  metrics["prefix_cache"]["enabled"] = d.scheduler.prefix_caching;
+  metrics["prefix_cache"]["enabled"] = d.scheduler.prefix_caching && d.scheduler.policy != specs::SchedulerPolicy::atom;
   metrics["prefix_cache"]["evicted_blocks"] = in.prefix_evicted_blocks;
   if (in.pools) {
     metrics["pools"] = detail::pools_metrics_json(in, window_s);

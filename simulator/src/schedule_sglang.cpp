@@ -87,7 +87,8 @@ bool Batcher::sglang_prefillable() {
   if (running_.empty()) return true;  // an idle engine starts the head request, which fits the cache alone
   const Request* r = waiting_.front();
   const double rem_total = sglang_rem_total();
-  return rem_total > 0.0 && kv_.bytes_for_tokens(r->prompt_target - r->kv_tokens + clipped_new_tokens(r)) < rem_total;
+  const int input = r->prompt_target - prefix_hit_blocks(r) * prefix_tokens_;  // its extend_input_len
+  return rem_total > 0.0 && kv_.bytes_for_tokens(input + clipped_new_tokens(r)) < rem_total;
 }
 
 bool Batcher::sglang_prefill(double now) {
@@ -123,17 +124,25 @@ bool Batcher::sglang_prefill(double now) {
   while (!sglang_admissions_delayed_ && sglang_chunked_ == nullptr && !waiting_.empty() && !full() && rem_input > 0 &&
          rem_chunk > 0 && rem_total > 0.0) {
     Request* r = waiting_.front();
-    const int input = r->prompt_target - r->kv_tokens;
+    // The radix cache's match: the prompt's cached leading blocks are not computed again (extend_input_len).
+    const int hit = prefix_hit_blocks(r);
+    const int start = hit * prefix_tokens_;
+    const int input = r->prompt_target - start;
     // NO_TOKEN; an idle engine still starts the head request, which fits the cache alone (add()).
     const bool idle = running_.empty() && items_.empty();
     if (!idle && kv_.bytes_for_tokens(input + clipped_new_tokens(r)) >= rem_total) break;
     if (input > rem_input && !items_.empty()) break;
     const bool cut = input > rem_chunk;
     const int tokens = cut ? rem_chunk : input;
-    if (!reserve(r, r->kv_tokens + tokens)) break;
+    const double used_before = kv_used_bytes_;
+    if (!admit(r, hit, start + tokens)) break;
     start_running(r, now);
     items_.push_back({r, tokens, false});
     rem_total -= kv_.bytes_for_tokens(tokens + (cut ? 0 : clipped_new_tokens(r)));
+    // Matched nodes no running request held leave the evictable pool (inc_lock_ref): what admit pinned beyond
+    // the request's own new blocks.
+    if (hit > 0)
+      rem_total -= (kv_used_bytes_ - used_before) - (kv_bytes(r->kv_blocks * block_tokens_) - prefix_bytes(hit));
     rem_input -= tokens;
     rem_chunk -= tokens;
     if (cut) sglang_chunked_ = r;

@@ -30,9 +30,10 @@ void Batcher::schedule_trtllm(double now) {
   const long long preemptions_before = preemptions_;
   const int verify = 1 + draft_tokens_;
   int budget = spec_.max_num_batched_tokens;
-  // The prompt tokens r computes in this step: 0 when none fit.
-  const auto context_chunk = [&](const Request* r) {
-    const int remaining = r->prompt_target - r->kv_tokens;
+  // The prompt tokens r computes in this step from `start` (its KV so far, or a new request's reused blocks): 0 when
+  // none fit.
+  const auto context_chunk = [&](const Request* r, int start) {
+    const int remaining = r->prompt_target - start;
     if (!spec_.chunked_prefill) return remaining <= budget ? remaining : 0;
     const int limit = std::min(budget, spec_.chunk_limit());
     return remaining <= limit ? remaining : limit / block_tokens_ * block_tokens_;
@@ -59,7 +60,7 @@ void Batcher::schedule_trtllm(double now) {
   // 2. Started contexts, oldest first; a chunk that finds no free blocks waits for the next step.
   for (Request* r : running_) {
     if (r->prefill_done() || budget <= 0) continue;
-    const int tokens = context_chunk(r);
+    const int tokens = context_chunk(r, r->kv_tokens);
     if (tokens <= 0 || !reserve(r, r->kv_tokens + tokens)) continue;
     items_.push_back({r, tokens, false});
     budget -= tokens;
@@ -75,8 +76,11 @@ void Batcher::schedule_trtllm(double now) {
     Request* r = waiting_.front();
     const double completion = no_evict ? kv_bytes(r->input_tokens + r->output_tokens + draft_tokens_) : 0.0;
     if (committed + completion > kv_.capacity_bytes) break;
-    const int tokens = context_chunk(r);
-    if (tokens <= 0 || !reserve(r, r->kv_tokens + tokens)) break;
+    // Block reuse: the prompt's cached leading blocks are not computed again.
+    const int hit = prefix_hit_blocks(r);
+    const int start = hit * prefix_tokens_;
+    const int tokens = context_chunk(r, start);
+    if (tokens <= 0 || !admit(r, hit, start + tokens)) break;
     start_running(r, now);
     items_.push_back({r, tokens, false});
     budget -= tokens;

@@ -170,3 +170,26 @@ TEST_CASE("blocks running requests reference are pinned: counted once however ma
   CHECK(b.prefix_cache()->unreferenced_bytes() == 0.0);
   CHECK(b.prefix_cache()->references(1) == 2);
 }
+
+// SGLang's radix cache and TensorRT-LLM's block reuse, on by default in both, share the bookkeeping: a prompt whose
+// leading blocks are cached computes only the rest, from them on.
+TEST_CASE("SGLang and TensorRT-LLM prefill only what follows the cached blocks too", "[batcher]") {
+  for (const auto policy : {specs::SchedulerPolicy::sglang, specs::SchedulerPolicy::trtllm}) {
+    CAPTURE(static_cast<int>(policy));
+    specs::SchedulerSpec s = sched(1000);
+    s.policy = policy;
+    Batcher b(s, bytes_per_token(1000), std::nullopt, kPrefix);
+    REQUIRE(b.prefix_cache());
+    Request a = req(10, 2, {1, 2});
+    CHECK(run_alone(b, a).tokens == 10);
+    Request c = req(11, 2, {1, 2});
+    const auto pc = run_alone(b, c);
+    CHECK(pc.context_before == 8);
+    CHECK(pc.tokens == 3);
+    CHECK(c.prefix_hit_tokens == 8);
+    CHECK(b.kv_used_bytes() == 0.0);  // all freed; the blocks stay cached as free memory
+    s.prefix_caching = false;         // --disable-radix-cache, enable_block_reuse false
+    Batcher off(s, bytes_per_token(1000), std::nullopt, kPrefix);
+    CHECK_FALSE(off.prefix_cache());
+  }
+}
