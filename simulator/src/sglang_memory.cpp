@@ -67,16 +67,21 @@ double sglang_default_mem_fraction(const SglangServerMemory& server, SglangMemor
   return std::round((server.gpu_memory_mib - reserve) / server.gpu_memory_mib * 1000.0) / 1000.0;
 }
 
-SglangServerMemory sglang_server_memory(const specs::DeploymentSpec& d) {
+SglangServerMemory sglang_server_memory(const specs::HardwareSpec& hw, const specs::ReplicaLayout& layout,
+                                        int chunked_prefill_tokens, bool draft_model) {
   SglangServerMemory s;
-  s.gpu_memory_mib = d.hardware.hbm_bytes() / (1024.0 * 1024.0);
-  s.tp = d.replica.tp * d.replica.dp;  // SGLang's tp_size spans its attention-DP ranks
-  s.pp = d.replica.pp;
-  s.dp_attention = d.replica.dp;
-  s.chunked_prefill_tokens =
-      d.scheduler.chunked_prefill ? d.scheduler.chunk_limit() : d.scheduler.max_num_batched_tokens;
-  s.draft_model = d.speculative.has_value();
+  s.gpu_memory_mib = hw.hbm_bytes() / (1024.0 * 1024.0);
+  s.tp = layout.tp * layout.dp;  // SGLang's tp_size spans its attention-DP ranks
+  s.pp = layout.pp;
+  s.dp_attention = layout.dp;
+  s.chunked_prefill_tokens = chunked_prefill_tokens;
+  s.draft_model = draft_model;
   return s;
+}
+
+SglangServerMemory sglang_server_memory(const specs::DeploymentSpec& d) {
+  const int chunk = d.scheduler.chunked_prefill ? d.scheduler.chunk_limit() : d.scheduler.max_num_batched_tokens;
+  return sglang_server_memory(d.hardware, d.replica, chunk, d.speculative.has_value());
 }
 
 double memory_fraction(const specs::DeploymentSpec& d) {

@@ -3,9 +3,11 @@
 #include "fleetcast/validation/serving_mapping.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 
 #include "fleetcast/simulator/sglang_memory.hpp"
 #include "fleetcast/specs/load.hpp"
@@ -91,37 +93,34 @@ std::string inputs_of(const std::string& quant_mode) {
 //   ATOM (atom/config.py): max_num_batched_tokens 16384, each prompt whole (no chunking).
 // A row whose provenance says how its launcher started the engine (MeasuredServingRun::server_*, set by the
 // reader) takes those settings instead.
-// Whether a version string "X.Y[.Z...]" (or "vX.Y...") is at least major.minor; false for one that does not start
-// with digits.
-bool version_at_least(const std::string& version, int major, int minor) {
-  int got_major = 0, got_minor = 0;
+// A version string's release numbers, "X.Y[.Z...]" or "vX.Y...", the patch 0 where it has none; none for one that
+// does not start with X.Y (a blank or nightly version).
+std::optional<std::array<int, 3>> release_numbers(const std::string& version) {
+  std::array<int, 3> v{0, 0, 0};
   const char* digits = version.c_str() + (version.starts_with("v") ? 1 : 0);
-  if (std::sscanf(digits, "%d.%d", &got_major, &got_minor) != 2) return false;
-  return got_major != major ? got_major > major : got_minor >= minor;
+  if (std::sscanf(digits, "%d.%d.%d", &v[0], &v[1], &v[2]) < 2) return std::nullopt;
+  return v;
 }
 
-// Whether a version string "X.Y.Z[...]" (or "vX.Y.Z...") is below major.minor.patch; false for one that does not
-// start with three numbers (a nightly build counts as current).
+// Whether a version is at least major.minor; false for one without release numbers.
+bool version_at_least(const std::string& version, int major, int minor) {
+  const auto v = release_numbers(version);
+  return v && std::array<int, 2>{(*v)[0], (*v)[1]} >= std::array<int, 2>{major, minor};
+}
+
+// Whether a version is below major.minor.patch; false for one without release numbers (a nightly counts as current).
 bool version_below(const std::string& version, int major, int minor, int patch) {
-  int got[3] = {0, 0, 0};
-  const char* digits = version.c_str() + (version.starts_with("v") ? 1 : 0);
-  if (std::sscanf(digits, "%d.%d.%d", &got[0], &got[1], &got[2]) != 3) return false;
-  const int want[3] = {major, minor, patch};
-  for (int i = 0; i < 3; ++i)
-    if (got[i] != want[i]) return got[i] < want[i];
-  return false;
+  const auto v = release_numbers(version);
+  return v && *v < std::array<int, 3>{major, minor, patch};
 }
 
 // SGLang's --mem-fraction-static where the launcher gave none: the rule of the row's release (a blank or nightly
 // version, the current one), for the GPU's device memory, the layout, the chunk and the CUDA graphs it ran.
 double sglang_row_mem_fraction(const traces::MeasuredServingRun& run, const specs::HardwareSpec& hw,
                                const nlohmann::json& replica, int chunk_tokens) {
-  simulator::SglangServerMemory server;
-  server.gpu_memory_mib = hw.hbm_bytes() / (1024.0 * 1024.0);
-  server.dp_attention = replica.value("dp", 1);
-  server.tp = replica.value("tp", 1) * server.dp_attention;  // SGLang's tp_size spans its attention-DP ranks
-  server.pp = replica.value("pp", 1);
-  server.chunked_prefill_tokens = chunk_tokens;
+  const specs::ReplicaLayout layout{replica.value("tp", 1), replica.value("pp", 1), replica.value("ep", 1),
+                                    replica.value("dp", 1)};
+  simulator::SglangServerMemory server = simulator::sglang_server_memory(hw, layout, chunk_tokens, false);
   server.cuda_graph_max_bs = run.server_cuda_graph_max_bs;
   return simulator::sglang_default_mem_fraction(server, version_below(run.backend_version, 0, 5, 3)
                                                             ? simulator::SglangMemoryRule::by_gpu_bucket

@@ -24,8 +24,11 @@ struct SglangServerMemory {
 // The fraction SGLang sets, rounded to three decimals as it rounds it.
 double sglang_default_mem_fraction(const SglangServerMemory& server, SglangMemoryRule rule);
 
-// The server a deployment describes, as SGLang would size it (chunk and CUDA graphs at their defaults where the
-// scheduler leaves them so).
+// The server SGLang runs on this GPU and layout with this chunk (--max-prefill-tokens without chunking), its CUDA
+// graphs at their default: tp_size spans the attention-DP ranks.
+SglangServerMemory sglang_server_memory(const specs::HardwareSpec& hw, const specs::ReplicaLayout& layout,
+                                        int chunked_prefill_tokens, bool draft_model);
+// The server a deployment describes.
 SglangServerMemory sglang_server_memory(const specs::DeploymentSpec& deployment);
 
 // The share of the device memory a deployment's engine gives weights and KV cache: the scheduler's
