@@ -3,20 +3,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fleetcast/specs/sglang_defaults.hpp"
+
 namespace fleetcast::simulator {
 namespace {
 
 constexpr double kGiBInMiB = 1024.0;
 
-// SGLang's defaults by GPU memory (server_args._handle_gpu_memory_settings, 0.5.3 on): T4 and 4080 below 20 GiB,
-// A10 / 4090 below 35, A100-40G / L40 below 60, H100 / A100-80G below 90, H20 / H200 below 160, B200 / MI300 above.
-int default_chunked_prefill_tokens(double gpu_mib) {
-  if (gpu_mib < 35 * kGiBInMiB) return 2048;
-  if (gpu_mib < 60 * kGiBInMiB) return 4096;
-  if (gpu_mib < 160 * kGiBInMiB) return 8192;
-  return 16384;
-}
-
+// SGLang's CUDA-graph batch default by GPU memory (server_args._handle_gpu_memory_settings, 0.5.3 on), beside the
+// chunk default (specs/sglang_defaults.hpp).
 int default_cuda_graph_max_bs(double gpu_mib, int tp) {
   if (gpu_mib < 20 * kGiBInMiB) return 8;
   if (gpu_mib < 35 * kGiBInMiB) return tp < 4 ? 16 : 80;
@@ -46,8 +41,8 @@ double reserve_by_gpu_bucket_mib(const SglangServerMemory& s) {
 // CUDA-graph batch slot (3 more per slot and DP rank with attention DP, 1.5 more above 300 slots), 1 GiB per 8 GPUs
 // of tp x pp; at least 10 GiB on GPUs above 60 GiB; 2 GiB more for a draft model.
 double reserve_by_parts_mib(const SglangServerMemory& s) {
-  const int chunk =
-      s.chunked_prefill_tokens > 0 ? s.chunked_prefill_tokens : default_chunked_prefill_tokens(s.gpu_memory_mib);
+  const int chunk = s.chunked_prefill_tokens > 0 ? s.chunked_prefill_tokens
+                                                 : specs::sglang_chunked_prefill_tokens(s.gpu_memory_mib / kGiBInMiB);
   const int graphs = s.cuda_graph_max_bs > 0 ? s.cuda_graph_max_bs : default_cuda_graph_max_bs(s.gpu_memory_mib, s.tp);
   double reserve = 512.0 + std::max(chunk, 2048) * 1.5 + graphs * 2.0 + s.tp * s.pp / 8.0 * kGiBInMiB;
   if (s.dp_attention > 1) {

@@ -2,6 +2,7 @@
 // speculative decoding.
 
 #include "fleetcast/specs/load.hpp"
+#include "fleetcast/specs/sglang_defaults.hpp"
 #include "json_reader.hpp"
 #include "spec_ref.hpp"
 
@@ -155,7 +156,7 @@ SchedulerSpec scheduler_defaults_for(const std::string& runtime, const HardwareS
     s.policy = SchedulerPolicy::sglang;
     s.max_num_seqs = 2048;
     s.max_num_batched_tokens = 16384;
-    s.chunk_tokens = gib < 35.0 ? 2048 : gib < 60.0 ? 4096 : gib < 160.0 ? 8192 : 16384;
+    s.chunk_tokens = sglang_chunked_prefill_tokens(gib);
   }
   if (runtime == "trtllm") {
     s.policy = SchedulerPolicy::trtllm;
