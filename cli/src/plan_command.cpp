@@ -62,7 +62,9 @@ int run_plan(const Args& args) {
   const nlohmann::json out = planner::plan_json(plan, result);
   if (!out_file.empty()) write_file_atomically(out_file, out.dump(2) + "\n");
   if (!quiet) std::fputs(planner::plan_text(out, rows).c_str(), stdout);
-  // The speed figure goes to stderr: the outputs above stay the same bytes from run to run.
+  // The speed figure goes to stderr: the outputs above stay the same bytes from run to run. Flushed first, so that
+  // where both streams share a pipe (`2>&1`) the line does not land inside the table.
+  std::fflush(stdout);
   const double wall = result.simulate_wall_s;
   std::fprintf(stderr, "simulated %d configurations in %.1f s with %d workers: %.0f per minute\n", result.simulated,
                wall, options.jobs, wall > 0.0 ? 60.0 * result.simulated / wall : 0.0);
