@@ -265,6 +265,48 @@ class PlanModelsTest : public QObject {
     QVERIFY2(message.contains("bad-profiles.json: field 'profiles[].kernel_caveats'"), qPrintable(message));
   }
 
+  void each_row_takes_the_profile_of_its_own_engine() {
+    // A plan over engines: the H100 under vLLM has a caveat, under TensorRT-LLM none; rows say which engine ran.
+    QJsonObject j = plan_json();
+    QJsonArray feasible = j["feasible"].toArray();
+    for (int i = 0; i < feasible.size(); ++i) {
+      QJsonObject e = feasible[i].toObject();
+      e["runtime"] = i % 2 == 0 ? "vllm" : "trtllm";
+      feasible[i] = e;
+    }
+    j["feasible"] = feasible;
+    const QJsonObject gemm{{"field", "matmul_efficiency.bf16"}, {"value", 1.0}, {"kernel_level", 0.8}, {"above", true}};
+    QJsonArray profiles;
+    for (const char* hw : {"h100", "h200"}) {
+      for (const char* runtime : {"vllm", "trtllm"}) {
+        const bool noted = QString(hw) == "h100" && QString(runtime) == "vllm";
+        profiles.append(QJsonObject{{"hardware", hw},
+                                    {"runtime", runtime},
+                                    {"kind", "fitted"},
+                                    {"kernel_caveats", noted ? QJsonArray{gemm} : QJsonArray{}}});
+      }
+    }
+    j["profiles"] = profiles;
+    QTemporaryDir dir;
+    QFile f(dir.path() + "/engines.json");
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(j).toJson());
+    f.close();
+    const PlanOutcome plan = load_plan_output(f.fileName());
+    QCOMPARE(plan.profiles.size(), 4);
+    int noted = 0, clear_h100 = 0;
+    for (int i = 0; i < plan.rows.size(); ++i) {
+      const PlanRow& r = plan.rows[i];
+      QCOMPARE(r.runtime, QString(i % 2 == 0 ? "vllm" : "trtllm"));
+      const bool expect = r.hardware == "h100" && r.runtime == "vllm";
+      QCOMPARE(r.profile_caveats.isEmpty(), !expect);
+      noted += expect;
+      clear_h100 += r.hardware == "h100" && r.runtime == "trtllm";
+    }
+    QVERIFY2(noted >= 1 && clear_h100 >= 1, "the toy plan has feasible H100 rows under both engines");
+    // Rows written before plans searched engines name none and take their hardware's profile: the test above.
+  }
+
   void headroom_against_the_error_on_record_reaches_the_table() {
     // The fixture predates the headroom: none read, nothing flagged.
     const PlanOutcome old = load_plan_output(kPlan);

@@ -7,6 +7,7 @@
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/plan.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "fleetcast/specs/vendor.hpp"
 #include "json_reader.hpp"
 #include "spec_ref.hpp"
 
@@ -50,6 +51,28 @@ std::vector<std::pair<int, int>> optional_ratios(JsonReader& r, const std::strin
                        "expected [prefill replicas, decode replicas], whole numbers >= 1, such as [1, 2]");
     }
     out.emplace_back(p[0].get<int>(), p[1].get<int>());
+  }
+  return out;
+}
+
+// `runtime`: one engine's name or a non-empty list of them without repeats; each name's field ("runtime" or
+// "runtime[i]") beside it, for the messages of the checks that follow. Whether a name is an engine at all is the
+// deployment parser's rule (the probe scenario below).
+std::vector<std::pair<std::string, std::string>> runtimes_with_fields(JsonReader& r) {
+  const nlohmann::json* v = r.raw("runtime");
+  if (v == nullptr || v->is_null()) return {{"vllm", "runtime"}};
+  if (v->is_string()) return {{v->get<std::string>(), "runtime"}};
+  r.check(v->is_array() && !v->empty(), "runtime",
+          "expected an engine's name or a non-empty list of them, such as \"vllm\" or [\"vllm\", \"sglang\"]");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const std::string field = r.path("runtime[" + std::to_string(i) + "]");
+    const nlohmann::json& name = (*v)[i];
+    if (!name.is_string()) throw InputError(r.file(), field, detail::value_text(name), "expected an engine's name");
+    for (const auto& earlier : out)
+      if (earlier.first == name.get<std::string>())
+        throw InputError(r.file(), field, detail::value_text(name), "given twice");
+    out.emplace_back(name.get<std::string>(), field);
   }
   return out;
 }
@@ -133,7 +156,7 @@ PlanSpec parse_plan(const nlohmann::json& j, const std::string& file, const std:
       throw InputError(file, field, detail::value_text(h), "given twice");
     p.hardware.push_back(h.get<std::string>());
   }
-  p.runtime = r.optional<std::string>("runtime", p.runtime);
+  const std::vector<std::pair<std::string, std::string>> runtimes = runtimes_with_fields(r);
   p.budget_usd_per_hour = r.optional_at_least("budget_usd_per_hour", 0.0, 0.0);
   p.max_gpus = r.optional_at_least("max_gpus", 0, 0);
   r.check(p.budget_usd_per_hour > 0.0 || p.max_gpus > 0, "budget_usd_per_hour",
@@ -143,23 +166,31 @@ PlanSpec parse_plan(const nlohmann::json& j, const std::string& file, const std:
   if (auto s = r.optional_object("simulation")) p.simulation = parse_simulation(std::move(*s));
   r.finish();
 
-  // A probe scenario on one GPU of the first hardware checks the runtime, and that the longest request fits the
-  // model's context, with the scenario parser's own rules and messages.
-  const nlohmann::json probe = {{"name", "plan probe"},
-                                {"model", p.model},
-                                {"deployment",
-                                 {{"name", "probe"},
-                                  {"hardware", p.hardware.front()},
-                                  {"nodes", 1},
-                                  {"gpus_per_node", 1},
-                                  {"runtime", p.runtime}}},
-                                {"workload", p.workload},
-                                {"num_requests", p.simulation.num_requests}};
-  try {
-    parse_scenario(probe, file, base_dir);
-  } catch (const InputError& e) {
-    const std::string field = e.field() == "deployment.runtime" ? "runtime" : e.field();
-    throw InputError(file, field, e.value(), e.problem());
+  // A probe scenario on one GPU per engine, on the first hardware it runs on, checks the engine's name and that the
+  // longest request fits the model's context, with the scenario parser's own rules and messages.
+  p.runtimes.clear();
+  for (const auto& [runtime, field] : runtimes) {
+    const auto runs_on = std::find_if(p.hardware.begin(), p.hardware.end(), [&](const std::string& name) {
+      return runtime_vendor_mismatch(runtime, hardware_preset(name).arch).empty();
+    });
+    if (runs_on == p.hardware.end()) {
+      throw InputError(file, field, detail::value_text(nlohmann::json(runtime)),
+                       "runs on none of the plan's hardware: " +
+                           runtime_vendor_mismatch(runtime, hardware_preset(p.hardware.front()).arch));
+    }
+    const nlohmann::json probe = {
+        {"name", "plan probe"},
+        {"model", p.model},
+        {"deployment",
+         {{"name", "probe"}, {"hardware", *runs_on}, {"nodes", 1}, {"gpus_per_node", 1}, {"runtime", runtime}}},
+        {"workload", p.workload},
+        {"num_requests", p.simulation.num_requests}};
+    try {
+      parse_scenario(probe, file, base_dir);
+    } catch (const InputError& e) {
+      throw InputError(file, e.field() == "deployment.runtime" ? field : e.field(), e.value(), e.problem());
+    }
+    p.runtimes.push_back(runtime);
   }
   p.resolved = j;
   p.resolved["model"] = p.model;

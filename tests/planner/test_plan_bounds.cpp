@@ -34,6 +34,7 @@ nlohmann::json plan_json(const std::string& model, double rate, double ttft_ms, 
 planner::PlanCandidate candidate(int gpus, int tp) {
   planner::PlanCandidate c;
   c.hardware = "h100";
+  c.runtime = "vllm";
   c.gpus = gpus;
   c.layout = {tp, 1, 1, 1};
   c.max_num_seqs = 64;
@@ -165,19 +166,38 @@ TEST_CASE("the plan space holds only valid deployments, in a fixed order", "[pla
   CHECK(space.candidates.back().gpus == 2);
 }
 
-TEST_CASE("a plan's runtime picks its engine's scheduler as well as its profile", "[planner][plan]") {
+TEST_CASE("a plan searches each engine it lists on each GPU the engine runs on, with its scheduler",
+          "[planner][plan]") {
   nlohmann::json j = plan_json("llama-3.1-8b", 1.0, 0, 1000);
-  const auto policy_of = [&](const char* runtime) {
-    j["runtime"] = runtime;
-    return scenario(specs::parse_plan(j, "plan.json"), candidate(1, 1)).deployment.scheduler;
-  };
-  CHECK(policy_of("vllm").policy == specs::SchedulerPolicy::vllm);
-  CHECK(policy_of("sglang").policy == specs::SchedulerPolicy::sglang);
-  CHECK(policy_of("trtllm").policy == specs::SchedulerPolicy::trtllm);
-  const specs::SchedulerSpec atom = policy_of("atom");
-  CHECK(atom.policy == specs::SchedulerPolicy::atom);
-  CHECK_FALSE(atom.chunked_prefill);  // ATOM prefills each prompt whole
-  CHECK(policy_of("deepinfer").policy == specs::SchedulerPolicy::vllm);
+  j["hardware"] = {"h100", "mi300x"};
+  j["runtime"] = {"vllm", "sglang", "trtllm", "atom", "deepinfer"};
+  j["search"] = {{"gpu_counts", {1}}, {"tp", {1}}};
+  const specs::PlanSpec p = specs::parse_plan(j, "plan.json");
+  std::vector<std::string> order;
+  for (const auto& c : planner::enumerate_plan_space(p).candidates) {
+    order.push_back(c.hardware + " " + c.runtime);
+    const specs::SchedulerSpec s = scenario(p, c).deployment.scheduler;
+    CAPTURE(c.hardware, c.runtime);
+    CHECK(scenario(p, c).deployment.runtime == c.runtime);
+    const auto expected = c.runtime == "sglang"   ? specs::SchedulerPolicy::sglang
+                          : c.runtime == "trtllm" ? specs::SchedulerPolicy::trtllm
+                          : c.runtime == "atom"   ? specs::SchedulerPolicy::atom
+                                                  : specs::SchedulerPolicy::vllm;  // vllm, and deepinfer's vLLM step
+    CHECK(s.policy == expected);
+    if (c.runtime == "atom") CHECK_FALSE(s.chunked_prefill);  // ATOM prefills each prompt whole
+    CHECK(planner::candidate_text(c).starts_with(c.hardware + " " + c.runtime + " x1 "));
+  }
+  // Hardware as listed, then the engines as listed; TensorRT-LLM is NVIDIA's, ATOM AMD's.
+  CHECK(order == std::vector<std::string>{"h100 vllm", "h100 sglang", "h100 trtllm", "h100 deepinfer", "mi300x vllm",
+                                          "mi300x sglang", "mi300x atom", "mi300x deepinfer"});
+  const auto skipped = planner::plan_unsupported_pairs(p);
+  REQUIRE(skipped.size() == 2);
+  CHECK(skipped[0].hardware == "h100");
+  CHECK(skipped[0].runtime == "atom");
+  CHECK(skipped[0].reason == "ATOM (ROCm) runs on AMD GPUs only; sm_90 is NVIDIA's");
+  CHECK(skipped[1].hardware == "mi300x");
+  CHECK(skipped[1].runtime == "trtllm");
+  CHECK(skipped[1].reason == "TensorRT-LLM (CUDA) runs on NVIDIA GPUs only; gfx942 is AMD's");
 }
 
 // A plan that gives no batch caps or token budgets searches each GPU at its runtime's engine's own, as a deployment

@@ -1,5 +1,6 @@
 // The plan input is read strictly: every error names the file, the field path and the value.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <string>
 
 #include "fleetcast/specs/error.hpp"
@@ -38,12 +39,21 @@ InputError error_of(const nlohmann::json& j) {
 TEST_CASE("a valid plan reads with the search-space defaults and echoes its model expanded", "[planner][plan]") {
   const specs::PlanSpec p = specs::parse_plan(toy(), "plan.json");
   CHECK(p.hardware == std::vector<std::string>{"h100"});
+  CHECK(p.runtimes == std::vector<std::string>{"vllm"});  // vLLM unless told
   CHECK(p.max_gpus == 2);
   CHECK(p.budget_usd_per_hour == 0.0);
   CHECK(p.search.tp == std::vector<int>{1, 2, 4, 8});
   CHECK(p.workload_spec.classes.at(0).slo.tpot_ms == 40.0);
   CHECK(p.resolved["model"].is_object());
   CHECK(p.resolved["model"]["name"] == p.model_spec.name);
+}
+
+TEST_CASE("a plan's runtime is one engine or a list of them, in the order given", "[planner][plan]") {
+  nlohmann::json j = toy();
+  j["runtime"] = "sglang";
+  CHECK(specs::parse_plan(j, "plan.json").runtimes == std::vector<std::string>{"sglang"});
+  j["runtime"] = {"trtllm", "vllm", "sglang"};
+  CHECK(specs::parse_plan(j, "plan.json").runtimes == std::vector<std::string>{"trtllm", "vllm", "sglang"});
 }
 
 TEST_CASE("plan input errors name the file, the field and the value", "[planner][plan]") {
@@ -102,9 +112,50 @@ TEST_CASE("plan input errors name the file, the field and the value", "[planner]
     CHECK(e.field() == "runtime");
     CHECK(e.value().find("vllm2") != std::string::npos);
   }
+  SECTION("an unknown runtime in a list, named by its position") {
+    nlohmann::json j = toy();
+    j["runtime"] = {"vllm", "tensorrt"};
+    const InputError e = error_of(j);
+    CHECK(e.field() == "runtime[1]");
+    CHECK(e.value().find("tensorrt") != std::string::npos);
+  }
+  SECTION("a runtime given twice") {
+    nlohmann::json j = toy();
+    j["runtime"] = {"sglang", "vllm", "sglang"};
+    const InputError e = error_of(j);
+    CHECK(e.field() == "runtime[2]");
+    CHECK(e.problem() == "given twice");
+  }
+  SECTION("an empty runtime list") {
+    nlohmann::json j = toy();
+    j["runtime"] = nlohmann::json::array();
+    CHECK(error_of(j).field() == "runtime");
+  }
+  SECTION("an engine that runs on none of the plan's GPUs") {
+    nlohmann::json j = toy();
+    j["runtime"] = {"vllm", "atom"};  // ATOM is AMD's; the plan lists an H100 only
+    const InputError e = error_of(j);
+    CHECK(e.field() == "runtime[1]");
+    CHECK(e.problem().find("AMD GPUs only") != std::string::npos);
+    j["hardware"] = {"h100", "mi355x"};  // one GPU it runs on is enough
+    CHECK(specs::parse_plan(j, "plan.json").runtimes == std::vector<std::string>{"vllm", "atom"});
+  }
   SECTION("a request longer than the model's context") {
     nlohmann::json j = toy();
     j["workload"]["input_tokens"] = {{"kind", "fixed"}, {"value", 200000}};
     CHECK(error_of(j).field() == "workload.input_tokens");
   }
+}
+
+// The plans shipped as examples (README, docs/PLANNER.md) read under today's rules.
+TEST_CASE("every shipped example plan reads", "[planner][plan]") {
+  int plans = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(FLEETCAST_PRESET_PLANS)) {
+    if (entry.path().extension() != ".json") continue;
+    CAPTURE(entry.path().string());
+    const specs::PlanSpec p = specs::load_plan(entry.path());
+    CHECK_FALSE(p.runtimes.empty());
+    ++plans;
+  }
+  CHECK(plans >= 3);
 }

@@ -2,11 +2,14 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/unfitted_gpu_accuracy.hpp"
 #include "fleetcast/planner/plan_report.hpp"
 #include "fleetcast/planner/plan_search.hpp"
+#include "fleetcast/planner/slo_margin.hpp"
+#include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/plan.hpp"
 
 using namespace fleetcast;
@@ -126,12 +129,15 @@ TEST_CASE("the plan's JSON is the same bytes whatever the number of workers", "[
   }
   CHECK(out["best_beyond_error"] == first_beyond);
   // One profile per hardware of the plan, in its order, each the one its candidates were simulated with.
+  REQUIRE(p.runtimes.size() == 1);
   REQUIRE(out["profiles"].size() == p.hardware.size());
   for (std::size_t i = 0; i < p.hardware.size(); ++i) {
     CHECK(out["profiles"][i]["hardware"] == p.hardware[i]);
-    CHECK(out["profiles"][i]["runtime"] == p.runtime);
+    CHECK(out["profiles"][i]["runtime"] == p.runtimes[0]);
     CHECK(out["profiles"][i]["kernel_caveats"].is_array());
   }
+  for (const auto& e : out["feasible"]) CHECK(e["runtime"] == p.runtimes[0]);
+  CHECK(out["summary"]["engines_not_searched"].empty());
 }
 
 TEST_CASE("the plan's text names the profiles with figures outside the kernel-level ones, and only those",
@@ -205,4 +211,48 @@ TEST_CASE("a plan over a recorded trace offers the trace's rate and agrees with 
   CHECK(simulated == static_cast<int>(all.entries.size()));  // no budget, no limit: everything was simulated
   REQUIRE_FALSE(all.ranking.empty());
   CHECK(pruned.ranking == all.ranking);
+}
+
+// A plan over several engines: each (hardware, runtime) pair has its own profile, and each configuration is judged
+// by the error on record of the pair it ran.
+TEST_CASE("a plan over engines judges each configuration by its own engine's profile", "[planner][plan]") {
+  nlohmann::json j = specs::read_json_file(kToy);
+  j["runtime"] = {"vllm", "sglang", "trtllm"};
+  j["search"] = {{"gpu_counts", {1}}, {"tp", {1}}, {"max_num_seqs", {128}}};
+  const specs::PlanSpec p = specs::parse_plan(j, kToy);
+  const nlohmann::json out = planner::plan_json(p, planner::run_plan(p, options(2, true)));
+  REQUIRE(out["profiles"].size() == 6);  // h100 and h200, three engines each, hardware first
+  std::map<std::string, nlohmann::json> record_of;
+  for (std::size_t i = 0; i < 6; ++i) {
+    const nlohmann::json& profile = out["profiles"][i];
+    CHECK(profile["hardware"] == p.hardware[i / 3]);
+    CHECK(profile["runtime"] == p.runtimes[i % 3]);
+    const std::string key = profile["hardware"].get<std::string>() + " " + profile["runtime"].get<std::string>();
+    record_of[key] = planner::margin_json({}, planner::error_on_record(profile))["error_on_record"];
+  }
+  // The check below can tell the pairs apart: the engines' profiles on one GPU do not all have the same error.
+  REQUIRE(record_of["h100 vllm"] != record_of["h100 trtllm"]);
+  REQUIRE(out["feasible"].size() + out["rejected"].size() == 6);
+  for (const nlohmann::json& e : out["feasible"]) {
+    const std::string key = e["hardware"].get<std::string>() + " " + e["runtime"].get<std::string>();
+    CAPTURE(key);
+    CHECK(e["error_on_record"] == record_of.at(key));
+    CHECK(e["description"].get<std::string>().starts_with(key + " x1 tp1"));
+  }
+  CHECK(out["summary"]["engines_not_searched"].empty());
+}
+
+TEST_CASE("a plan says which engine it did not search on which GPU, and why", "[planner][plan]") {
+  nlohmann::json j = specs::read_json_file(kToy);
+  j["hardware"] = {"h100", "mi300x"};
+  j["runtime"] = {"vllm", "trtllm"};
+  j["search"] = {{"gpu_counts", {1}}, {"tp", {1}}, {"max_num_seqs", {128}}};
+  const specs::PlanSpec p = specs::parse_plan(j, kToy);
+  const nlohmann::json out = planner::plan_json(p, planner::run_plan(p, options(2, true)));
+  CHECK(out["summary"]["candidates"] == 3);  // h100 vllm, h100 trtllm, mi300x vllm
+  CHECK(out["summary"]["engines_not_searched"] == nlohmann::json::parse(R"([{"hardware": "mi300x", "runtime": "trtllm",
+                                   "reason": "TensorRT-LLM (CUDA) runs on NVIDIA GPUs only; gfx942 is AMD's"}])"));
+  CHECK(out["profiles"].size() == 3);
+  CHECK(planner::plan_text(out, 5).find("not searched: trtllm on mi300x (TensorRT-LLM (CUDA) runs on NVIDIA GPUs "
+                                        "only; gfx942 is AMD's)\n") != std::string::npos);
 }

@@ -112,7 +112,7 @@ TEST_CASE("the plan's text marks the thin headroom and names the cheapest config
   const std::string text = planner::plan_text(out, 5);
   CHECK(text.find(" 5%!/-") != std::string::npos);
   CHECK(text.find(" 40%/-") != std::string::npos);
-  CHECK(text.find("headroom needed: b200 20%/10% (held-out runs)\n") != std::string::npos);
+  CHECK(text.find("headroom needed: b200 vllm 20%/10% (held-out runs)\n") != std::string::npos);
   CHECK(text.find("cheapest beyond the error on record: rank 2, config 9 b200 x8 tp8 config 9 (0.2000 $/M tok)\n") !=
         std::string::npos);
   out["best_beyond_error"] = nullptr;
@@ -128,7 +128,7 @@ TEST_CASE("the plan's text marks the thin headroom and names the cheapest config
                                       {"kernel_caveats", nlohmann::json::array()},
                                       {"unfitted_gpu_error", calibration::to_json(amd)}};
   CHECK(planner::plan_text(out, 5).find(
-            "headroom needed: mi355x 30%/10% (fitted GPUs given its pick, none of them AMD's or on a mesh scale-up: "
+            "headroom needed: mi355x vllm 30%/10% (fitted GPUs given its pick, none of them AMD's or on a mesh scale-up: "
             "at least this)\n") != std::string::npos);
   // A PCIe-only NVIDIA part: the maker is scored, its fabric is not.
   calibration::UnfittedGpuError pcie = amd;

@@ -71,7 +71,10 @@ PlanOutcome load_plan_output(const QString& path) {
   out.invalid_combinations = whole(s, "invalid_combinations", path, "summary.invalid_combinations");
 
   // Older outputs have no `profiles`; where present it must be read whole.
-  QMap<QString, QString> caveats_of;  // hardware -> its profile's caveats
+  // "hardware runtime" -> its profile's caveats; an output written before plans searched engines has one runtime,
+  // which its rows do not name.
+  QMap<QString, QString> caveats_of;
+  QMap<QString, QString> runtime_of;  // hardware -> the runtime of its first profile
   if (j.contains("profiles")) {
     for (const json& p : field(j, "profiles", path, "profiles", json::value_t::array)) {
       const json& caveats = field(p, "kernel_caveats", path, "profiles[].kernel_caveats", json::value_t::array);
@@ -83,7 +86,8 @@ PlanOutcome load_plan_output(const QString& path) {
           measured_error_text(p.value("measured_error", json()), path, "profiles[].measured_error"),
           unseen_model_error_text(p.value("unseen_model_error", json()), path, "profiles[].unseen_model_error"),
           unfitted_gpu_error_text(p.value("unfitted_gpu_error", json()), path, "profiles[].unfitted_gpu_error")};
-      caveats_of.insert(profile.hardware, profile.caveats);
+      caveats_of.insert(profile.hardware + " " + profile.runtime, profile.caveats);
+      if (!runtime_of.contains(profile.hardware)) runtime_of.insert(profile.hardware, profile.runtime);
       out.profiles.push_back(profile);
     }
   }
@@ -95,9 +99,10 @@ PlanOutcome load_plan_output(const QString& path) {
     r.gpus = whole(e, "gpus", path, "feasible[].gpus");
     r.description = text(e, "description");
     r.hardware = text(e, "hardware");
+    r.runtime = e.contains("runtime") ? text(e, "runtime") : runtime_of.value(r.hardware);
     r.usd_per_hour = number(e, "usd_per_hour");
     r.pareto = e.value("pareto", false);
-    r.profile_caveats = caveats_of.value(r.hardware);
+    r.profile_caveats = caveats_of.value(r.hardware + " " + r.runtime);
     const json figures = e.value("figures", json::object());
     r.usd_per_m_tokens = number(figures, "usd_per_m_blended");
     r.output_tokens_per_s_per_gpu = number(figures, "output_tokens_per_s_per_gpu");

@@ -13,9 +13,13 @@
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/planner/slo_margin.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "fleetcast/specs/vendor.hpp"
 
 namespace fleetcast::planner {
 namespace {
+
+// "h200 vllm": a (hardware, runtime) pair, which has its own profile.
+std::string pair_key(const std::string& hardware, const std::string& runtime) { return hardware + " " + runtime; }
 
 nlohmann::json entry_json(const PlanEntry& e) {
   nlohmann::json j = candidate_json(e.candidate);
@@ -82,7 +86,8 @@ std::string beyond_error_text(const nlohmann::json& out) {
             (unscored.empty() ? "on a " : " or on a ") + unfitted["unscored_scale_up"].get<std::string>() + " scale-up";
       if (!unscored.empty()) where += ", none of them " + unscored + ": at least this";
     }
-    needed += (needed.empty() ? "" : "; ") + p["hardware"].get<std::string>() + " " +
+    needed += (needed.empty() ? "" : "; ") +
+              pair_key(p["hardware"].get<std::string>(), p["runtime"].get<std::string>()) + " " +
               fmt("%.0f%%", 100.0 * needed_headroom(e.ttft, e.ttft_ratio)) + "/" +
               fmt("%.0f%%", 100.0 * needed_headroom(e.tpot, e.tpot_ratio)) + " (" + where + ")";
   }
@@ -103,24 +108,28 @@ std::string beyond_error_text(const nlohmann::json& out) {
   return text;
 }
 
-// The profile behind each hardware's figures (the plan's runtime), with its figures outside the kernel-level ones
+// The profile behind each (hardware, runtime) pair's figures, with its figures outside the kernel-level ones
 // (calibration/kernel_caveats.hpp): a ranking that leans on a fit's GEMMs at peak is worth knowing before buying.
+// Pairs the engine does not run on are not searched and have none.
 nlohmann::json profiles_json(const specs::PlanSpec& plan) {
   nlohmann::json out = nlohmann::json::array();
   for (const std::string& name : plan.hardware) {
     const specs::HardwareSpec hw = specs::hardware_preset(name);
-    // As the plan's simulations take it for this model (a dense model on a fit made on MoE models alone: the
-    // kernel-level GEMM and attention rates, model_scope.hpp).
-    const calibration::Profile profile = calibration::profile_for(hw, plan.runtime, plan.model_spec);
-    out.push_back(
-        {{"hardware", name},
-         {"runtime", plan.runtime},
-         {"kind", profile.kind},
-         {"kernel_caveats", calibration::to_json(calibration::kernel_caveats(
-                                profile, calibration::datasheet_profile_for(hw, plan.runtime)))},
-         {"measured_error", calibration::measured_error_json(profile, plan.runtime, plan.model_spec)},
-         {"unseen_model_error", calibration::unseen_model_error_json(profile, plan.runtime, plan.model_spec)},
-         {"unfitted_gpu_error", calibration::unfitted_gpu_error_json(hw, profile, plan.runtime, plan.model_spec)}});
+    for (const std::string& runtime : plan.runtimes) {
+      if (!specs::runtime_vendor_mismatch(runtime, hw.arch).empty()) continue;
+      // As the plan's simulations take it for this model (a dense model on a fit made on MoE models alone: the
+      // kernel-level GEMM and attention rates, model_scope.hpp).
+      const calibration::Profile profile = calibration::profile_for(hw, runtime, plan.model_spec);
+      out.push_back(
+          {{"hardware", name},
+           {"runtime", runtime},
+           {"kind", profile.kind},
+           {"kernel_caveats", calibration::to_json(calibration::kernel_caveats(
+                                  profile, calibration::datasheet_profile_for(hw, runtime)))},
+           {"measured_error", calibration::measured_error_json(profile, runtime, plan.model_spec)},
+           {"unseen_model_error", calibration::unseen_model_error_json(profile, runtime, plan.model_spec)},
+           {"unfitted_gpu_error", calibration::unfitted_gpu_error_json(hw, profile, runtime, plan.model_spec)}});
+    }
   }
   return out;
 }
@@ -129,8 +138,9 @@ nlohmann::json profiles_json(const specs::PlanSpec& plan) {
 
 nlohmann::json plan_json(const specs::PlanSpec& plan, const PlanResult& result) {
   const nlohmann::json profiles = profiles_json(plan);
-  std::map<std::string, ErrorOnRecord> error_by_hardware;
-  for (const nlohmann::json& p : profiles) error_by_hardware[p["hardware"].get<std::string>()] = error_on_record(p);
+  std::map<std::string, ErrorOnRecord> error_by_pair;
+  for (const nlohmann::json& p : profiles)
+    error_by_pair[pair_key(p["hardware"].get<std::string>(), p["runtime"].get<std::string>())] = error_on_record(p);
   nlohmann::json feasible = nlohmann::json::array();
   // The cheapest whose headroom clears its profile's error on record on every objective.
   nlohmann::json beyond_error = nullptr;
@@ -140,7 +150,7 @@ nlohmann::json plan_json(const specs::PlanSpec& plan, const PlanResult& result) 
     nlohmann::json j = entry_json(e);
     j["rank"] = k + 1;
     j["pareto"] = std::find(result.frontier.begin(), result.frontier.end(), i) != result.frontier.end();
-    const ErrorOnRecord& error = error_by_hardware[e.candidate.hardware];
+    const ErrorOnRecord& error = error_by_pair[pair_key(e.candidate.hardware, e.candidate.runtime)];
     j.update(margin_json(slo_headroom(plan, e.figures), error));
     if (beyond_error.is_null() && !error.figure.empty() && j["within_error"].empty()) beyond_error = j;
     feasible.push_back(std::move(j));
@@ -153,10 +163,14 @@ nlohmann::json plan_json(const specs::PlanSpec& plan, const PlanResult& result) 
     rejected.push_back(entry_json(e));
   }
   const int pruned = static_cast<int>(result.entries.size()) - result.simulated;
+  nlohmann::json not_searched = nlohmann::json::array();
+  for (const UnsupportedPair& u : plan_unsupported_pairs(plan))
+    not_searched.push_back({{"hardware", u.hardware}, {"runtime", u.runtime}, {"reason", u.reason}});
   return {{"schema", "fleetcast.plan/1"},
           {"plan", plan.resolved},
           {"summary",
            {{"invalid_combinations", result.invalid_combinations},
+            {"engines_not_searched", not_searched},
             {"candidates", result.entries.size()},
             {"pruned", pruned},
             {"pruned_by_reason", pruned_by},
@@ -180,13 +194,18 @@ std::string plan_text(const nlohmann::json& out, int rows) {
                 s["candidates"].get<int>(), s["invalid_combinations"].get<int>(), s["pruned"].get<int>(),
                 s["simulated"].get<int>(), s["feasible"].get<int>());
   text += line;
-  std::snprintf(line, sizeof line, "%4s %6s  %-52s %5s %9s %9s %11s %11s %-11s %s\n", "rank", "config", "configuration",
+  for (const nlohmann::json& u : s.value("engines_not_searched", nlohmann::json::array())) {
+    text += "not searched: " + u["runtime"].get<std::string>() + " on " + u["hardware"].get<std::string>() + " (" +
+            u["reason"].get<std::string>() + ")\n";
+  }
+  if (s.contains("engines_not_searched") && !s["engines_not_searched"].empty()) text += "\n";
+  std::snprintf(line, sizeof line, "%4s %6s  %-57s %5s %9s %9s %11s %11s %-11s %s\n", "rank", "config", "configuration",
                 "GPUs", "$/hour", "$/M tok", "TTFT p95 ms", "TPOT p95 ms", "headroom", "pareto");
   text += line;
   int shown = 0;
   for (const nlohmann::json& e : out["feasible"]) {
     if (shown++ >= rows) break;
-    std::snprintf(line, sizeof line, "%4d %6d  %-52s %5d %9s %9s %11s %11s %-11s %s\n", e["rank"].get<int>(),
+    std::snprintf(line, sizeof line, "%4d %6d  %-57s %5d %9s %9s %11s %11s %-11s %s\n", e["rank"].get<int>(),
                   e["config"].get<int>(), e["description"].get<std::string>().c_str(), e["gpus"].get<int>(),
                   fmt("%.2f", num(e["usd_per_hour"])).c_str(),
                   fmt("%.4f", num(e["figures"]["usd_per_m_blended"])).c_str(),
@@ -212,7 +231,7 @@ std::string plan_text(const nlohmann::json& out, int rows) {
     const nlohmann::json& r = e["rejection"];
     std::string who = r.value("class", "");
     if (r.contains("pool")) who += (who.empty() ? "" : " ") + std::string("pool ") + r["pool"].get<std::string>();
-    std::snprintf(line, sizeof line, "%6d  %-52s %-9s %-9s %s%s%s\n", e["config"].get<int>(),
+    std::snprintf(line, sizeof line, "%6d  %-57s %-9s %-9s %s%s%s\n", e["config"].get<int>(),
                   e["description"].get<std::string>().c_str(), e["stage"].get<std::string>().c_str(),
                   r["reason"].get<std::string>().c_str(), who.empty() ? "" : ("[" + who + "] ").c_str(),
                   r["detail"].get<std::string>().c_str(),

@@ -5,6 +5,7 @@
 
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "fleetcast/specs/vendor.hpp"
 
 namespace fleetcast::planner {
 namespace {
@@ -19,72 +20,70 @@ bool valid_layout(const specs::ReplicaLayout& l, int gpus, const specs::Hardware
   return moe || l.ep == 1;
 }
 
-// The batch caps and token budgets to search on one GPU: the plan's, or where it gives none the one its runtime's
-// engine picks there, read from the deployment parser so that a candidate and a hand-written deployment agree.
-std::pair<std::vector<int>, std::vector<int>> scheduler_values(const specs::PlanSpec& plan, const std::string& hw) {
+// The batch caps and token budgets to search on one GPU under one engine: the plan's, or where it gives none the
+// engine's own there, read from the deployment parser so that a candidate and a hand-written deployment agree.
+std::pair<std::vector<int>, std::vector<int>> scheduler_values(const specs::PlanSpec& plan, const std::string& hw,
+                                                               const std::string& runtime) {
   const specs::SchedulerSpec engine =
-      specs::parse_deployment({{"hardware", hw}, {"nodes", 1}, {"runtime", plan.runtime}}, "plan").scheduler;
+      specs::parse_deployment({{"hardware", hw}, {"nodes", 1}, {"runtime", runtime}}, "plan").scheduler;
   const auto& s = plan.search;
   return {
       s.max_num_seqs.empty() ? std::vector<int>{engine.max_num_seqs} : s.max_num_seqs,
       s.max_num_batched_tokens.empty() ? std::vector<int>{engine.max_num_batched_tokens} : s.max_num_batched_tokens};
 }
 
-}  // namespace
-
-PlanSpace enumerate_plan_space(const specs::PlanSpec& plan) {
-  PlanSpace space;
+// Every combination of the search space on one GPU under one engine, appended to `space` in enumeration order.
+void enumerate_engine(const specs::PlanSpec& plan, const std::string& hw_name, const specs::HardwareSpec& hw,
+                      const std::string& runtime, PlanSpace& space) {
   const auto& s = plan.search;
   const bool moe = plan.model_spec.moe.has_value();
-  for (const std::string& hw_name : plan.hardware) {
-    const specs::HardwareSpec hw = specs::hardware_preset(hw_name);
-    const auto [seqs_values, tokens_values] = scheduler_values(plan, hw_name);
-    for (int gpus : s.gpu_counts) {
-      // A fleet bigger than a server fills whole servers.
-      if (gpus > hw.gpus_per_node && gpus % hw.gpus_per_node != 0) {
-        ++space.invalid_combinations;
-        continue;
-      }
-      for (bool disagg : s.disaggregated) {
-        const std::vector<std::pair<int, int>> ratios =
-            disagg ? s.prefill_decode_ratios : std::vector<std::pair<int, int>>{{0, 0}};
-        for (const auto& [p, d] : ratios) {
-          for (int tp : s.tp) {
-            for (int dp : s.dp) {
-              for (int ep : s.ep) {
-                const specs::ReplicaLayout layout{tp, 1, ep, dp};
-                if (!valid_layout(layout, gpus, hw, moe)) {
-                  ++space.invalid_combinations;
-                  continue;
-                }
-                const int replicas = gpus / layout.gpus();
-                // A disaggregated pool's "node" is one replica (candidate_scenario): it must fit one server.
-                if (disagg && (replicas % (p + d) != 0 || layout.gpus() > hw.gpus_per_node)) {
-                  ++space.invalid_combinations;
-                  continue;
-                }
-                for (int seqs : seqs_values) {
-                  for (int tokens : tokens_values) {
-                    for (bool mtp : s.mtp) {
-                      if (mtp && plan.model_spec.mtp_layers == 0) continue;  // nothing to draft with: not a choice
-                      // The scheduler must fit one decode with its drafts in a step.
-                      if (tokens < 1 + (mtp ? s.mtp_draft_tokens : 0)) {
-                        ++space.invalid_combinations;
-                        continue;
-                      }
-                      PlanCandidate c;
-                      c.index = static_cast<int>(space.candidates.size());
-                      c.hardware = hw_name;
-                      c.gpus = gpus;
-                      c.layout = layout;
-                      c.disaggregated = disagg;
-                      c.prefill_replicas = disagg ? replicas / (p + d) * p : 0;
-                      c.decode_replicas = disagg ? replicas / (p + d) * d : 0;
-                      c.max_num_seqs = seqs;
-                      c.max_num_batched_tokens = tokens;
-                      c.mtp = mtp;
-                      space.candidates.push_back(c);
+  const auto [seqs_values, tokens_values] = scheduler_values(plan, hw_name, runtime);
+  for (int gpus : s.gpu_counts) {
+    // A fleet bigger than a server fills whole servers.
+    if (gpus > hw.gpus_per_node && gpus % hw.gpus_per_node != 0) {
+      ++space.invalid_combinations;
+      continue;
+    }
+    for (bool disagg : s.disaggregated) {
+      const std::vector<std::pair<int, int>> ratios =
+          disagg ? s.prefill_decode_ratios : std::vector<std::pair<int, int>>{{0, 0}};
+      for (const auto& [p, d] : ratios) {
+        for (int tp : s.tp) {
+          for (int dp : s.dp) {
+            for (int ep : s.ep) {
+              const specs::ReplicaLayout layout{tp, 1, ep, dp};
+              if (!valid_layout(layout, gpus, hw, moe)) {
+                ++space.invalid_combinations;
+                continue;
+              }
+              const int replicas = gpus / layout.gpus();
+              // A disaggregated pool's "node" is one replica (candidate_scenario): it must fit one server.
+              if (disagg && (replicas % (p + d) != 0 || layout.gpus() > hw.gpus_per_node)) {
+                ++space.invalid_combinations;
+                continue;
+              }
+              for (int seqs : seqs_values) {
+                for (int tokens : tokens_values) {
+                  for (bool mtp : s.mtp) {
+                    if (mtp && plan.model_spec.mtp_layers == 0) continue;  // nothing to draft with: not a choice
+                    // The scheduler must fit one decode with its drafts in a step.
+                    if (tokens < 1 + (mtp ? s.mtp_draft_tokens : 0)) {
+                      ++space.invalid_combinations;
+                      continue;
                     }
+                    PlanCandidate c;
+                    c.index = static_cast<int>(space.candidates.size());
+                    c.hardware = hw_name;
+                    c.runtime = runtime;
+                    c.gpus = gpus;
+                    c.layout = layout;
+                    c.disaggregated = disagg;
+                    c.prefill_replicas = disagg ? replicas / (p + d) * p : 0;
+                    c.decode_replicas = disagg ? replicas / (p + d) * d : 0;
+                    c.max_num_seqs = seqs;
+                    c.max_num_batched_tokens = tokens;
+                    c.mtp = mtp;
+                    space.candidates.push_back(c);
                   }
                 }
               }
@@ -94,7 +93,31 @@ PlanSpace enumerate_plan_space(const specs::PlanSpec& plan) {
       }
     }
   }
+}
+
+}  // namespace
+
+PlanSpace enumerate_plan_space(const specs::PlanSpec& plan) {
+  PlanSpace space;
+  for (const std::string& hw_name : plan.hardware) {
+    const specs::HardwareSpec hw = specs::hardware_preset(hw_name);
+    for (const std::string& runtime : plan.runtimes) {
+      if (!specs::runtime_vendor_mismatch(runtime, hw.arch).empty()) continue;  // listed by plan_unsupported_pairs
+      enumerate_engine(plan, hw_name, hw, runtime, space);
+    }
+  }
   return space;
+}
+
+std::vector<UnsupportedPair> plan_unsupported_pairs(const specs::PlanSpec& plan) {
+  std::vector<UnsupportedPair> out;
+  for (const std::string& hw : plan.hardware) {
+    for (const std::string& runtime : plan.runtimes) {
+      std::string reason = specs::runtime_vendor_mismatch(runtime, specs::hardware_preset(hw).arch);
+      if (!reason.empty()) out.push_back({hw, runtime, std::move(reason)});
+    }
+  }
+  return out;
 }
 
 nlohmann::json candidate_scenario(const specs::PlanSpec& plan, const PlanCandidate& c) {
@@ -103,7 +126,7 @@ nlohmann::json candidate_scenario(const specs::PlanSpec& plan, const PlanCandida
   const nlohmann::json scheduler = {{"max_num_seqs", c.max_num_seqs},
                                     {"max_num_batched_tokens", c.max_num_batched_tokens}};
   const specs::HardwareSpec hw = specs::hardware_preset(c.hardware);
-  nlohmann::json d = {{"name", candidate_text(c)}, {"hardware", c.hardware}, {"runtime", plan.runtime}};
+  nlohmann::json d = {{"name", candidate_text(c)}, {"hardware", c.hardware}, {"runtime", c.runtime}};
   if (c.disaggregated) {
     d["gpus_per_node"] = c.layout.gpus();
     d["nodes"] = c.prefill_replicas + c.decode_replicas;
@@ -135,6 +158,7 @@ nlohmann::json candidate_scenario(const specs::PlanSpec& plan, const PlanCandida
 nlohmann::json candidate_json(const PlanCandidate& c) {
   nlohmann::json j = {{"config", c.index},
                       {"hardware", c.hardware},
+                      {"runtime", c.runtime},
                       {"gpus", c.gpus},
                       {"tp", c.layout.tp},
                       {"dp", c.layout.dp},
@@ -155,9 +179,9 @@ std::string candidate_text(const PlanCandidate& c) {
   const std::string pools =
       c.disaggregated ? "disagg " + std::to_string(c.prefill_replicas) + "P:" + std::to_string(c.decode_replicas) + "D"
                       : "agg";
-  std::snprintf(buf, sizeof buf, "%s x%d tp%d dp%d ep%d %s seqs%d tok%d mtp-%s", c.hardware.c_str(), c.gpus,
-                c.layout.tp, c.layout.dp, c.layout.ep, pools.c_str(), c.max_num_seqs, c.max_num_batched_tokens,
-                c.mtp ? "on" : "off");
+  std::snprintf(buf, sizeof buf, "%s %s x%d tp%d dp%d ep%d %s seqs%d tok%d mtp-%s", c.hardware.c_str(),
+                c.runtime.c_str(), c.gpus, c.layout.tp, c.layout.dp, c.layout.ep, pools.c_str(), c.max_num_seqs,
+                c.max_num_batched_tokens, c.mtp ? "on" : "off");
   return buf;
 }
 

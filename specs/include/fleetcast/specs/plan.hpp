@@ -47,7 +47,9 @@ struct PlanSpec {
   ModelSpec model_spec;
   WorkloadSpec workload_spec;
   std::vector<std::string> hardware;  // hardware preset names, in the order given
-  std::string runtime = "vllm";
+  // The serving engines searched, in the order given (`runtime`: one name or a list): each candidate runs one, with
+  // its profile and its scheduler. A pair the engine does not run on (specs::runtime_vendor_mismatch) is skipped.
+  std::vector<std::string> runtimes{"vllm"};
   double budget_usd_per_hour = 0.0;  // 0: no budget
   int max_gpus = 0;                  // 0: no GPU limit
   // A configuration is pruned for capacity only when its estimated capacity x (1 + capacity_slack) is below the

@@ -14,8 +14,9 @@ namespace fleetcast::gui {
 struct PlanRow {
   int rank = 0;         // 1 = the cheapest per M tokens
   int config = 0;       // the candidate's index in the plan's search space
-  QString description;  // "h100 x2 tp2 dp1 ep1 agg seqs128 tok8192 mtp-off" (the CLI's words)
+  QString description;  // "h100 vllm x2 tp2 dp1 ep1 agg seqs128 tok8192 mtp-off" (the CLI's words)
   QString hardware;     // the GPU preset
+  QString runtime;      // the serving engine
   int gpus = 0;
   double usd_per_m_tokens = NAN;  // blended over the request mix
   double usd_per_hour = NAN;
@@ -24,14 +25,14 @@ struct PlanRow {
   double output_tokens_per_s_per_gpu = NAN;
   double tokens_per_s_per_user = NAN;
   bool pareto = false;      // on the plan's frontier: no other is both cheaper per M tokens and faster per user
-  QString profile_caveats;  // its hardware's profile's figures outside the kernel-level ones ("" for none)
+  QString profile_caveats;  // its (hardware, runtime) profile's figures outside the kernel-level ones ("" for none)
   // 1 - p95 / objective at the tightest class (0.2: 20% below; NaN: no objective, or an output written before), and
   // whether that is below what its profile's error on record needs (the plan's `within_error`).
   double ttft_headroom = NAN, tpot_headroom = NAN;
   bool ttft_within_error = false, tpot_within_error = false;
 };
 
-// The profile behind one hardware's figures (the plan output's `profiles`).
+// The profile behind one (hardware, runtime) pair's figures (the plan output's `profiles`).
 struct PlanProfile {
   QString hardware, runtime, kind;  // kind: datasheet, fitted or measured
   QString caveats;                  // its figures outside the kernel-level ones, one short line ("" for none)
