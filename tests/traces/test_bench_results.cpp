@@ -43,7 +43,7 @@ TEST_CASE("vllm bench serve result: concurrency at an unbounded rate is closed l
   CHECK(run.mode == "agg");
   CHECK(run.agg.tp == 1);  // "tp": "1", a string as --metadata writes it
   CHECK(run.agg.pp == 1);
-  CHECK(run.agg.batch_size == 1024);  // vLLM's default max_num_seqs, noted
+  CHECK(run.agg.batch_size == 0);  // not given: the mapping takes the engine's default for the GPU, noted
   CHECK(run.notes.find("max_num_seqs not given") != std::string::npos);
   CHECK(run.isl == 1024);  // 65536 / 64
   CHECK(run.osl == 128);   // 8192 / 64

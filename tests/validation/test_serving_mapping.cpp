@@ -345,6 +345,23 @@ TEST_CASE("mapping benchmark-file runs: open loop, burstiness, every request mea
     CHECK(s.workload.classes.at(0).output_tokens.values == std::vector<int>{20, 40});
     CHECK(m.notes.find("drawn independently") != std::string::npos);
   }
+  // A file that gives no max_num_seqs ran the engine's own cap for the GPU: vLLM's API server 1,024 on an H100,
+  // 256 on an A100 (its get_batch_defaults), SGLang's 2,048 (docs/SPECS.md, scheduler).
+  const auto cap_of = [](const char* system, const char* runtime) {
+    auto b = agg_run("meta-llama/Llama-3.1-8B-Instruct", system, runtime, {0, 0, 1, 1, 1, 1, 1});
+    b.concurrency = 0;
+    b.request_rate_per_s = 3.0;
+    b.num_requests = 200;
+    const auto m = mapped(b);
+    CHECK(m.notes.find("'s default on ") != std::string::npos);
+    return specs::parse_scenario(m.scenario, "row").deployment.scheduler.max_num_seqs;
+  };
+  CHECK(cap_of("h100_sxm", "vllm") == 1024);
+  CHECK(cap_of("a100_sxm", "vllm") == 256);
+  CHECK(cap_of("h100_sxm", "sglang") == 2048);
+  // A CSV row's batch_size is its worker's batch: blank, it is not guessed.
+  CHECK(unmapped(agg_run("meta-llama/Llama-3.1-8B-Instruct", "h100_sxm", "vllm", {0, 0, 1, 1, 1, 1, 1})) ==
+        "batch_size is blank");
   r.concurrency = 8;  // a rate and a client cap together
   CHECK(unmapped(r).find("open-loop arrivals held back by a client cap") != std::string::npos);
   auto spec = agg_run("meta-llama/Llama-3.1-8B-Instruct", "h100_sxm", "sglang", {1024, 0, 1, 1, 1, 1, 1});

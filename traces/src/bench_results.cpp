@@ -225,14 +225,9 @@ class RecordReader {
     run.agg.attention_dp = layout[2];
     run.agg.moe_ep = layout[3];
     run.agg.batch_size = layout[4];
-    if (run.agg.batch_size == 0) {
-      // The engines' defaults on >= 70 GiB GPUs: vLLM v1's API server max_num_seqs 1024
-      // (vllm/engine/arg_utils.py); trtllm-serve --max_batch_size 2048; SGLang's max_running_requests per worker
-      // min(KV tokens / context length x 512 within [2048, 4096], KV tokens / 2) (ModelRunner), 2048 unless the
-      // cache holds four full contexts; as the deployment spec's defaults (specs/src/parse_deployment.cpp).
-      run.agg.batch_size = runtime == "trtllm" || runtime == "sglang" ? 2048 : 1024;
-      note("max_num_seqs not given: " + std::to_string(run.agg.batch_size) + " (" + runtime + "'s default)");
-    }
+    // No max_num_seqs given: left 0 for the mapping, which knows the GPU and gives the engine's own cap there
+    // (the deployment spec's scheduler defaults).
+    if (run.agg.batch_size == 0) note("max_num_seqs not given: " + runtime + "'s default for the GPU");
     run.id = text(r, "id");
     if (run.id.empty()) {
       run.id = std::filesystem::path(file_).filename().string() + "#" + std::to_string(record);

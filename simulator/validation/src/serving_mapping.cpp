@@ -310,19 +310,27 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     if (auto* u = std::get_if<Unmapped>(&layout)) return *u;
     const Layout& l = std::get<Layout>(layout);
     if (!l.note.empty()) note(l.note);
-    if (run.agg.batch_size <= 0) return Unmapped{"batch_size is blank"};
+    // A benchmark file that gives no max_num_seqs ran the engine's own cap for the GPU, as a deployment spec that
+    // leaves it out does; a CSV row's batch_size is its per-worker batch and must be given.
+    int batch_size = run.agg.batch_size;
+    if (batch_size <= 0 && run.num_requests > 0) {
+      batch_size = specs::parse_deployment({{"hardware", hw_name}, {"nodes", 1}, {"runtime", run.backend}}, run.id)
+                       .scheduler.max_num_seqs;
+      note("max_num_seqs " + std::to_string(batch_size) + ": " + run.backend + "'s default on " + hw_name);
+    }
+    if (batch_size <= 0) return Unmapped{"batch_size is blank"};
     // A CSV row's batch_size is the batch of one worker (aiconfigurator's per-replica batch): where the row's
     // concurrency is a whole multiple of batch_size x attention_dp_size, the benchmark drove that many
     // identical workers behind one router (Dynamo's frontend, round-robin by default), e.g. 448 clients of
     // 15,000-token prompts over TP2 workers of batch 14 on GB200: 32 workers, where one would need ~910 GB of
     // KV cache. A benchmark file's batch_size is instead the engine's max_num_seqs cap (clients above it queue
     // in that one engine), so this holds for CSV rows only (num_requests 0).
-    const int per_worker = run.agg.batch_size * or_one(run.agg.attention_dp);
+    const int per_worker = batch_size * or_one(run.agg.attention_dp);
     int workers = 1;
     if (run.num_requests == 0 && clients > per_worker) {
       if (clients % per_worker != 0) {
         return Unmapped{"concurrency " + std::to_string(clients) + " is not a whole number of workers of batch_size " +
-                        std::to_string(run.agg.batch_size) + " x attention_dp_size " +
+                        std::to_string(batch_size) + " x attention_dp_size " +
                         std::to_string(or_one(run.agg.attention_dp))};
       }
       workers = clients / per_worker;
@@ -337,9 +345,9 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     deployment["nodes"] = workers * l.gpus / per_node;
     deployment["gpus_per_node"] = per_node;
     deployment["replica"] = l.replica;
-    deployment["scheduler"] = scheduler_for(run, run.agg.batch_size, l.replica, hw);
+    deployment["scheduler"] = scheduler_for(run, batch_size, l.replica, hw);
     if (clients <= 0 && run.request_rate_per_s <= 0.0) {
-      clients = run.agg.batch_size * or_one(run.agg.attention_dp);
+      clients = batch_size * or_one(run.agg.attention_dp);
       note("concurrency from batch_size x attention_dp_size");
     }
   } else if (run.mode == "disagg") {
