@@ -185,17 +185,26 @@ class PlanModelsTest : public QObject {
     QVERIFY(on_frontier >= 1);
     QCOMPARE(d.frontier.points.size(), on_frontier);
     QCOMPARE(d.frontier.tooltips.size(), on_frontier);
-    QCOMPARE(d.series.isEmpty() ? 0 : static_cast<int>(d.series[0].points.size()), off);
+    // Off the frontier, one series per GPU (the fixture predates engines in rows: no runtime named), each point once.
+    int in_series = 0;
+    QStringList names;
+    for (const SeriesPoints& s : d.series) {
+      in_series += s.points.size();
+      names << s.name;
+      QCOMPARE(s.tooltips.size(), s.points.size());
+      for (const QString& tip : s.tooltips) QVERIFY2(tip.contains(s.name.section(',', 0, 0)), qPrintable(tip));
+    }
+    QCOMPARE(in_series, off);
+    QCOMPARE(names, QStringList({"h100, off the frontier", "h200, off the frontier"}));
     // Along the frontier a costlier configuration must be faster per user, or it would not be on it.
     for (int i = 1; i < d.frontier.points.size(); ++i) {
       QVERIFY(d.frontier.points[i - 1].x() <= d.frontier.points[i].x());
       QVERIFY(d.frontier.points[i - 1].y() < d.frontier.points[i].y());
     }
     // No configuration off the frontier beats a frontier one on both axes.
-    if (!d.series.isEmpty()) {
-      for (const QPointF& p : d.series[0].points)
+    for (const SeriesPoints& s : d.series)
+      for (const QPointF& p : s.points)
         for (const QPointF& f : d.frontier.points) QVERIFY(!(p.x() < f.x() && p.y() > f.y()));
-    }
     // The cheapest configuration is on the frontier (nothing is cheaper).
     QCOMPARE(d.frontier.points.front().x(), plan.rows.front().usd_per_m_tokens);
   }
@@ -271,7 +280,11 @@ class PlanModelsTest : public QObject {
     QJsonArray feasible = j["feasible"].toArray();
     for (int i = 0; i < feasible.size(); ++i) {
       QJsonObject e = feasible[i].toObject();
-      e["runtime"] = i % 2 == 0 ? "vllm" : "trtllm";
+      const QString runtime = i % 2 == 0 ? "vllm" : "trtllm";
+      e["runtime"] = runtime;
+      // As the CLI writes it now: "h100 vllm x2 tp1 ...".
+      const QString hardware = e["hardware"].toString();
+      e["description"] = hardware + " " + runtime + e["description"].toString().mid(hardware.size());
       feasible[i] = e;
     }
     j["feasible"] = feasible;
@@ -304,6 +317,15 @@ class PlanModelsTest : public QObject {
       clear_h100 += r.hardware == "h100" && r.runtime == "trtllm";
     }
     QVERIFY2(noted >= 1 && clear_h100 >= 1, "the toy plan has feasible H100 rows under both engines");
+    // The Pareto chart keeps each GPU and engine apart.
+    QStringList names;
+    for (const SeriesPoints& s : plan_pareto_data(plan).series) {
+      names << s.name;
+      const QString group = s.name.section(',', 0, 0);
+      for (const QString& tip : s.tooltips) QVERIFY2(tip.contains(" " + group + " x"), qPrintable(tip));
+    }
+    QVERIFY2(names.contains("h100 vllm, off the frontier") && names.contains("h100 trtllm, off the frontier"),
+             qPrintable(names.join("; ")));
     // Rows written before plans searched engines name none and take their hardware's profile: the test above.
   }
 

@@ -43,7 +43,8 @@ ParetoData pareto_data(const QVector<Configuration>& configurations) {
 
 ParetoData plan_pareto_data(const PlanOutcome& plan) {
   ParetoData out;
-  SeriesPoints others{QStringLiteral("feasible, off the frontier"), {}, {}};
+  // Off the frontier, one series per GPU and engine ("h200 vllm"), in rank order of first appearance: which GPU
+  // and engine a cloud of points belongs to is what a plan over several compares.
   QVector<PlanRow> frontier;
   for (const PlanRow& r : plan.rows) {
     if (!std::isfinite(r.usd_per_m_tokens) || !std::isfinite(r.tokens_per_s_per_user)) continue;
@@ -51,15 +52,21 @@ ParetoData plan_pareto_data(const PlanOutcome& plan) {
       frontier.push_back(r);
       continue;
     }
-    others.points.push_back({r.usd_per_m_tokens, r.tokens_per_s_per_user});
-    others.tooltips << QString("#%1 %2\n$%3 per M tokens, %4 tok/s per user, %5 GPUs")
-                           .arg(r.rank)
-                           .arg(r.description)
-                           .arg(r.usd_per_m_tokens, 0, 'f', 4)
-                           .arg(r.tokens_per_s_per_user, 0, 'f', 1)
-                           .arg(r.gpus);
+    const QString group = (r.hardware + " " + r.runtime).trimmed() + QStringLiteral(", off the frontier");
+    auto series =
+        std::find_if(out.series.begin(), out.series.end(), [&](const SeriesPoints& s) { return s.name == group; });
+    if (series == out.series.end()) {
+      out.series.push_back({group, {}, {}});
+      series = out.series.end() - 1;
+    }
+    series->points.push_back({r.usd_per_m_tokens, r.tokens_per_s_per_user});
+    series->tooltips << QString("#%1 %2\n$%3 per M tokens, %4 tok/s per user, %5 GPUs")
+                            .arg(r.rank)
+                            .arg(r.description)
+                            .arg(r.usd_per_m_tokens, 0, 'f', 4)
+                            .arg(r.tokens_per_s_per_user, 0, 'f', 1)
+                            .arg(r.gpus);
   }
-  if (!others.points.isEmpty()) out.series.push_back(others);
   std::stable_sort(frontier.begin(), frontier.end(),
                    [](const PlanRow& a, const PlanRow& b) { return a.usd_per_m_tokens < b.usd_per_m_tokens; });
   out.frontier.name = QStringLiteral("plan's Pareto frontier");

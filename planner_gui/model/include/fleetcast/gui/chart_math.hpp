@@ -29,8 +29,9 @@ struct ParetoData {
 ParetoData pareto_data(const QVector<Configuration>& configurations);
 
 // A plan's trade-off as `fleetcast plan` ranks it: x: $/M tokens (lower is better), y: tokens/s per user (higher is
-// better). One series of the feasible configurations off the frontier, and `frontier`: the plan's own Pareto rows
-// (the file's `pareto` mark, not recomputed), in x order. Rows without both figures are left out.
+// better). The feasible configurations off the frontier, one series per GPU and engine ("h200 vllm, off the
+// frontier", in rank order of first appearance), and `frontier`: the plan's own Pareto rows (the file's `pareto`
+// mark, not recomputed), in x order. Rows without both figures are left out.
 ParetoData plan_pareto_data(const PlanOutcome& plan);
 
 // The CDF through a report's percentiles: (ms, cumulative share) at min, p50, p90, p95, p99 and max, joined by
