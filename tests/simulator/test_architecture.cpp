@@ -102,6 +102,51 @@ TEST_CASE("presets for models outside the development set count to their publish
   CHECK(oss.active_per_token() == Approx(3.6e9).epsilon(0.02));
 }
 
+// The dense Qwen3 and Qwen2.5 models of aiconfigurator's default list and support matrix: total and non-embedding
+// sizes as their model cards give them (the three smaller Qwen3 tie the LM head to the embedding; Qwen2.5's q, k and
+// v biases are not counted, under 0.1%).
+TEST_CASE("the dense Qwen3 and Qwen2.5 presets count to their published sizes", "[architecture]") {
+  struct Published {
+    const char* preset;
+    double total, non_embedding;
+    bool tied;
+  };
+  for (const Published& m :
+       {Published{"qwen3-0.6b", 0.6e9, 0.44e9, true}, Published{"qwen3-1.7b", 1.7e9, 1.4e9, true},
+        Published{"qwen3-4b", 4.0e9, 3.6e9, true}, Published{"qwen3-14b", 14.8e9, 13.2e9, false},
+        Published{"qwen2.5-7b", 7.61e9, 6.53e9, false}, Published{"qwen2.5-32b", 32.5e9, 31.0e9, false},
+        Published{"qwen2.5-72b", 72.7e9, 70.0e9, false}}) {
+    CAPTURE(m.preset);
+    const auto c = simulator::count_parameters(specs::model_preset(m.preset));
+    CHECK((c.lm_head == 0.0) == m.tied);
+    CHECK(c.total() == Approx(m.total).epsilon(0.02));
+    CHECK(c.total() - c.embedding - c.lm_head == Approx(m.non_embedding).epsilon(0.02));
+  }
+  // Qwen3-14B by hand: q and o 5120 x 40 x 128, k and v 5120 x 8 x 128; FFN 3 x 5120 x 17408.
+  const auto q14 = simulator::count_parameters(specs::model_preset("qwen3-14b"));
+  CHECK(q14.attention_per_layer == 2.0 * 5120 * 40 * 128 + 2.0 * 5120 * 8 * 128);
+  CHECK(q14.dense_ffn_per_layer == 3.0 * 5120 * 17408);
+}
+
+// Llama 2 (arXiv 2307.09288: 7B, 13B and 70B; grouped-query attention for 70B only) and Mixtral (Mistral AI: 8x7B of
+// 46.7B with 12.9B active per token, 8x22B of 141B with 39B active, both counting the embedding and the LM head).
+TEST_CASE("the Llama 2 and Mixtral presets count to their published sizes", "[architecture]") {
+  const auto l7 = simulator::count_parameters(specs::model_preset("llama-2-7b"));
+  CHECK(l7.attention_per_layer == 4.0 * 4096 * 4096);  // multi-head: k and v as wide as q
+  CHECK(l7.total() == Approx(6.74e9).epsilon(0.01));
+  CHECK(simulator::count_parameters(specs::model_preset("llama-2-13b")).total() == Approx(13.0e9).epsilon(0.01));
+  const auto l70 = simulator::count_parameters(specs::model_preset("llama-2-70b"));
+  CHECK(l70.attention_per_layer == 2.0 * 8192 * 8192 + 2.0 * 8192 * 8 * 128);
+  CHECK(l70.total() == Approx(69.0e9).epsilon(0.01));
+  const auto m7 = simulator::count_parameters(specs::model_preset("mixtral-8x7b"));
+  CHECK(m7.routed_expert == 3.0 * 4096 * 14336);
+  CHECK(m7.total() == Approx(46.7e9).epsilon(0.01));
+  CHECK(m7.active_per_token() + m7.embedding == Approx(12.9e9).epsilon(0.01));
+  const auto m22 = simulator::count_parameters(specs::model_preset("mixtral-8x22b"));
+  CHECK(m22.total() == Approx(141e9).epsilon(0.01));
+  CHECK(m22.active_per_token() + m22.embedding == Approx(39e9).epsilon(0.02));
+}
+
 TEST_CASE("GLM-4.7 and Qwen3-Next-80B-A3B count to their published sizes", "[architecture]") {
   // GLM-4.7 (GLM-4.5's architecture): attention 5120 x 96 x 128 (q, o) + 5120 x 8 x 128 (k, v) per layer; 3 dense
   // layers of 3 x 5120 x 12288; 89 MoE layers of 160 + 1 experts of 3 x 5120 x 1536. Published 355B total and 32B

@@ -33,6 +33,18 @@ TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name th
   CHECK(model_for_checkpoint("amd/Llama-3.3-70B-Instruct-FP8-KV").preset == "llama-3.1-70b");
   CHECK(model_for_checkpoint("amd/Llama-3.1-70B-Instruct-PTPC-FP8").preset == "llama-3.1-70b");
   CHECK(model_for_checkpoint("amd/gpt-oss-120b-w-mxfp4-a-fp8").preset == "gpt-oss-120b");
+  // aiconfigurator's support matrix names (src/aiconfigurator/systems/support_matrix.csv): Meta's "-hf" Llama 2
+  // checkpoints and Mistral's "-v0.1" releases; a "-v3.1" or "-v2" stays, being part of an architecture's name.
+  CHECK(model_for_checkpoint("meta-llama/Llama-2-7b-hf").preset == "llama-2-7b");
+  CHECK(model_for_checkpoint("meta-llama/Llama-2-70b-chat-hf").preset == "llama-2-70b");
+  CHECK(model_for_checkpoint("mistralai/Mixtral-8x7B-v0.1").preset == "mixtral-8x7b");
+  CHECK(model_for_checkpoint("mistralai/Mixtral-8x22B-Instruct-v0.1").preset == "mixtral-8x22b");
+  CHECK(model_for_checkpoint("Qwen/Qwen2.5-72B").preset == "qwen2.5-72b");
+  CHECK(model_for_checkpoint("Qwen/Qwen2.5-7B-Instruct").preset == "qwen2.5-7b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-0.6B").preset == "qwen3-0.6b");
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V3.1").preset == "deepseek-v3");  // through its alias, not "-v3"
+  CHECK(model_for_checkpoint("XiaomiMiMo/MiMo-V2-Flash").preset == "mimo-v2-flash");
+  CHECK(model_for_checkpoint("acme/model-v0.").preset.empty());  // no version digits: not a release tag
   // "-w-" without a following "-a-" format is part of a name, not a recipe.
   CHECK(model_for_checkpoint("acme/model-w-large").preset.empty());
   for (const char* name : {"deepseek-ai/DeepSeek-R1-0528", "openai/gpt-oss-20b"}) {

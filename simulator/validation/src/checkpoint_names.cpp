@@ -85,9 +85,10 @@ constexpr SameArchitecture kSameArchitecture[] = {
 // AMD's Quark checkpoints add "-fp8-kv" (FP8 weights and KV cache: amd/Llama-3.3-70B-Instruct-FP8-KV) and
 // "-ptpc" (per-token, per-channel FP8 scales: "-ptpc-fp8" loses "-fp8", then "-ptpc"). MiniMax publishes MiniMax-M3 as
 // "-MXFP8" (8-bit values with a shared scale per 32).
+// Meta's Llama 2 checkpoints in the transformers format end in "-hf" (meta-llama/Llama-2-7b-chat-hf).
 constexpr const char* kSuffixes[] = {"-instruct", "-thinking", "-base",   "-chat",  "-preview", "-fp8-dynamic",
                                      "-fp4-v2",   "-nvfp4",    "-mxfp4",  "-mxfp8", "-fp4",     "-static-pertensor",
-                                     "-fp8",      "-bf16",     "-fp8-kv", "-ptpc"};
+                                     "-fp8",      "-bf16",     "-fp8-kv", "-ptpc",  "-hf"};
 
 // "-w-mxfp4-a-fp8": the weight and activation formats of a quantisation recipe (amd/gpt-oss-120b-w-mxfp4-a-fp8),
 // "-w-" and "-a-" each followed by one format name.
@@ -114,6 +115,18 @@ bool strip_date(std::string& s) {
   return true;
 }
 
+// "-v0.1", "-v0.3": Mistral's release versions (mistralai/Mixtral-8x7B-Instruct-v0.1), which keep the architecture.
+// Only major version 0: "-v3.1" and "-v2" are parts of architecture names (deepseek-v3.1, mimo-v2-flash).
+bool strip_release_version(std::string& s) {
+  const std::size_t v = s.rfind("-v0.");
+  if (v == std::string::npos || v + 4 == s.size()) return false;
+  if (!std::all_of(s.begin() + static_cast<std::ptrdiff_t>(v + 4), s.end(),
+                   [](unsigned char c) { return std::isdigit(c); }))
+    return false;
+  s.resize(v);
+  return true;
+}
+
 }  // namespace
 
 CheckpointModel model_for_checkpoint(const std::string& model_path) {
@@ -121,6 +134,7 @@ CheckpointModel model_for_checkpoint(const std::string& model_path) {
   if (name.starts_with("meta-llama-")) name.erase(0, 5);
   for (bool stripped = true; stripped;) {
     stripped = strip_date(name);
+    stripped = strip_release_version(name) || stripped;
     stripped = strip_weight_activation_formats(name) || stripped;
     for (const char* suffix : kSuffixes) stripped = strip_suffix(name, suffix) || stripped;
   }
