@@ -156,6 +156,13 @@ TEST_CASE("GLM-4.7 and Qwen3-Next-80B-A3B count to their published sizes", "[arc
   CHECK(glm.moe_layers == 89);
   CHECK(glm.total() == Approx(355e9).epsilon(0.01));
   CHECK(glm.active_per_token() - glm.lm_head == Approx(32e9).epsilon(0.03));
+  // GLM-4.5-Air: 1 dense layer of 3 x 4096 x 10944, 45 MoE layers of 128 + 1 experts of 3 x 4096 x 1408 top-8.
+  // Published 106B total and 12B active (without the embedding and the LM head, as GLM-4.7's).
+  const auto air = simulator::count_parameters(specs::model_preset("glm-4.5-air"));
+  CHECK(air.moe_layers == 45);
+  CHECK(air.routed_expert == 3.0 * 4096 * 1408);
+  CHECK(air.total() == Approx(106e9).epsilon(0.01));
+  CHECK(air.active_per_token() - air.lm_head == Approx(12e9).epsilon(0.02));
   // Qwen3-Next-80B-A3B: 12 gated full-attention layers and 36 Gated DeltaNet layers, 512 experts of 3 x 2048 x 512
   // top-10 + 1 shared. Published: 80B total, 79B without the embeddings, "3B" activated (A3B; 3.25B here without the
   // embeddings).

@@ -45,6 +45,9 @@ TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name th
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V3.1").preset == "deepseek-v3");  // through its alias, not "-v3"
   CHECK(model_for_checkpoint("XiaomiMiMo/MiMo-V2-Flash").preset == "mimo-v2-flash");
   CHECK(model_for_checkpoint("acme/model-v0.").preset.empty());  // no version digits: not a release tag
+  CHECK(model_for_checkpoint("zai-org/GLM-4.5-Air-FP8").preset == "glm-4.5-air");
+  CHECK(model_for_checkpoint("zai-org/GLM-4.6-FP8").preset == "glm-4.7");  // GLM-4.6 has GLM-4.7's figures, said
+  CHECK(model_for_checkpoint("zai-org/GLM-4.6-FP8").note.find("GLM-4.6 has GLM-4.7's") != std::string::npos);
   // "-w-" without a following "-a-" format is part of a name, not a recipe.
   CHECK(model_for_checkpoint("acme/model-w-large").preset.empty());
   for (const char* name : {"deepseek-ai/DeepSeek-R1-0528", "openai/gpt-oss-20b"}) {

@@ -33,6 +33,12 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // GLM-4.5 (zyzshishui/slime scripts/models/glm4.5-355B-A32B.sh): 3 dense + 89 MoE layers, hidden 5120, 96 heads
     // / 8 KV x 128, FFN 12288, 160 experts top-8 of 1536 + 1 shared, vocab 151552: GLM-4.7's config.json figures.
     {"glm-4.5", "glm-4.7", "GLM-4.5 has GLM-4.7's layers, attention and experts"},
+    // GLM-4.6 (Glm4MoeForCausalLM; its config.json as andreidhoang/stanford-ai
+    // LLM/glm-4.6-training-pipeline/docs/GLM-4.6_DEEP_DIVE.md copies it: 92 layers, first 3 dense of 12288, hidden
+    // 5120,
+    // 96 heads / 8 KV x 128, 160 experts top-8 of 1536 + 1 shared, vocab 151552, max 202752, untied; 355B in
+    // xorbitsai/inference doc/source/models/builtin/llm/glm-4.6.rst): GLM-4.7's figures, context included.
+    {"glm-4.6", "glm-4.7", "GLM-4.6 has GLM-4.7's layers, attention, experts and 202,752-token context"},
     // MiniMax-M2.1 (huggingface.co/QuixiAI/MiniMax-M2.1-bf16 config.json, the minimax-m2.5 preset's own source) and
     // MiniMax-M2 (GPTQModel's MiniMaxM2Config defaults: 62 layers, hidden 3072, 256 experts of 1536, vocab 200064).
     {"minimax-m2.1", "minimax-m2.5", "MiniMax-M2.1's config.json is the minimax-m2.5 preset's source"},
