@@ -53,10 +53,10 @@ commands:
         deepinfer-decode-gb200 and deepinfer-prefill-gb200 unless --scenario. Run again after an interruption:
         finished points are kept.
   plan PLAN.json [-o OUT.json] [-j N] [--progress json] [--no-prune] [--rows N] [--quiet]
-        The cheapest fleet that meets the plan's SLOs: every combination of its search space (hardware, GPUs,
-        TP/DP/EP, aggregated or disaggregated P:D, batch caps, MTP) within its budget or GPU limit; configurations
-        that cannot fit the memory, reach the latency objectives alone or carry the offered rate are rejected
-        analytically, the rest simulated in N worker processes. Prints the feasible ones ranked by $/M tokens,
+        The cheapest fleet that meets the plan's SLOs: every combination of its search space (hardware, serving
+        engine, GPUs, TP/DP/EP, aggregated or disaggregated P:D, batch caps, MTP) within its budget or GPU limit;
+        configurations that cannot fit the memory, reach the latency objectives alone or carry the offered rate are
+        rejected analytically, the rest simulated in N worker processes. Prints the feasible ones ranked by $/M tokens,
         the Pareto frontier and why each rejected one failed; -o writes it all as JSON. --no-prune simulates
         every configuration (to check the pruning). docs/PLANNER.md.
   calibrate show HARDWARE|PROFILE.json [--runtime R] | calibrate datasheet HARDWARE
