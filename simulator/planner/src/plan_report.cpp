@@ -13,7 +13,6 @@
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/planner/slo_margin.hpp"
 #include "fleetcast/specs/presets.hpp"
-#include "fleetcast/specs/vendor.hpp"
 
 namespace fleetcast::planner {
 namespace {
@@ -113,23 +112,20 @@ std::string beyond_error_text(const nlohmann::json& out) {
 // Pairs the engine does not run on are not searched and have none.
 nlohmann::json profiles_json(const specs::PlanSpec& plan) {
   nlohmann::json out = nlohmann::json::array();
-  for (const std::string& name : plan.hardware) {
+  for (const auto& [name, runtime] : plan_engine_pairs(plan)) {
     const specs::HardwareSpec hw = specs::hardware_preset(name);
-    for (const std::string& runtime : plan.runtimes) {
-      if (!specs::runtime_vendor_mismatch(runtime, hw.arch).empty()) continue;
-      // As the plan's simulations take it for this model (a dense model on a fit made on MoE models alone: the
-      // kernel-level GEMM and attention rates, model_scope.hpp).
-      const calibration::Profile profile = calibration::profile_for(hw, runtime, plan.model_spec);
-      out.push_back(
-          {{"hardware", name},
-           {"runtime", runtime},
-           {"kind", profile.kind},
-           {"kernel_caveats", calibration::to_json(calibration::kernel_caveats(
-                                  profile, calibration::datasheet_profile_for(hw, runtime)))},
-           {"measured_error", calibration::measured_error_json(profile, runtime, plan.model_spec)},
-           {"unseen_model_error", calibration::unseen_model_error_json(profile, runtime, plan.model_spec)},
-           {"unfitted_gpu_error", calibration::unfitted_gpu_error_json(hw, profile, runtime, plan.model_spec)}});
-    }
+    // As the plan's simulations take it for this model (a dense model on a fit made on MoE models alone: the
+    // kernel-level GEMM and attention rates, model_scope.hpp).
+    const calibration::Profile profile = calibration::profile_for(hw, runtime, plan.model_spec);
+    out.push_back(
+        {{"hardware", name},
+         {"runtime", runtime},
+         {"kind", profile.kind},
+         {"kernel_caveats",
+          calibration::to_json(calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, runtime)))},
+         {"measured_error", calibration::measured_error_json(profile, runtime, plan.model_spec)},
+         {"unseen_model_error", calibration::unseen_model_error_json(profile, runtime, plan.model_spec)},
+         {"unfitted_gpu_error", calibration::unfitted_gpu_error_json(hw, profile, runtime, plan.model_spec)}});
   }
   return out;
 }

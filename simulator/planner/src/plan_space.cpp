@@ -99,14 +99,19 @@ void enumerate_engine(const specs::PlanSpec& plan, const std::string& hw_name, c
 
 PlanSpace enumerate_plan_space(const specs::PlanSpec& plan) {
   PlanSpace space;
-  for (const std::string& hw_name : plan.hardware) {
-    const specs::HardwareSpec hw = specs::hardware_preset(hw_name);
-    for (const std::string& runtime : plan.runtimes) {
-      if (!specs::runtime_vendor_mismatch(runtime, hw.arch).empty()) continue;  // listed by plan_unsupported_pairs
-      enumerate_engine(plan, hw_name, hw, runtime, space);
-    }
-  }
+  for (const EnginePair& pair : plan_engine_pairs(plan))
+    enumerate_engine(plan, pair.hardware, specs::hardware_preset(pair.hardware), pair.runtime, space);
   return space;
+}
+
+std::vector<EnginePair> plan_engine_pairs(const specs::PlanSpec& plan) {
+  std::vector<EnginePair> out;
+  for (const std::string& hw : plan.hardware) {
+    for (const std::string& runtime : plan.runtimes)
+      if (specs::runtime_vendor_mismatch(runtime, specs::hardware_preset(hw).arch).empty())
+        out.push_back({hw, runtime});
+  }
+  return out;
 }
 
 std::vector<UnsupportedPair> plan_unsupported_pairs(const specs::PlanSpec& plan) {

@@ -32,15 +32,19 @@ struct PlanSpace {
   int invalid_combinations = 0;
 };
 
-// In a fixed order (hardware as listed, then runtime as listed, then GPU count, disaggregation, ratio, tp, dp, ep, max_num_seqs, token
-// budget, MTP), so that the same plan gives the same indices. A disaggregated candidate splits its GPUs into
-// replicas of dp x tp GPUs, k x P of them prefilling and k x D decoding for the ratio P:D; each pool "node" holds
-// one replica (gpus_per_node = dp x tp, at most the hardware's GPUs per server), so KV moves between pools over the
-// scale-out network.
+// In a fixed order (hardware as listed, then runtime as listed, then GPU count, disaggregation, ratio, tp, dp, ep,
+// max_num_seqs, token budget, MTP), so that the same plan gives the same indices. A disaggregated candidate splits its
+// GPUs into replicas of dp x tp GPUs, k x P of them prefilling and k x D decoding for the ratio P:D; each pool "node"
+// holds one replica (gpus_per_node = dp x tp, at most the hardware's GPUs per server), so KV moves between pools over
+// the scale-out network.
 PlanSpace enumerate_plan_space(const specs::PlanSpec& plan);
 
-// The plan's (hardware, runtime) pairs that are not searched, each with why (specs::runtime_vendor_mismatch):
-// {hardware, runtime, reason}, in the plan's order.
+// The plan's (hardware, runtime) pairs in its order, hardware first: those searched (the engine runs on the GPU)
+// and those not, each with why (specs::runtime_vendor_mismatch).
+struct EnginePair {
+  std::string hardware, runtime;
+};
+std::vector<EnginePair> plan_engine_pairs(const specs::PlanSpec& plan);
 struct UnsupportedPair {
   std::string hardware, runtime, reason;
 };
