@@ -1,7 +1,9 @@
 // JSON -> DeploymentSpec: the hardware (preset, file or object), the replica layout, the scheduler and
 // speculative decoding.
 
+#include "fleetcast/specs/engine_defaults.hpp"
 #include "fleetcast/specs/load.hpp"
+#include "fleetcast/specs/presets.hpp"
 #include "fleetcast/specs/sglang_defaults.hpp"
 #include "json_reader.hpp"
 #include "spec_ref.hpp"
@@ -295,6 +297,10 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   }
   r.finish();
   return d;
+}
+
+SchedulerSpec engine_scheduler_defaults(const std::string& runtime, const std::string& hardware) {
+  return scheduler_defaults_for(runtime, hardware_preset(hardware));
 }
 
 }  // namespace fleetcast::specs

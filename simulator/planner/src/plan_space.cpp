@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "fleetcast/specs/load.hpp"
+#include "fleetcast/specs/engine_defaults.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "fleetcast/specs/vendor.hpp"
 
@@ -21,11 +21,10 @@ bool valid_layout(const specs::ReplicaLayout& l, int gpus, const specs::Hardware
 }
 
 // The batch caps and token budgets to search on one GPU under one engine: the plan's, or where it gives none the
-// engine's own there, read from the deployment parser so that a candidate and a hand-written deployment agree.
+// engine's own there (the deployment parser's defaults: a candidate and a hand-written deployment agree).
 std::pair<std::vector<int>, std::vector<int>> scheduler_values(const specs::PlanSpec& plan, const std::string& hw,
                                                                const std::string& runtime) {
-  const specs::SchedulerSpec engine =
-      specs::parse_deployment({{"hardware", hw}, {"nodes", 1}, {"runtime", runtime}}, "plan").scheduler;
+  const specs::SchedulerSpec engine = specs::engine_scheduler_defaults(runtime, hw);
   const auto& s = plan.search;
   return {
       s.max_num_seqs.empty() ? std::vector<int>{engine.max_num_seqs} : s.max_num_seqs,

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "fleetcast/simulator/sglang_memory.hpp"
+#include "fleetcast/specs/engine_defaults.hpp"
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "fleetcast/validation/checkpoint_names.hpp"
@@ -314,8 +315,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     // leaves it out does; a CSV row's batch_size is its per-worker batch and must be given.
     int batch_size = run.agg.batch_size;
     if (batch_size <= 0 && run.num_requests > 0) {
-      batch_size = specs::parse_deployment({{"hardware", hw_name}, {"nodes", 1}, {"runtime", run.backend}}, run.id)
-                       .scheduler.max_num_seqs;
+      batch_size = specs::engine_scheduler_defaults(run.backend, hw_name).max_num_seqs;
       note("max_num_seqs " + std::to_string(batch_size) + ": " + run.backend + "'s default on " + hw_name);
     }
     if (batch_size <= 0) return Unmapped{"batch_size is blank"};
