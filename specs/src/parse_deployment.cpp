@@ -5,6 +5,7 @@
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "fleetcast/specs/sglang_defaults.hpp"
+#include "fleetcast/specs/vendor.hpp"
 #include "json_reader.hpp"
 #include "spec_ref.hpp"
 
@@ -273,6 +274,9 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   bool known_runtime = false;
   for (const char* name : kRuntimes) known_runtime = known_runtime || d.runtime == name;
   r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm, deepinfer, atom");
+  // An engine on a GPU it was never built for (TensorRT-LLM on an AMD GPU, ATOM on an NVIDIA one) is no deployment.
+  const std::string mismatch = runtime_vendor_mismatch(d.runtime, d.hardware.arch);
+  r.check(mismatch.empty(), "runtime", mismatch + " (hardware " + d.hardware.name + ")");
   d.scheduler = scheduler_defaults_for(d.runtime, d.hardware);
   if (auto s = r.optional_object("scheduler")) d.scheduler = parse_scheduler(std::move(*s), d.scheduler);
   check_attention_dp_rules(r, d.scheduler, d.replica);

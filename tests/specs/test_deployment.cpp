@@ -34,6 +34,7 @@ TEST_CASE("a scheduler left out takes its engine's defaults for the GPU", "[spec
     json hw = hardware_json();
     hw["hbm_gb"] = hbm_gb;
     hw["name"] = name;
+    if (runtime == "atom") hw["arch"] = "gfx942";  // ATOM runs on AMD GPUs only
     json j = {{"hardware", hw}, {"nodes", 1}, {"runtime", runtime}};
     if (!given.empty()) j["scheduler"] = given;
     return parse_deployment(j, "d.json").scheduler;

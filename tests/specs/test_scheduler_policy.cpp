@@ -43,6 +43,7 @@ TEST_CASE("a scheduler left out or without a policy takes the runtime's engine's
   for (const auto& [runtime, policy] : engines) {
     INFO(runtime);
     j["runtime"] = runtime;
+    j["hardware"]["arch"] = policy == SchedulerPolicy::atom ? "gfx942" : "sm_90";  // ATOM runs on AMD GPUs only
     const SchedulerSpec none = parse_deployment(j, "d.json").scheduler;
     CHECK(none.policy == policy);
     CHECK(none.chunked_prefill == (policy != SchedulerPolicy::atom));  // ATOM prefills each prompt whole
@@ -52,6 +53,7 @@ TEST_CASE("a scheduler left out or without a policy takes the runtime's engine's
   }
   // A policy given is kept whatever the runtime, and its chunking default follows it.
   j["runtime"] = "atom";
+  j["hardware"]["arch"] = "gfx942";
   j["scheduler"] = {{"policy", "vllm"}};
   const SchedulerSpec vllm = parse_deployment(j, "d.json").scheduler;
   CHECK(vllm.policy == SchedulerPolicy::vllm);
@@ -81,6 +83,24 @@ TEST_CASE("every scheduler policy field round-trips", "[specs][scheduler][roundt
   CHECK(s.chunk_limit() == 2048);
   CHECK(s.preemption == PreemptionMode::swap);
   CHECK(to_json(parse_deployment(deployment_json(), "d.json"))["scheduler"]["capacity_policy"].is_null());
+}
+
+TEST_CASE("an engine on a GPU of another maker is refused, naming the runtime and the GPU", "[specs][scheduler]") {
+  json j = deployment_json();  // an sm_90 test GPU
+  j["runtime"] = "atom";
+  CHECK_INPUT_ERROR(parse_deployment(j, "d.json", "deployment"), "deployment.runtime", "atom",
+                    "ATOM (ROCm) runs on AMD GPUs only; sm_90 is NVIDIA's (hardware hw-test)");
+  j["hardware"]["arch"] = "gfx950";
+  j["runtime"] = "trtllm";
+  CHECK_INPUT_ERROR(parse_deployment(j, "d.json", "deployment"), "deployment.runtime", "trtllm",
+                    "TensorRT-LLM (CUDA) runs on NVIDIA GPUs only; gfx950 is AMD's");
+  for (const char* ok : {"vllm", "sglang", "deepinfer"}) {
+    j["runtime"] = ok;
+    CHECK_NOTHROW(parse_deployment(j, "d.json"));
+  }
+  j["hardware"]["arch"] = "npu_x1";  // a maker the presets do not know: not refused
+  j["runtime"] = "trtllm";
+  CHECK_NOTHROW(parse_deployment(j, "d.json"));
 }
 
 TEST_CASE("bad scheduler policy input names the field", "[specs][scheduler]") {
