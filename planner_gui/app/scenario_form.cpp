@@ -34,6 +34,9 @@ ScenarioForm::ScenarioForm(const QString& cli_path, const QString& work_dir, QWi
   scenario_ = preset_combo("scenario", false);
   model_ = preset_combo("model", true);
   hardware_ = preset_combo("hardware", true);
+  runtime_ = new QComboBox;
+  runtime_->addItem(kKeep);
+  runtime_->addItems(runtime_names());
   tp_ = new QSpinBox;
   tp_->setRange(0, 1024);
   tp_->setSpecialValueText(kKeep);
@@ -58,6 +61,7 @@ ScenarioForm::ScenarioForm(const QString& cli_path, const QString& work_dir, QWi
   form->addRow("Scenario", scenario_);
   form->addRow("Model", model_);
   form->addRow("Hardware", hardware_);
+  form->addRow("Engine", runtime_);
   form->addRow("Replica TP", tp_);
   form->addRow("Nodes", nodes_);
   form->addRow("Arrival rate", rate_);
@@ -68,6 +72,7 @@ ScenarioForm::ScenarioForm(const QString& cli_path, const QString& work_dir, QWi
   if (const int i = scenario_->findText("default"); i >= 0) scenario_->setCurrentIndex(i);
   requests_->setValue(2000);
   tp_->setObjectName("tp");
+  runtime_->setObjectName("runtime");
   requests_->setObjectName("requests");
   sweep_->setObjectName("sweep_axis");
 
@@ -89,7 +94,7 @@ ScenarioForm::ScenarioForm(const QString& cli_path, const QString& work_dir, QWi
     base_file_.clear();
     schedule_check();
   });
-  for (QComboBox* box : {model_, hardware_})
+  for (QComboBox* box : {model_, hardware_, runtime_})
     connect(box, &QComboBox::currentIndexChanged, this, &ScenarioForm::schedule_check);
   for (QSpinBox* box : {tp_, nodes_, requests_})
     connect(box, &QSpinBox::valueChanged, this, &ScenarioForm::schedule_check);
@@ -117,6 +122,7 @@ QString ScenarioForm::write_current(QString* error) {
   ScenarioEdits e;
   if (model_->currentIndex() > 0) e.model = model_->currentText();
   if (hardware_->currentIndex() > 0) e.hardware = hardware_->currentText();
+  if (runtime_->currentIndex() > 0) e.runtime = runtime_->currentText();
   e.tp = tp_->value();
   e.nodes = nodes_->value();
   e.rate_per_s = rate_->value();
@@ -138,6 +144,7 @@ QString ScenarioForm::summary() const {
   QString s = base_file_.isEmpty() ? scenario_->currentText() : QFileInfo(base_file_).completeBaseName();
   if (model_->currentIndex() > 0) s += " " + model_->currentText();
   if (hardware_->currentIndex() > 0) s += " " + hardware_->currentText();
+  if (runtime_->currentIndex() > 0) s += " " + runtime_->currentText();
   if (tp_->value() > 0) s += QString(" TP%1").arg(tp_->value());
   if (nodes_->value() > 0) s += QString(" %1 nodes").arg(nodes_->value());
   if (rate_->value() > 0) s += QString(" %1 req/s").arg(rate_->value());

@@ -44,6 +44,7 @@ class ScenarioForm : public QWidget {
   QComboBox* scenario_ = nullptr;
   QComboBox* model_ = nullptr;
   QComboBox* hardware_ = nullptr;
+  QComboBox* runtime_ = nullptr;  // the serving engine, or the scenario's
   QSpinBox* tp_ = nullptr;
   QSpinBox* nodes_ = nullptr;
   QDoubleSpinBox* rate_ = nullptr;

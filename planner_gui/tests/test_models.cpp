@@ -400,8 +400,14 @@ class ModelsTest : public QObject {
     QVERIFY(preset_names("scenario").contains("default"));
     const QJsonObject base = scenario_preset("default");
     QVERIFY(base["workload"].toObject()["arrival"].toObject().contains("load"));
-    const QJsonObject s = apply_edits(
-        base, {.model = "qwen3-32b", .hardware = "h200", .tp = 2, .nodes = 1, .rate_per_s = 3.5, .num_requests = 500});
+    ScenarioEdits edits;
+    edits.model = "qwen3-32b";
+    edits.hardware = "h200";
+    edits.tp = 2;
+    edits.nodes = 1;
+    edits.rate_per_s = 3.5;
+    edits.num_requests = 500;
+    const QJsonObject s = apply_edits(base, edits);
     QCOMPARE(s["model"].toString(), QStringLiteral("qwen3-32b"));
     QCOMPARE(s["deployment"].toObject()["hardware"].toString(), QStringLiteral("h200"));
     QCOMPARE(s["deployment"].toObject()["replica"].toObject()["tp"].toInt(), 2);
@@ -411,6 +417,34 @@ class ModelsTest : public QObject {
     QCOMPARE(arrival["rate_per_s"].toDouble(), 3.5);
     QCOMPARE(arrival["kind"].toString(), QStringLiteral("poisson"));
     QCOMPARE(s["num_requests"].toInt(), 500);
+    QVERIFY(!s["deployment"].toObject().contains("runtime") ||
+            s["deployment"].toObject()["runtime"] == base["deployment"].toObject()["runtime"]);  // kept
+  }
+
+  void a_new_engine_takes_its_own_scheduler() {
+    QCOMPARE(runtime_names(), QStringList({"vllm", "sglang", "trtllm", "atom", "deepinfer"}));
+    QJsonObject base = scenario_preset("default");
+    QJsonObject deployment = base["deployment"].toObject();
+    deployment["scheduler"] = QJsonObject{{"policy", "vllm"}, {"max_num_seqs", 64}};
+    deployment["disaggregation"] =
+        QJsonObject{{"prefill", QJsonObject{{"nodes", 1}, {"scheduler", QJsonObject{{"policy", "vllm"}}}}},
+                    {"decode", QJsonObject{{"nodes", 1}}}};
+    base["deployment"] = deployment;
+    ScenarioEdits engine;
+    engine.runtime = "sglang";
+    const QJsonObject d = apply_edits(base, engine)["deployment"].toObject();
+    QCOMPARE(d["runtime"].toString(), QStringLiteral("sglang"));
+    // The policy goes (SGLang schedules as SGLang does), the cap stays; a pool's policy goes too.
+    QVERIFY(!d["scheduler"].toObject().contains("policy"));
+    QCOMPARE(d["scheduler"].toObject()["max_num_seqs"].toInt(), 64);
+    const QJsonObject pools = d["disaggregation"].toObject();
+    QVERIFY(!pools["prefill"].toObject()["scheduler"].toObject().contains("policy"));
+    QCOMPARE(pools["decode"].toObject(), QJsonObject({{"nodes", 1}}));
+    // No engine picked: the base's policy is kept.
+    ScenarioEdits tp_only;
+    tp_only.tp = 2;
+    const QJsonObject kept = apply_edits(base, tp_only)["deployment"].toObject();
+    QCOMPARE(kept["scheduler"].toObject()["policy"].toString(), QStringLiteral("vllm"));
   }
 };
 

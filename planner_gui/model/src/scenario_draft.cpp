@@ -26,10 +26,36 @@ QJsonObject scenario_preset(const QString& name) {
   }
 }
 
+QStringList runtime_names() { return {"vllm", "sglang", "trtllm", "atom", "deepinfer"}; }
+
+namespace {
+
+// `holder` (a deployment or one of its pools) with its scheduler's `policy` removed, where it gives one.
+QJsonObject without_policy(QJsonObject holder) {
+  QJsonObject scheduler = holder.value("scheduler").toObject();
+  if (scheduler.contains("policy")) {
+    scheduler.remove("policy");
+    holder["scheduler"] = scheduler;
+  }
+  return holder;
+}
+
+}  // namespace
+
 QJsonObject apply_edits(QJsonObject s, const ScenarioEdits& e) {
   if (!e.model.isEmpty()) s["model"] = e.model;
   QJsonObject deployment = s.value("deployment").toObject();
   if (!e.hardware.isEmpty()) deployment["hardware"] = e.hardware;
+  if (!e.runtime.isEmpty()) {
+    deployment = without_policy(deployment);
+    deployment["runtime"] = e.runtime;
+    if (deployment.contains("disaggregation")) {
+      QJsonObject pools = deployment.value("disaggregation").toObject();
+      for (const char* pool : {"prefill", "decode"})
+        if (pools.contains(pool)) pools[pool] = without_policy(pools.value(pool).toObject());
+      deployment["disaggregation"] = pools;
+    }
+  }
   if (e.nodes > 0) deployment["nodes"] = e.nodes;
   if (e.tp > 0) {
     QJsonObject replica = deployment.value("replica").toObject();

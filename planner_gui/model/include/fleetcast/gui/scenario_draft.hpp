@@ -14,6 +14,7 @@ namespace fleetcast::gui {
 struct ScenarioEdits {
   QString model;            // a model preset name
   QString hardware;         // a hardware preset name
+  QString runtime;          // deployment.runtime: the serving engine, with its own scheduler (a policy given goes)
   int tp = 0;               // deployment.replica.tp
   int nodes = 0;            // deployment.nodes
   double rate_per_s = 0.0;  // workload.arrival.rate_per_s (replaces a `load`)
@@ -24,7 +25,11 @@ struct ScenarioEdits {
 QStringList preset_names(const QString& kind);
 // A scenario preset as JSON; throws LoadError for an unknown name.
 QJsonObject scenario_preset(const QString& name);
+// A new runtime drops the base's scheduler `policy` (its own and its pools'): the engine picked schedules as it does,
+// with the base's caps and budgets.
 QJsonObject apply_edits(QJsonObject scenario, const ScenarioEdits& edits);
+// The engines a deployment names (deployment.runtime's valid values).
+QStringList runtime_names();
 bool write_scenario(const QJsonObject& scenario, const QString& path, QString* error);
 
 // Runs `fleetcast step SCENARIO --decode 1 --context 1`: the CLI parses and validates the whole scenario (and
