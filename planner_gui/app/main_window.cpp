@@ -269,6 +269,9 @@ void MainWindow::show_plan(const PlanOutcome& plan) {
                                    : QString("%1 at $%2 per M tokens")
                                          .arg(plan.rows.front().description.toHtmlEscaped())
                                          .arg(plan.rows.front().usd_per_m_tokens, 0, 'f', 4)));
+  if (!plan.engines_not_searched.isEmpty())
+    plan_summary_->setText(plan_summary_->text() +
+                           "<br>Not searched: " + plan.engines_not_searched.join("; ").toHtmlEscaped());
   // Where the ranking leans on a fit's stand-ins: the profiles with figures outside the kernel-level ones.
   QStringList noted;
   for (const PlanProfile& p : plan.profiles) {

@@ -326,6 +326,19 @@ class PlanModelsTest : public QObject {
     }
     QVERIFY2(names.contains("h100 vllm, off the frontier") && names.contains("h100 trtllm, off the frontier"),
              qPrintable(names.join("; ")));
+    QVERIFY(plan.engines_not_searched.isEmpty());  // the file lists none
+
+    // An engine skipped on a GPU it does not run on is read with why.
+    QJsonObject summary = j["summary"].toObject();
+    summary["engines_not_searched"] = QJsonArray{QJsonObject{
+        {"hardware", "mi300x"}, {"runtime", "trtllm"}, {"reason", "TensorRT-LLM (CUDA) runs on NVIDIA GPUs only"}}};
+    j["summary"] = summary;
+    QFile g(dir.path() + "/skipped.json");
+    QVERIFY(g.open(QIODevice::WriteOnly));
+    g.write(QJsonDocument(j).toJson());
+    g.close();
+    QCOMPARE(load_plan_output(g.fileName()).engines_not_searched,
+             QStringList{"trtllm on mi300x (TensorRT-LLM (CUDA) runs on NVIDIA GPUs only)"});
     // Rows written before plans searched engines name none and take their hardware's profile: the test above.
   }
 

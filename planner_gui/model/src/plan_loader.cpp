@@ -69,6 +69,12 @@ PlanOutcome load_plan_output(const QString& path) {
   out.simulated = whole(s, "simulated", path, "summary.simulated");
   out.feasible = whole(s, "feasible", path, "summary.feasible");
   out.invalid_combinations = whole(s, "invalid_combinations", path, "summary.invalid_combinations");
+  if (s.contains("engines_not_searched")) {
+    for (const json& u : field(s, "engines_not_searched", path, "summary.engines_not_searched", json::value_t::array)) {
+      out.engines_not_searched
+          << QString("%1 on %2 (%3)").arg(text(u, "runtime"), text(u, "hardware"), text(u, "reason"));
+    }
+  }
 
   // Older outputs have no `profiles`; where present it must be read whole.
   // "hardware runtime" -> its profile's caveats; an output written before plans searched engines has one runtime,

@@ -62,6 +62,9 @@ struct PlanOutcome {
   int best_beyond_error_config = -1;   // the cheapest whose headroom clears its profile's error on record (-1: none)
   QVector<RejectionGroup> rejections;  // pruned before simulated, reasons in the file's order of first sight
   QVector<PlanProfile> profiles;       // per hardware, in the plan's order (none in outputs written before them)
+  // The engines not searched on a GPU they do not run on: "trtllm on mi355x (TensorRT-LLM (CUDA) runs on NVIDIA GPUs
+  // only; ...)", in the plan's order (none in outputs written before plans searched engines).
+  QStringList engines_not_searched;
 };
 
 // Reads a plan output; LoadError naming the file and the field on anything else.
