@@ -40,6 +40,8 @@ std::vector<KernelCaveat> kernel_caveats(const Profile& profile, const Profile& 
   // is a kernel the fit does not name.
   for (const auto& [format, eff] : profile.expert_kernel_efficiency)
     check(out, "expert_kernel_efficiency." + format, eff, 1.0, 1.0);
+  // Their weight streaming against a dense GEMM's, likewise.
+  check(out, "expert_memory_efficiency", profile.expert_memory_efficiency, 1.0, 1.0);
   return out;
 }
 

@@ -14,7 +14,7 @@ const std::set<std::string> kKeys = {"hardware", "runtime", "kind", "matmul_effi
                                      // optional: host overheads fitted to serving runs (0 when absent)
                                      "sequence_overhead_s", "request_overhead_s",
                                      // optional: fitted to serving runs (1 when absent)
-                                     "expert_kernel_efficiency",
+                                     "expert_kernel_efficiency", "expert_memory_efficiency",
                                      // optional: the model presets a serving fit was made on (none when absent)
                                      "fitted_models",
                                      // schema v2, optional (profile_v2_json.hpp)
@@ -121,6 +121,8 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file) {
   if (j.contains("sequence_overhead_s")) p.sequence_overhead_s = seconds(j, "sequence_overhead_s", file);
   if (j.contains("request_overhead_s")) p.request_overhead_s = seconds(j, "request_overhead_s", file);
   if (j.contains("expert_kernel_efficiency")) p.expert_kernel_efficiency = expert_efficiencies(j, file);
+  if (j.contains("expert_memory_efficiency"))
+    p.expert_memory_efficiency = efficiency(j, "expert_memory_efficiency", file);
   if (j.contains("fitted_models")) p.fitted_models = model_names(j, file);
   const auto& src = field(j, "sources", file);
   if (!src.is_object()) throw InputError(file, "sources", src.dump(), "an object: field -> where it came from");

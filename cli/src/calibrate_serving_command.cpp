@@ -37,6 +37,7 @@ std::string recipe_text(const validation::ServingFitOptions& o) {
   if (o.robust) text += " --robust";
   if (o.benchmark_clients) text += " --benchmark-clients";
   if (!o.fit_experts) text += " --no-experts";
+  if (o.fit_expert_memory) text += " --expert-memory";
   if (o.max_step_overhead_s != d.max_step_overhead_s)
     text += " --max-step-ms " + std::to_string(1e3 * o.max_step_overhead_s);
   if (o.ttft_weight != d.ttft_weight) text += " --ttft-weight " + std::to_string(o.ttft_weight);
@@ -57,8 +58,8 @@ std::vector<calibration::UnseenModelAccuracy> read_unseen_model_table(const std:
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
-      "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--max-step-ms X] "
-      "[--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]";
+      "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory] "
+      "[--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]";
   std::string silicon, hardware, runtime, out_dir, accuracy_file;
   validation::ServingFitOptions options;
   bool cross_validate = false, benchmark_clients = false;
@@ -78,6 +79,10 @@ int run_calibrate_serving(const Args& args) {
     }
     if (a == "--no-experts") {
       options.fit_experts = false;
+      continue;
+    }
+    if (a == "--expert-memory") {
+      options.fit_expert_memory = true;
       continue;
     }
     if (a == "--cross-validate") {

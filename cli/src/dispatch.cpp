@@ -82,8 +82,8 @@ commands:
         one profile for every pair given (one hardware and runtime), writes it as kind measured
         (FLEETCAST_PROFILE_DIR makes it the hardware's profile) and checks the steps with it.
   calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]
-                    [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--max-step-ms X]
-                    [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
+                    [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory]
+                    [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads, and the routed experts' kernel efficiency per expert weight format, to the
         measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the rows, by id hash, held out);
@@ -102,7 +102,9 @@ commands:
         --iterations 0 fits nothing: the fast replay's error of the profile in use, on the same rows.
         --benchmark-clients: as validate's. --no-experts fits no experts' efficiency (the routed experts at
         the GEMM rate, as the shipped profiles are fitted: a format's figure set by one model's rows does not
-        carry to another model).
+        carry to another model). --expert-memory, where the training rows hold dense and MoE models both,
+        also fits the routed experts' weight streaming apart from the dense weights' (expert_memory_efficiency,
+        a factor on the HBM efficiency; without it one HBM efficiency serves both, as in the shipped profiles).
   workload fit TRACE [--format F] [--columns ROLE=NAME,...] [--time-unit s|ms] [--strict]
                [--window START:END] [--rate-scale X] [--loops N] [--empirical] [--name N] [-o WORKLOAD.json] [--json]
         Read a request trace (azure, mooncake, burstgpt, or a generic csv/jsonl with a column mapping; the

@@ -14,6 +14,7 @@ RateTable::RateTable(const specs::HardwareSpec& hw, const calibration::Profile& 
   vector_flops_ = hw.peak_flops("bf16") / 16.0;
   attention_flops_ = hw.peak_flops("bf16") * profile.attention_compute_efficiency;
   hbm_bytes_per_s_ = hw.hbm_bytes_per_s() * profile.memory_efficiency;
+  expert_hbm_bytes_per_s_ = hbm_bytes_per_s_ * profile.expert_memory_efficiency;
   nvlink_efficiency_ = profile.nvlink_efficiency;
   nic_bytes_per_s_ = hw.nic_bytes_per_s() * profile.nic_efficiency;
   // PCIe and C2C reach about the same share of line rate as a NIC does.

@@ -286,11 +286,11 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
                                           : padded_rows_on_busiest(experts_, moe.top_k, tokens, tile)) /
                               assignments_per_gpu)
           : 1.0;
-  // Grouped expert kernels multiply below a dense GEMM's rate (Profile::expert_kernel_efficiency); the weights
-  // they stream are read as fast as any.
+  // Grouped expert kernels multiply below a dense GEMM's rate (Profile::expert_kernel_efficiency) and stream their
+  // weights below a dense GEMM's bandwidth (Profile::expert_memory_efficiency).
   const double rate = rates_.expert_kernel_efficiency(model_.precision.experts) *
                       rates_.gemm_flops(model_.precision.experts, expert_inputs_);
-  ex.time_s = roofline_s(ex, rate / padding, rates_.hbm_bytes_per_s(), 4 * moe_kernels);
+  ex.time_s = roofline_s(ex, rate / padding, rates_.expert_hbm_bytes_per_s(), 4 * moe_kernels);
   ex.prefill_share = share(moe_tokens.prefill, moe_tokens.decode);
 
   // The shared experts and a latent MoE's down and up projections: 16-bit GEMMs every token takes, split over TP.

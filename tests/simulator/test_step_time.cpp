@@ -152,6 +152,30 @@ TEST_CASE("the experts' kernel efficiency slows the routed experts' compute and 
   CHECK(simulator::StepTimeModel(moe_layer(), d, every).predict(prefill(16384)).total_s == slowed.total_s);
 }
 
+TEST_CASE("the experts' memory efficiency slows the routed experts' weight streaming and nothing else", "[step_time]") {
+  const auto d = one_gpu("h200");
+  const calibration::Profile dense_rates = calibration::datasheet_profile(d.hardware, "vllm");
+  calibration::Profile slow = dense_rates;
+  slow.expert_memory_efficiency = 0.5;
+  const simulator::StepTimeModel a(moe_layer(), d, dense_rates), b(moe_layer(), d, slow);
+  const double fixed_s = 4 * dense_rates.op_latency_s;  // four expert kernels' fixed costs, not scaled
+  // Two decodes read 16 experts' weights: bound by the bytes, which now stream at half the rate: twice the time.
+  simulator::BatchShape decode;
+  decode.decode_contexts = {1000, 1000};
+  const auto fast = a.predict(decode), slowed = b.predict(decode);
+  CHECK(slowed.op(Op::moe_experts).time_s - fixed_s == Approx(2.0 * (fast.op(Op::moe_experts).time_s - fixed_s)));
+  CHECK(slowed.op(Op::moe_experts).bytes == fast.op(Op::moe_experts).bytes);
+  // The router, the attention and the shared expert read their weights at the dense rate as before.
+  for (const Op op : {Op::attn_proj, Op::attention, Op::moe_gate, Op::shared_expert}) {
+    CHECK(slowed.op(op).time_s == fast.op(op).time_s);
+  }
+  // 16,384 tokens: bound by FLOPs at either bandwidth, the same time.
+  CHECK(b.predict(prefill(16384)).op(Op::moe_experts).time_s == a.predict(prefill(16384)).op(Op::moe_experts).time_s);
+  // A dense model has no routed experts: the same step time to the bit.
+  CHECK(simulator::StepTimeModel(dense_layer(), d, slow).predict(decode).total_s ==
+        simulator::StepTimeModel(dense_layer(), d, dense_rates).predict(decode).total_s);
+}
+
 TEST_CASE("small decode is bound by reading weights, large prefill by compute", "[step_time]") {
   const auto model = specs::model_preset("llama-3.1-8b");
   const auto d = one_gpu("h100");

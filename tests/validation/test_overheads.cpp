@@ -69,6 +69,21 @@ TEST_CASE("profiles: the overhead fields round-trip and default to 0 when absent
   CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"), Catch::Contains("request_overhead_s"));
 }
 
+TEST_CASE("profiles: the experts' memory efficiency round-trips, defaults to 1 and rejects values outside (0, 1]",
+          "[validation][overheads]") {
+  calibration::Profile p = calibration::datasheet_profile(specs::hardware_preset("h200"), "vllm");
+  auto j = calibration::to_json(p);
+  CHECK_FALSE(j.contains("expert_memory_efficiency"));  // datasheet profiles keep their bytes
+  CHECK(calibration::parse_profile(j, "p.json").expert_memory_efficiency == 1.0);
+  p.expert_memory_efficiency = 0.62;
+  CHECK(calibration::parse_profile(calibration::to_json(p), "p.json").expert_memory_efficiency == 0.62);
+  for (const double bad : {0.0, 1.5}) {
+    j["expert_memory_efficiency"] = bad;
+    CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"),
+                      Catch::Contains("expert_memory_efficiency") && Catch::Contains("p.json"));
+  }
+}
+
 TEST_CASE("profiles: the experts' kernel efficiency round-trips by format, defaults to 1 and rejects bad entries",
           "[validation][overheads]") {
   calibration::Profile p = calibration::datasheet_profile(specs::hardware_preset("h200"), "vllm");

@@ -187,6 +187,43 @@ TEST_CASE("MoE rows fit the experts' kernel efficiency per weight format, a dens
   CHECK(dense.profile.expert_kernel_efficiency_for("fp8") == 1.0);
 }
 
+TEST_CASE("dense and MoE rows together fit the experts' weight streaming apart from the dense weights'", "[fit]") {
+  // The Llama rows beside MiniMax-M2.5's at 64 output tokens and few clients, whose decode steps stream the experts'
+  // weights; the experts stream at 40% of the dense weights' rate. One HBM efficiency for both could not give back
+  // either kind's decode.
+  calibration::Profile truth = truth_profile(0.8);
+  truth.expert_memory_efficiency = 0.4;
+  auto results = measured_under(truth);
+  for (int tp : {2, 4})
+    for (int clients : {2, 8, 32}) {
+      traces::MeasuredServingRun run = llama_h200_vllm("MiniMaxAI/MiniMax-M2.5", 1024, 64, clients, tp);
+      const auto mapped = std::get<validation::MappedRun>(validation::map_serving_run(run));
+      const auto m = validation::replay_closed_loop(specs::parse_scenario(mapped.scenario, results.file), truth);
+      run.ttft_ms = m.ttft_ms;
+      run.tpot_ms = m.tpot_ms;
+      results.runs.push_back(run);
+    }
+  validation::ServingFitOptions options;
+  options.max_iterations = 10;
+  options.fit_experts = false;  // the shipped recipe's
+  options.fit_expert_memory = true;
+  const validation::ServingFit both = validation::fit_serving_profile(results, "h200", "vllm", options);
+  CHECK(both.profile.expert_memory_efficiency == Approx(0.4).epsilon(0.15));
+  CHECK(both.profile.memory_efficiency == Approx(truth.memory_efficiency).epsilon(0.15));
+  CHECK_THAT(both.profile.sources.at("expert_memory_efficiency"),
+             Catch::Contains("MoE models' (minimax-m2.5)") && Catch::Contains("dense models' (llama-3.1-70b"));
+  // Without --expert-memory: one HBM efficiency for both kinds, a worse fit of the decode steps.
+  options.fit_expert_memory = false;
+  const validation::ServingFit one = validation::fit_serving_profile(results, "h200", "vllm", options);
+  CHECK(one.profile.expert_memory_efficiency == 1.0);
+  CHECK(one.profile.sources.count("expert_memory_efficiency") == 0);
+  CHECK(one.after_train.tpot.median_ape > both.after_train.tpot.median_ape);
+  // Dense rows alone cannot tell it: not fitted, 1.
+  options.fit_expert_memory = true;
+  const validation::ServingFit dense = validation::fit_serving_profile(measured_under(truth), "h200", "vllm", options);
+  CHECK(dense.profile.expert_memory_efficiency == 1.0);
+}
+
 TEST_CASE("leaving a model out scores every one of its rows and trains on none", "[fit]") {
   auto results = measured_under(truth_profile(1.0));
   traces::MeasuredServingRun other = llama_h200_vllm("Qwen/Qwen3-32B", 1024, 64, 4, 1);

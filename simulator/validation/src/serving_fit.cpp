@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
@@ -58,17 +59,30 @@ struct Row {
 
 // log of: GEMM factor, attention eff., memory eff., step overhead (s), NVLink eff., per-sequence overhead (s),
 // front-end time per request (s), then the routed experts' kernel efficiency for each experts' weight format among
-// the training rows' MoE models (none for dense rows: a format no row runs would have no effect on the residuals).
+// the training rows' MoE models (none for dense rows: a format no row runs would have no effect on the residuals),
+// then, if asked for and where the training rows hold both dense and MoE models, the experts' weight streaming
+// against the dense weights' (with one kind alone it and the HBM efficiency would move the same residuals).
 constexpr int kCommonParams = 7;
 using Params = Eigen::VectorXd;
+
+// What a fit adjusts beyond the common parameters.
+struct FitShape {
+  std::vector<std::string> expert_formats;
+  bool expert_memory = false;
+  Eigen::Index size() const {
+    return kCommonParams + static_cast<Eigen::Index>(expert_formats.size()) + (expert_memory ? 1 : 0);
+  }
+  Eigen::Index expert_memory_index() const { return kCommonParams + static_cast<Eigen::Index>(expert_formats.size()); }
+};
 
 // `p`'s parameters, its GEMM factor against `base`'s matmul efficiencies (1 for base itself: the largest ratio,
 // which gives back every class of a fit, whose classes are base's times one factor capped at 1). From the datasheet
 // profile, the host costs it lacks (0) start at small values a step in log space moves from; from a fit, at its own
 // values within apply()'s clamps.
 Params initial(const calibration::Profile& p, const calibration::Profile& base, bool from_datasheet,
-               const std::vector<std::string>& expert_formats) {
-  Params t(kCommonParams + static_cast<Eigen::Index>(expert_formats.size()));
+               const FitShape& shape) {
+  const std::vector<std::string>& expert_formats = shape.expert_formats;
+  Params t(shape.size());
   t.head(kCommonParams) << std::log(detail::gemm_factor(p, base)), std::log(p.attention_compute_efficiency),
       std::log(p.memory_efficiency), std::log(std::max(p.step_overhead_s, 1e-5)), std::log(p.nvlink_efficiency),
       std::log(std::max(p.sequence_overhead_s, from_datasheet ? 2e-5 : 1e-7)),
@@ -76,6 +90,7 @@ Params initial(const calibration::Profile& p, const calibration::Profile& base, 
   for (std::size_t k = 0; k < expert_formats.size(); ++k) {
     t(kCommonParams + static_cast<Eigen::Index>(k)) = std::log(p.expert_kernel_efficiency_for(expert_formats[k]));
   }
+  if (shape.expert_memory) t(shape.expert_memory_index()) = std::log(p.expert_memory_efficiency);
   return t;
 }
 
@@ -90,7 +105,7 @@ constexpr int kPriorParams[] = {0, 1, 2, 4};
 
 // The box each parameter is kept in, in log space: the bounded fit's ceilings, efficiencies at most 1, host costs
 // within plausible ranges (the host time per step at most ServingFitOptions::max_step_overhead_s), and a grouped expert
-// GEMM never faster than a dense one. The descent works inside it: a parameter past its edge would have no effect on
+// GEMM never faster nor streaming faster than a dense one. The descent works inside it: a parameter past its edge would have no effect on
 // the residuals, so a forward difference there is zero and the parameter could never come back. The unbounded GEMM
 // factor has no ceiling of its own (each class is capped at 1).
 struct Box {
@@ -99,7 +114,7 @@ struct Box {
 Box box(const ServingFitOptions& options, Eigen::Index params) {
   const bool bounded = options.bounded;
   const double inf = std::numeric_limits<double>::infinity();
-  Box b{Params::Constant(params, std::log(0.02)), Params::Zero(params)};  // the experts' efficiencies
+  Box b{Params::Constant(params, std::log(0.02)), Params::Zero(params)};  // the experts' kernel and memory ones
   b.lo.head(kCommonParams) << -inf, -inf, -inf, std::log(1e-5), -inf, std::log(1e-7), std::log(1e-5);
   b.hi.head(kCommonParams) << (bounded ? 0.0 : inf), std::log(bounded ? kMaxAttentionEfficiency : 1.0),
       std::log(bounded ? kMaxMemoryEfficiency : 1.0), std::log(options.max_step_overhead_s), 0.0, std::log(1e-3),
@@ -108,7 +123,8 @@ Box box(const ServingFitOptions& options, Eigen::Index params) {
 }
 
 calibration::Profile apply(const calibration::Profile& base, const Params& t, const ServingFitOptions& options,
-                           const std::vector<std::string>& expert_formats) {
+                           const FitShape& shape) {
+  const std::vector<std::string>& expert_formats = shape.expert_formats;
   const Box limits = box(options, t.size());
   const Params x = t.cwiseMax(limits.lo).cwiseMin(limits.hi).array().exp();
   calibration::Profile p = base;
@@ -118,6 +134,7 @@ calibration::Profile apply(const calibration::Profile& base, const Params& t, co
   for (std::size_t k = 0; k < expert_formats.size(); ++k) {
     p.expert_kernel_efficiency[expert_formats[k]] = x(kCommonParams + static_cast<Eigen::Index>(k));
   }
+  p.expert_memory_efficiency = shape.expert_memory ? x(shape.expert_memory_index()) : 1.0;
   return p;
 }
 
@@ -211,9 +228,13 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     if (options.fit_experts && r->scenario.model.moe)
       ++formats[std::string(specs::to_string(r->scenario.model.precision.experts))][serving_run_model(r->run)];
   }
-  std::vector<std::string> expert_formats;
-  for (const auto& [format, models] : formats) expert_formats.push_back(format);
-  const Eigen::Index params = kCommonParams + static_cast<Eigen::Index>(expert_formats.size());
+  FitShape shape;
+  for (const auto& [format, models] : formats) shape.expert_formats.push_back(format);
+  // Both kinds of model among the training rows: the experts' weight streaming is told apart from the dense weights'.
+  std::set<std::string> moe_models, dense_models;
+  for (const Row* r : train) (r->scenario.model.moe ? moe_models : dense_models).insert(serving_run_model(r->run));
+  shape.expert_memory = options.fit_expert_memory && !moe_models.empty() && !dense_models.empty();
+  const Eigen::Index params = shape.size();
   if (train.size() < 6) {  // --train-rows' floor: 12 residuals (TTFT and TPOT per row), 7-10 parameters here
     throw InputError(results.file, "rows", hardware + " " + runtime,
                      std::to_string(train.size()) + " training rows: at least 6 are needed to fit " +
@@ -221,10 +242,10 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   }
 
   // The start, and the bounded fit's prior's centre.
-  const Params theta0 = initial(base, base, true, expert_formats);
+  const Params theta0 = initial(base, base, true, shape);
   // The data residuals, then (bounded) the prior's: (log x - log x0) / sigma per efficiency.
   const auto objective = [&](const Params& t) {
-    Eigen::VectorXd data = residuals(train, apply(base, t, options, expert_formats), options.threads);
+    Eigen::VectorXd data = residuals(train, apply(base, t, options, shape), options.threads);
     if (options.robust) data = data.unaryExpr(&detail::huber_residual);
     for (Eigen::Index k = 0; k < data.size(); k += 2) data(k) *= options.ttft_weight;
     if (!options.bounded) return data;
@@ -255,14 +276,14 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   const bool refine = options.refine && in_use.kind != "datasheet";
   Descent best = refine ? Descent{theta0, std::numeric_limits<double>::infinity(), 0} : descend(theta0);
   if (in_use.kind != "datasheet") {
-    const Descent from_fit = descend(initial(in_use, base, false, expert_formats));
+    const Descent from_fit = descend(initial(in_use, base, false, shape));
     if (from_fit.cost < best.cost) {
       best = from_fit;
       fit.started_from = "profile in use";
     }
   }
   fit.iterations = best.iterations;
-  fit.profile = apply(base, best.theta, options, expert_formats);
+  fit.profile = apply(base, best.theta, options, shape);
   fit.profile.kind = "fitted";
   fit.profile.runtime = runtime;
   for (const auto& [model, n] : fit.train_rows_by_model) fit.profile.fitted_models.push_back(model);
@@ -302,6 +323,16 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     }
     fit.profile.sources["expert_kernel_efficiency." + format] =
         source + "; set by the training rows of " + set_by + " of " + std::to_string(train.size());
+  }
+  if (shape.expert_memory) {
+    const auto names = [](const std::set<std::string>& models) {
+      std::string out;
+      for (const std::string& m : models) out += (out.empty() ? "" : ", ") + m;
+      return out;
+    };
+    fit.profile.sources["expert_memory_efficiency"] = source + "; the MoE models' (" + names(moe_models) +
+                                                      ") routed experts against the dense models' (" +
+                                                      names(dense_models) + ") weights";
   }
   for (const auto& [cls, eff] : fit.profile.matmul_efficiency) {
     fit.profile.sources["matmul_efficiency." + cls] = source + "; one factor on every compute class";

@@ -83,12 +83,18 @@ struct Profile {
   // The routed experts' grouped GEMM kernels' compute rate against a dense GEMM's: fused MoE kernels (vLLM's
   // triton fused_moe and matmul_ogs, SGLang's, TensorRT-LLM's CUTLASS grouped GEMMs) gather and scatter rows per
   // expert, dequantise block-scaled weights in the tile and run few rows per expert, and no kernel-level figure for
-  // them is in REFERENCE.md. The weights they stream are read at memory_efficiency like any others. 1 (a dense
+  // them is in REFERENCE.md. The weights they stream are read at memory_efficiency x expert_memory_efficiency. 1 (a dense
   // GEMM's rate) unless fitted to measured runs. By the experts' weight format ("fp8", "nvfp4", "fp4", "bf16",
   // ...), since each format takes its own kernel path (on B200 vLLM, MXFP4 experts run FlashInfer's TensorRT-LLM
   // MoE kernels, NVFP4 ones CUTLASS grouped GEMMs, FP8 block-scaled ones triton's fused_moe); "*" stands for every
   // format not named. A format not named, with no "*", runs at 1.
   std::map<std::string, double> expert_kernel_efficiency;
+  // The routed experts' kernels' weight streaming against memory_efficiency's (a factor, 1 = as fast as a dense
+  // GEMM's weights). In a decode step a grouped MoE kernel reads many small expert matrices, a few rows each, in
+  // tiles sized for larger batches, and on some engines reaches well under the bandwidth a dense GEMM of the same
+  // bytes does; one figure for both would make a fit trade dense models' decode against MoE models'. 1 unless
+  // fitted to measured runs of both kinds of model.
+  double expert_memory_efficiency = 1.0;
   // The model presets whose measured serving runs a serving fit was made on (`calibrate serving`'s training rows),
   // sorted; empty where not recorded (datasheet profiles, fits from calibration traces). A fit made on MoE models
   // alone does not give a dense model its GEMM and attention rates (model_scope.hpp).

@@ -28,6 +28,8 @@ class RateTable {
   double attention_flops() const { return attention_flops_; }
   double vector_flops() const { return vector_flops_; }
   double hbm_bytes_per_s() const { return hbm_bytes_per_s_; }
+  // What the routed experts' kernels stream their weights at (Profile::expert_memory_efficiency).
+  double expert_hbm_bytes_per_s() const { return expert_hbm_bytes_per_s_; }
   // What a collective among `group` GPUs of one scale-up domain gets
   // (specs::HardwareSpec::scale_up_bytes_per_s_one_way).
   double nvlink_bus_bytes_per_s(int group) const {
@@ -42,7 +44,7 @@ class RateTable {
  private:
   double bf16_ = 0.0, fp8_ = 0.0, fp4_ = 0.0;
   double attention_flops_ = 0.0, vector_flops_ = 0.0;
-  double hbm_bytes_per_s_ = 0.0, nic_bytes_per_s_ = 0.0;
+  double hbm_bytes_per_s_ = 0.0, expert_hbm_bytes_per_s_ = 0.0, nic_bytes_per_s_ = 0.0;
   specs::HardwareSpec scale_up_;  // the hardware, for its scale-up domain's bandwidth by group
   double nvlink_efficiency_ = 0.0;
   double host_link_bytes_per_s_ = 0.0;

@@ -53,6 +53,10 @@ struct ServingFitOptions {
   // Fit the routed experts' kernel efficiency per weight format (false: none, the experts at the GEMM rate, as the
   // shipped profiles were fitted; a format's figure fitted to one model's rows does not carry to another model).
   bool fit_experts = true;
+  // Where the training rows hold both dense and MoE models, fit the experts' weight streaming against the dense
+  // weights' (Profile::expert_memory_efficiency; false: 1, one HBM efficiency for both, as the shipped profiles are
+  // fitted: on the development set one model's slow decode set it for every MoE model, docs/ACCURACY.md).
+  bool fit_expert_memory = false;
   // The most host time per step the fit may give (the default, 100 ms, is no limit in practice). Left free, the step
   // overhead takes up whatever makes one model's steps slower than the model says, and every model on the GPU then
   // pays it (docs/ACCURACY.md, "Fits on models they never saw, five recipes").
