@@ -45,12 +45,16 @@ print(" ".join(sorted({g.split(" | ")[1] + ":" + g.split(" | ")[2] for g in grou
 # (taken as written: FLEETCAST_PROFILE_DIR) with one fixed cost at zero; the copy as is ("same") must give the base run
 # back (checked on every 20th row).
 for variant in same no_kernel no_collective no_step; do mkdir -p "$out/$variant"; done
+# A pair's fit for one kind of model (`calibrate show --models KIND`, where one ships) is copied beside it, keeping its
+# model_kind, so that the models of that kind take their copy as they took the fit.
 for pair in $pairs; do
   hw=${pair%%:*} rt=${pair#*:}
-  FLEETCAST_PROFILES=$choice "$fleetcast" calibrate show "$hw" --runtime "$rt" 2>/dev/null >"$out/shown.json"
-  python3 - "$out" "$hw" "$rt" <<'PY'
+  for kind in "" dense moe; do
+    FLEETCAST_PROFILES=$choice "$fleetcast" calibrate show "$hw" --runtime "$rt" ${kind:+--models $kind} 2>/dev/null \
+      >"$out/shown.json" || continue
+    python3 - "$out" "$hw" "$rt" "$kind" <<'PY'
 import json, sys
-out, hw, rt = sys.argv[1:]
+out, hw, rt, kind = sys.argv[1:]
 p = json.load(open(f"{out}/shown.json"))
 p["kind"], p["runtime"] = "measured", rt
 for variant, field in (("same", None), ("no_kernel", "op_latency_s"), ("no_collective", "collective_latency_s"),
@@ -58,8 +62,9 @@ for variant, field in (("same", None), ("no_kernel", "op_latency_s"), ("no_colle
     q = dict(p)
     if field:
         q[field] = 0.0
-    json.dump(q, open(f"{out}/{variant}/{hw}-{rt}.json", "w"), indent=1)
+    json.dump(q, open(f"{out}/{variant}/{hw}-{rt}{'-' + kind if kind else ''}.json", "w"), indent=1)
 PY
+  done
 done
 
 # The copies run as the "best" choice, the one that takes FLEETCAST_PROFILE_DIR (the datasheet and unfitted choices

@@ -171,6 +171,7 @@ nlohmann::json to_json(const Profile& p) {
   if (p.sequence_overhead_s > 0.0) j["sequence_overhead_s"] = p.sequence_overhead_s;
   if (p.request_overhead_s > 0.0) j["request_overhead_s"] = p.request_overhead_s;
   if (!p.fitted_models.empty()) j["fitted_models"] = p.fitted_models;
+  if (!p.model_kind.empty()) j["model_kind"] = p.model_kind;
   if (p.expert_memory_efficiency != 1.0) j["expert_memory_efficiency"] = p.expert_memory_efficiency;
   // One number when it is the same for every format (the form written before it was kept by format).
   if (p.expert_kernel_efficiency.size() == 1 && p.expert_kernel_efficiency.count("*")) {

@@ -17,6 +17,8 @@ const std::set<std::string> kKeys = {"hardware", "runtime", "kind", "matmul_effi
                                      "expert_kernel_efficiency", "expert_memory_efficiency",
                                      // optional: the model presets a serving fit was made on (none when absent)
                                      "fitted_models",
+                                     // optional: the kind of model a fit is for (every model when absent)
+                                     "model_kind",
                                      // schema v2, optional (profile_v2_json.hpp)
                                      "predictors", "collectives", "quality", "traces",
                                      // schema v3, optional: SimGrid network factors
@@ -124,6 +126,11 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file) {
   if (j.contains("expert_memory_efficiency"))
     p.expert_memory_efficiency = efficiency(j, "expert_memory_efficiency", file);
   if (j.contains("fitted_models")) p.fitted_models = model_names(j, file);
+  if (j.contains("model_kind")) {
+    p.model_kind = text(j, "model_kind", file);
+    if (p.model_kind != "dense" && p.model_kind != "moe")
+      throw InputError(file, "model_kind", "\"" + p.model_kind + "\"", "valid: dense, moe (absent: every model)");
+  }
   const auto& src = field(j, "sources", file);
   if (!src.is_object()) throw InputError(file, "sources", src.dump(), "an object: field -> where it came from");
   for (const auto& [key, value] : src.items()) {

@@ -40,7 +40,8 @@ std::optional<std::pair<double, std::string>> fitted_median(const std::vector<Pr
                                                             const char* unit) {
   std::vector<std::pair<double, std::string>> fits;
   for (const Profile& c : candidates) {
-    if (c.kind != "fitted" || c.runtime != runtime) continue;
+    // A fit for one kind of model (model_kind) is not the GPU's fit: its figures are not what carries.
+    if (c.kind != "fitted" || c.runtime != runtime || !c.model_kind.empty()) continue;
     if (const std::optional<double> v = value(c)) fits.emplace_back(*v, c.hardware);
   }
   if (fits.empty()) return std::nullopt;
@@ -161,7 +162,7 @@ Profile select_profile(const std::vector<Profile>& candidates, const specs::Hard
   const Profile* best = nullptr;
   int best_score = 0;
   for (const Profile& p : candidates) {
-    if (p.hardware != hardware.name) continue;
+    if (p.hardware != hardware.name || !p.model_kind.empty()) continue;  // a fit for one kind of model: not this
     if (!p.runtime.empty() && p.runtime != runtime) continue;
     const int score = (p.runtime == runtime ? 10 : 0) + kind_rank(p.kind);
     if (score > best_score) {
@@ -187,9 +188,11 @@ ProfileChoice profile_choice() {
                    "(each GPU as if it had no fit of its own)");
 }
 
-Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime) {
-  const ProfileChoice choice = profile_choice();
-  if (choice == ProfileChoice::unfitted) return profile_without_own_fit(hardware, runtime);
+namespace {
+
+// profile_for's candidates: the user's profiles first, then the shipped ones; the shipped datasheet ones alone under
+// FLEETCAST_PROFILES=datasheet. Read once per process.
+const std::vector<Profile>& candidates_in_use(ProfileChoice choice) {
   static const std::vector<Profile> all = [choice] {
     const bool datasheet_only = choice == ProfileChoice::datasheet;
     std::vector<Profile> v = datasheet_only ? std::vector<Profile>{} : user_profiles();
@@ -198,7 +201,34 @@ Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runt
     }
     return v;
   }();
-  return select_profile(all, hardware, runtime);
+  return all;
+}
+
+}  // namespace
+
+Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime) {
+  const ProfileChoice choice = profile_choice();
+  if (choice == ProfileChoice::unfitted) return profile_without_own_fit(hardware, runtime);
+  return select_profile(candidates_in_use(choice), hardware, runtime);
+}
+
+std::optional<Profile> select_kind_profile(const std::vector<Profile>& candidates, const specs::HardwareSpec& hardware,
+                                           const std::string& runtime, const std::string& model_kind) {
+  const Profile* best = nullptr;
+  for (const Profile& p : candidates) {
+    if (p.hardware != hardware.name || p.runtime != runtime || p.model_kind != model_kind || model_kind.empty())
+      continue;
+    if (!best || kind_rank(p.kind) > kind_rank(best->kind)) best = &p;
+  }
+  return best ? std::optional<Profile>(*best) : std::nullopt;
+}
+
+std::optional<Profile> kind_profile_for(const specs::HardwareSpec& hardware, const std::string& runtime,
+                                        const std::string& model_kind) {
+  const ProfileChoice choice = profile_choice();
+  // Without its own fits a GPU has none for a kind of model either; the datasheet choice holds no fits.
+  if (choice == ProfileChoice::unfitted) return std::nullopt;
+  return select_kind_profile(candidates_in_use(choice), hardware, runtime, model_kind);
 }
 
 Profile profile_without_own_fit(const specs::HardwareSpec& hardware, const std::string& runtime) {
@@ -211,7 +241,12 @@ Profile profile_without_own_fit(const specs::HardwareSpec& hardware, const std::
 }
 
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime, const specs::ModelSpec& model) {
-  return scope_to_model(profile_for(hardware, runtime), model, datasheet_profile_for(hardware, runtime));
+  const Profile pair = profile_for(hardware, runtime);
+  // A fit for the model's kind wins over the pair's profile of the same standing or lower (a fitted one for dense
+  // models over the pair's fit; not over a measured profile of the user's own).
+  const auto own_kind = kind_profile_for(hardware, runtime, model.moe ? "moe" : "dense");
+  if (own_kind && kind_rank(own_kind->kind) >= kind_rank(pair.kind)) return *own_kind;
+  return scope_to_model(pair, model, datasheet_profile_for(hardware, runtime));
 }
 
 Profile datasheet_profile_for(const specs::HardwareSpec& hardware, const std::string& runtime) {

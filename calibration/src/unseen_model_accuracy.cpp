@@ -93,9 +93,19 @@ std::vector<UnseenModelAccuracy> parse_unseen_model_table(const nlohmann::json& 
   return out;
 }
 
+std::string UnseenModelAccuracy::model_kind() const {
+  for (const char* kind : {"dense", "moe"}) {
+    const std::string flag = std::string("--models ") + kind;
+    const auto at = recipe.find(flag);
+    if (at != std::string::npos && (at + flag.size() == recipe.size() || recipe[at + flag.size()] == ' ')) return kind;
+  }
+  return "";
+}
+
 nlohmann::json merge_unseen_model_table(std::vector<UnseenModelAccuracy> all, const UnseenModelAccuracy& fresh,
                                         const std::string& how) {
-  const auto key = [](const UnseenModelAccuracy& a) { return std::tie(a.hardware, a.runtime); };
+  // One entry per (hardware, runtime) and kind of fit: the pair's, and one per kind of model fitted alone.
+  const auto key = [](const UnseenModelAccuracy& a) { return std::make_tuple(a.hardware, a.runtime, a.model_kind()); };
   all.erase(std::remove_if(all.begin(), all.end(), [&](const auto& a) { return key(a) == key(fresh); }), all.end());
   all.push_back(fresh);
   std::sort(all.begin(), all.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
@@ -142,7 +152,8 @@ std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, co
     }
   };
   for (const UnseenModelAccuracy& a : table) {
-    if (a.hardware == in_use.hardware && a.runtime == runtime && a.models() == fit_models) {
+    if (a.hardware == in_use.hardware && a.runtime == runtime && a.model_kind() == in_use.model_kind &&
+        a.models() == fit_models) {
       e.scope = "pair";
       take(a, false);
     }
@@ -152,7 +163,7 @@ std::optional<UnseenModelError> unseen_model_error_for(const Profile& in_use, co
   if (ttft.empty() && (e.scope == "pair" || fit_models.size() == 1)) {
     e.scope = "runtime";
     for (const UnseenModelAccuracy& a : table) {
-      if (a.runtime == runtime && a.hardware != in_use.hardware) take(a, true);
+      if (a.runtime == runtime && a.hardware != in_use.hardware && a.model_kind() == in_use.model_kind) take(a, true);
     }
   }
   if (ttft.empty()) return std::nullopt;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -28,7 +29,7 @@ namespace fleetcast::cli {
 namespace {
 
 const char* kUsage =
-    "usage: fleetcast calibrate show HARDWARE|PROFILE.json [--runtime R] | datasheet HARDWARE\n"
+    "usage: fleetcast calibrate show HARDWARE|PROFILE.json [--runtime R] [--models dense|moe] | datasheet HARDWARE\n"
     "       | fit TRACE... [--hardware NAME] [--runtime R] -o PROFILE.json | check PROFILE.json [--threshold X]\n"
     "                [--trace HELD_OUT.jsonl]\n"
     "       | import FILE [--format nsys-kern-sum|nsys-trace|chrome] [--map PATTERNS.json] [--device NAME]\n"
@@ -199,10 +200,22 @@ int run_calibrate(const Args& args) {
   if (verb == "serving") return run_calibrate_serving(args);
   if (verb == "steps") return run_calibrate_steps(args);
   if (verb == "show") {
-    const Parsed p = parse(args, {"--runtime"}, {});
+    const Parsed p = parse(args, {"--runtime", "--models"}, {});
     if (p.positional.size() != 1) throw InputError("", "calibrate show", "", kUsage);
     const std::string runtime = p.options.count("--runtime") ? p.options.at("--runtime") : "vllm";
-    const calibration::Profile profile = profile_arg(p.positional[0], runtime);
+    // --models KIND: the pair's fit for that kind of model alone (Profile::model_kind), which its forecasts take.
+    const std::string kind = p.options.count("--models") ? p.options.at("--models") : "";
+    if (!kind.empty() && kind != "dense" && kind != "moe")
+      throw InputError("", "--models", kind, "expected dense or moe");
+    std::optional<calibration::Profile> kind_fit;
+    if (!kind.empty()) {
+      kind_fit = calibration::kind_profile_for(specs::hardware_preset(p.positional[0]), runtime, kind);
+      if (!kind_fit)
+        throw InputError("", "--models", kind,
+                         "no fit of " + p.positional[0] + " " + runtime + " is for " + kind +
+                             " models alone; they take the pair's profile (calibrate show without --models)");
+    }
+    const calibration::Profile profile = kind_fit ? *kind_fit : profile_arg(p.positional[0], runtime);
     std::printf("%s\n", calibration::to_json(profile).dump(2).c_str());
     // On stderr, so that the JSON on stdout still parses: the figures a reader should not carry far from the rows
     // they were fitted to (calibration/kernel_caveats.hpp). A profile of hardware with no preset has none to compare.
@@ -227,7 +240,14 @@ int run_calibrate(const Args& args) {
         specs::has_preset(specs::PresetKind::hardware, profile.hardware)
             ? std::optional<specs::HardwareSpec>(specs::hardware_preset(profile.hardware))
             : std::nullopt;
-    for (const char* architecture : {"dense", "moe"}) {
+    for (const std::string architecture : {"dense", "moe"}) {
+      if (!profile.model_kind.empty() && architecture != profile.model_kind) continue;  // a fit for the other kind
+      // A kind of model with a fit of its own does not take this one: say where its figures are.
+      if (profile.model_kind.empty() && hw && calibration::kind_profile_for(*hw, runtime, architecture)) {
+        std::fprintf(stderr, "note: %s models take a fit of their own: `fleetcast calibrate show %s --runtime %s --models %s`\n",
+                     architecture.c_str(), profile.hardware.c_str(), runtime.c_str(), architecture.c_str());
+        continue;
+      }
       if (const auto measured = calibration::measured_accuracy_for(profile, runtime, architecture)) {
         std::fprintf(stderr, "note: measured on %s %s: %s\n", profile.hardware.c_str(), runtime.c_str(),
                      calibration::describe(*measured).c_str());

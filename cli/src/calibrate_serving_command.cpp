@@ -38,6 +38,7 @@ std::string recipe_text(const validation::ServingFitOptions& o) {
   if (o.benchmark_clients) text += " --benchmark-clients";
   if (!o.fit_experts) text += " --no-experts";
   if (o.fit_expert_memory) text += " --expert-memory";
+  if (!o.model_kind.empty()) text += " --models " + o.model_kind;
   if (o.max_step_overhead_s != d.max_step_overhead_s)
     text += " --max-step-ms " + std::to_string(1e3 * o.max_step_overhead_s);
   if (o.ttft_weight != d.ttft_weight) text += " --ttft-weight " + std::to_string(o.ttft_weight);
@@ -59,7 +60,7 @@ int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
       "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory] "
-      "[--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]";
+      "[--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]";
   std::string silicon, hardware, runtime, out_dir, accuracy_file;
   validation::ServingFitOptions options;
   bool cross_validate = false, benchmark_clients = false;
@@ -109,6 +110,10 @@ int run_calibrate_serving(const Args& args) {
       accuracy_file = args[++i];
     } else if (a == "--leave-out-model") {
       options.leave_out_model = args[++i];
+    } else if (a == "--models") {
+      options.model_kind = args[++i];
+      if (options.model_kind != "dense" && options.model_kind != "moe")
+        throw InputError("", "--models", options.model_kind, "expected dense or moe");
     } else if (a == "--max-step-ms") {
       const std::string& text = args[++i];
       const auto ms = parse_number(text);
@@ -214,7 +219,9 @@ int run_calibrate_serving(const Args& args) {
     }
     std::fflush(stdout);
     if (!out_dir.empty()) {
-      const auto path = std::filesystem::path(out_dir) / (hw + "-" + rt + ".json");
+      // A fit for one kind of model beside the pair's: h200-vllm-dense.json.
+      const std::string kind = o.model_kind.empty() ? "" : "-" + o.model_kind;
+      const auto path = std::filesystem::path(out_dir) / (hw + "-" + rt + kind + ".json");
       write_file_atomically(path, calibration::to_json(p).dump(2) + "\n");
     }
     return fit;
@@ -228,6 +235,9 @@ int run_calibrate_serving(const Args& args) {
     // Each model of the pair in turn is the held-out set: the error on a model the fit never saw.
     calibration::UnseenModelAccuracy record{hw, rt, recipe_text(options), {}};
     for (const std::string& model : models) {
+      // Under --models, the other kind's models have no rows in the fit to leave out.
+      if (!options.model_kind.empty() && (specs::model_preset(model).moe ? "moe" : "dense") != options.model_kind)
+        continue;
       validation::ServingFitOptions o = options;
       o.leave_out_model = model;
       const auto fit = fit_and_print(hw, rt, o);

@@ -59,9 +59,11 @@ commands:
         rejected analytically, the rest simulated in N worker processes. Prints the feasible ones ranked by $/M tokens,
         the Pareto frontier and why each rejected one failed; -o writes it all as JSON. --no-prune simulates
         every configuration (to check the pruning). docs/PLANNER.md.
-  calibrate show HARDWARE|PROFILE.json [--runtime R] | calibrate datasheet HARDWARE
+  calibrate show HARDWARE|PROFILE.json [--runtime R] [--models dense|moe] | calibrate datasheet HARDWARE
         The profile a simulation of HARDWARE under runtime R uses (the most specific one: FLEETCAST_PROFILE_DIR,
-        then calibration/profiles/serving/ and fitted/, then the datasheet ones), or the datasheet-derived profile.
+        then calibration/profiles/serving/ and fitted/, then the datasheet ones), or the datasheet-derived profile;
+        --models KIND: the pair's fit for that kind of model alone, where one ships (h200 and h100 under vLLM for
+        dense models), which simulations of such models take instead.
   calibrate fit TRACE... [--hardware NAME] [--runtime R] -o PROFILE.json
         Fit a profile from calibration traces: per-op predictors, collectives, fit quality, trace SHA-256.
   calibrate check PROFILE.json [--threshold 0.15]
@@ -83,7 +85,7 @@ commands:
         (FLEETCAST_PROFILE_DIR makes it the hardware's profile) and checks the steps with it.
   calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]
                     [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory]
-                    [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
+                    [--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads, and the routed experts' kernel efficiency per expert weight format, to the
         measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the rows, by id hash, held out);
@@ -105,6 +107,9 @@ commands:
         carry to another model). --expert-memory, where the training rows hold dense and MoE models both,
         also fits the routed experts' weight streaming apart from the dense weights' (expert_memory_efficiency,
         a factor on the HBM efficiency; without it one HBM efficiency serves both, as in the shipped profiles).
+        --models dense|moe fits on that kind of model's rows alone and writes DIR/<hardware>-<runtime>-<kind>.json
+        (model_kind set), which forecasts of that kind of model take over the pair's fit; with --cross-validate
+        only that kind's models are left out in turn.
   workload fit TRACE [--format F] [--columns ROLE=NAME,...] [--time-unit s|ms] [--strict]
                [--window START:END] [--rate-scale X] [--loops N] [--empirical] [--name N] [-o WORKLOAD.json] [--json]
         Read a request trace (azure, mooncake, burstgpt, or a generic csv/jsonl with a column mapping; the

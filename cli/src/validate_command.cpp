@@ -105,10 +105,12 @@ struct ProfileInUse {
   std::vector<calibration::KernelCaveat> caveats;
   std::vector<std::string> fitted_models;
   bool moe_models_only = false;  // a dense model takes the datasheet GEMM and attention rates (model_scope.hpp)
+  std::string model_kind;        // "dense" or "moe": the pair's fit for that kind of model alone (Profile::model_kind)
 };
 
 // " (fitted on MoE models only: ...)" where a dense model does not take the fit's GEMM and attention rates.
 std::string scope_note(const ProfileInUse& p) {
+  if (!p.model_kind.empty()) return " [for " + p.model_kind + " models, fitted on their runs alone]";
   if (!p.moe_models_only) return "";
   std::string models;
   for (const auto& m : p.fitted_models) models += (models.empty() ? "" : ", ") + m;
@@ -116,18 +118,26 @@ std::string scope_note(const ProfileInUse& p) {
 }
 
 std::vector<ProfileInUse> profiles_in_use(const validation::ValidationResult& r) {
-  std::set<std::pair<std::string, std::string>> pairs;
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> pairs;  // the kinds of model of each pair
   for (const auto& p : r.rows) {
     if (!p.predicted) continue;
-    if (const auto names = model_and_system(p.group)) pairs.insert({names->second, p.run.backend});
+    if (const auto names = model_and_system(p.group))
+      pairs[{names->second, p.run.backend}].insert(specs::model_preset(names->first).moe ? "moe" : "dense");
   }
   std::vector<ProfileInUse> out;
-  for (const auto& pair : pairs) {
+  const auto add = [&](const std::string& hardware, const std::string& runtime, const calibration::Profile& profile) {
+    const specs::HardwareSpec hw = specs::hardware_preset(hardware);
+    out.push_back({hardware, runtime, profile.kind,
+                   calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, runtime)),
+                   profile.fitted_models, calibration::fitted_on_moe_models_only(profile), profile.model_kind});
+  };
+  for (const auto& [pair, kinds] : pairs) {
     const specs::HardwareSpec hw = specs::hardware_preset(pair.first);
-    const calibration::Profile profile = calibration::profile_for(hw, pair.second);
-    out.push_back({pair.first, pair.second, profile.kind,
-                   calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, pair.second)),
-                   profile.fitted_models, calibration::fitted_on_moe_models_only(profile)});
+    add(pair.first, pair.second, calibration::profile_for(hw, pair.second));
+    // Each kind of model among the rows that took a fit of its own (profile_for by model).
+    for (const std::string& kind : kinds) {
+      if (const auto own = calibration::kind_profile_for(hw, pair.second, kind)) add(pair.first, pair.second, *own);
+    }
   }
   return out;
 }
@@ -160,7 +170,8 @@ nlohmann::json profiles_json(const std::vector<ProfileInUse>& profiles) {
                    {"kind", p.kind},
                    {"kernel_caveats", calibration::to_json(p.caveats)},
                    {"fitted_models", p.fitted_models},
-                   {"dense_models_take_datasheet_compute", p.moe_models_only}});
+                   {"dense_models_take_datasheet_compute", p.moe_models_only},
+                   {"model_kind", p.model_kind.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.model_kind)}});
   }
   return out;
 }
@@ -190,7 +201,10 @@ std::vector<calibration::PairAccuracy> pair_accuracy(const validation::Validatio
   std::vector<calibration::PairAccuracy> out;
   for (const auto& [pair, e] : by_pair) {
     const auto& [hardware, runtime, architecture] = pair;
-    const calibration::Profile profile = calibration::profile_for(specs::hardware_preset(hardware), runtime);
+    // The profile the rows' models took: the pair's, or its fit for their kind (every model of one architecture
+    // takes the same one), so that a forecast finds the entry by that profile's fingerprint.
+    const calibration::Profile profile =
+        calibration::profile_for(specs::hardware_preset(hardware), runtime, specs::model_preset(*e.models.begin()));
     const auto ttft = validation::summarise_errors(e.ttft), tpot = validation::summarise_errors(e.tpot);
     out.push_back({hardware,
                    runtime,

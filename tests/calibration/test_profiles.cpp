@@ -64,7 +64,7 @@ TEST_CASE("the shipped serving fits are compiled in and win for their (hardware,
   const auto shipped = calibration::shipped_profiles();
   int serving = 0;
   for (const auto& p : shipped) {
-    if (p.kind != "fitted" || p.runtime.empty()) continue;
+    if (p.kind != "fitted" || p.runtime.empty() || !p.model_kind.empty()) continue;  // a dense fit: the next case
     ++serving;
     INFO(p.hardware << " " << p.runtime);
     // The fit's own pair gets it; another runtime on the same hardware does not.
@@ -74,6 +74,62 @@ TEST_CASE("the shipped serving fits are compiled in and win for their (hardware,
   }
   // calibration/profiles/serving/ ships eleven (hardware, runtime) fits (docs/ACCURACY.md).
   CHECK(serving == 11);
+}
+
+TEST_CASE("a fit for dense models is picked for dense models only, never as the pair's profile", "[calibration]") {
+  const auto hw = specs::hardware_preset("h200");
+  auto pair = calibration::datasheet_profile(hw, "vllm");
+  pair.kind = "fitted";
+  pair.memory_efficiency = 0.46;
+  pair.request_overhead_s = 0.01;
+  auto dense = pair;
+  dense.model_kind = "dense";
+  dense.memory_efficiency = 0.61;
+  dense.request_overhead_s = 0.5;
+  // Listed first, it would win a tie of (runtime, kind) if select_profile took it.
+  const std::vector<calibration::Profile> all = {dense, pair, calibration::datasheet_profile(hw, "")};
+  CHECK(calibration::select_profile(all, hw, "vllm").memory_efficiency == 0.46);
+  const auto own = calibration::select_kind_profile(all, hw, "vllm", "dense");
+  REQUIRE(own);
+  CHECK(own->memory_efficiency == 0.61);
+  CHECK_FALSE(calibration::select_kind_profile(all, hw, "vllm", "moe"));
+  CHECK_FALSE(calibration::select_kind_profile(all, hw, "sglang", "dense"));
+  CHECK_FALSE(calibration::select_kind_profile(all, specs::hardware_preset("h100"), "vllm", "dense"));
+  // A GPU without a fit of its own: the medians of the runtime's figures are the pairs' fits', not the kind fits'.
+  const auto b200 = calibration::select_profile(all, specs::hardware_preset("b200"), "vllm");
+  CHECK(b200.kind == "datasheet");
+  CHECK(b200.request_overhead_s == 0.01);
+  // The field round-trips; another value is an error naming it.
+  auto j = calibration::to_json(dense);
+  CHECK(j["model_kind"] == "dense");
+  CHECK(calibration::parse_profile(j, "p.json").model_kind == "dense");
+  CHECK_FALSE(calibration::to_json(pair).contains("model_kind"));
+  j["model_kind"] = "mixed";
+  CHECK_THROWS_WITH(calibration::parse_profile(j, "p.json"),
+                    Catch::Contains("model_kind") && Catch::Contains("mixed") && Catch::Contains("p.json"));
+}
+
+TEST_CASE("forecasts of a shipped pair's dense models take its dense fit, its MoE models the pair's fit",
+          "[calibration]") {
+  const auto shipped = calibration::shipped_profiles();
+  int kind_fits = 0;
+  for (const auto& p : shipped) {
+    if (p.model_kind.empty()) continue;
+    ++kind_fits;
+    INFO(p.hardware << " " << p.runtime << " " << p.model_kind);
+    REQUIRE(p.model_kind == "dense");
+    CHECK(p.kind == "fitted");
+    // Fitted on dense models' runs alone, two at least (so that one can be left out: unseen-models.json).
+    CHECK(p.fitted_models.size() >= 2);
+    for (const std::string& m : p.fitted_models) CHECK_FALSE(specs::model_preset(m).moe);
+    const auto hw = specs::hardware_preset(p.hardware);
+    const auto pair = calibration::profile_for(hw, p.runtime);
+    CHECK(pair.model_kind.empty());
+    CHECK(calibration::to_json(calibration::profile_for(hw, p.runtime, specs::model_preset(p.fitted_models[0]))) ==
+          calibration::to_json(p));
+    CHECK(calibration::profile_for(hw, p.runtime, specs::model_preset("deepseek-v3")).model_kind.empty());
+  }
+  CHECK(kind_fits >= 1);
 }
 
 TEST_CASE("the most specific profile wins", "[calibration]") {

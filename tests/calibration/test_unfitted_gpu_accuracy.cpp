@@ -34,7 +34,8 @@ PairAccuracy entry(const std::string& hw, const std::string& runtime, double ttf
 const calibration::Profile* shipped_fit(const std::string& hw, const std::string& runtime) {
   static const std::vector<calibration::Profile> shipped = calibration::shipped_profiles();
   for (const auto& p : shipped) {
-    if (p.hardware == hw && p.runtime == runtime && p.kind == "fitted") return &p;
+    // The pair's fit, not its fit for one kind of model (Profile::model_kind), which carries nothing.
+    if (p.hardware == hw && p.runtime == runtime && p.kind == "fitted" && p.model_kind.empty()) return &p;
   }
   return nullptr;
 }

@@ -83,6 +83,39 @@ TEST_CASE("a table of models left out reads back what it wrote, and a merge repl
   CHECK(table[1].models() == std::vector<std::string>{kA, kB, kC});
 }
 
+TEST_CASE("a fit for dense models quotes its own folds, the pair's fit the pair's", "[calibration][accuracy]") {
+  // The pair's recipe left out the three dense models at 10-50%; the dense-only recipe left out two of them at 5% and
+  // 7%. A merge keeps both entries.
+  UnseenModelAccuracy dense_only{"h200",
+                                 "vllm",
+                                 "--train-rows 24 --no-experts --models dense",
+                                 {fold(kA, {kB}, 0.05, 0.02, 1.0), fold(kB, {kA}, 0.07, 0.03, 1.0)}};
+  CHECK(dense_only.model_kind() == "dense");
+  CHECK(three_models().model_kind().empty());
+  const auto table = calibration::parse_unseen_model_table(
+      calibration::merge_unseen_model_table(
+          calibration::parse_unseen_model_table(calibration::merge_unseen_model_table({}, three_models(), "a"), "a"),
+          dense_only, "b"),
+      "b");
+  REQUIRE(table.size() == 2);
+  calibration::Profile dense_fit = fit_of("h200", {kA, kB});
+  dense_fit.model_kind = "dense";
+  const auto d = calibration::unseen_model_error_for(dense_fit, "vllm", "mistral-large", "dense", table);
+  REQUIRE(d);
+  CHECK(d->scope == "pair");
+  CHECK(d->ttft.median_ape == Approx(0.06));
+  const auto p = calibration::unseen_model_error_for(fit_of("h200", {kA, kB, kC}), "vllm", "x", "dense", table);
+  REQUIRE(p);
+  CHECK(p->ttft.median_ape == Approx(0.3));
+  // A pair's fit over the dense fit's two models (no kind): the dense entry is not its record.
+  CHECK_FALSE(calibration::unseen_model_error_for(fit_of("h200", {kA, kB}), "vllm", "x", "dense", table));
+  // Another GPU's fit of one dense model takes the runtime's folds of the pair recipe only: the three, not five.
+  const auto other = calibration::unseen_model_error_for(fit_of("b200", {kA}), "vllm", "x", "dense", table);
+  REQUIRE(other);
+  CHECK(other->scope == "runtime");
+  CHECK(other->models_left_out.size() == 3);
+}
+
 TEST_CASE("a bad table of models left out names the field", "[calibration][accuracy]") {
   const nlohmann::json good = calibration::merge_unseen_model_table({}, three_models(), "x");
   CHECK(error_of(good).empty());
@@ -248,6 +281,13 @@ TEST_CASE("the shipped table covers every shipped fit of several models, over ex
         CHECK(calibration::architecture_of(specs::model_preset(m)) == "dense");
       }
       ++checked;
+      // A dense fit of the pair's: its own folds, over exactly its models, each dense.
+      if (const auto own = calibration::kind_profile_for(specs::hardware_preset(name), runtime, "dense")) {
+        const auto o = calibration::unseen_model_error_for(*own, runtime, "mistral-large", "dense");
+        REQUIRE(o);
+        CHECK(o->scope == "pair");
+        CHECK(o->models_left_out.size() == own->fitted_models.size());
+      }
     }
   }
   CHECK(checked == 11);

@@ -98,8 +98,9 @@ TEST_CASE("a TPOT objective below the batch-1 step time is rejected for slo with
   CHECK(r->metric == "tpot_ms");
   CHECK(r->request_class == s.workload.classes[0].name);
   CHECK(r->limit == 2.0);
+  // The profile the model takes (on H100 under vLLM, the dense models' own fit).
   const simulator::StepTimeModel model(s.model, s.deployment,
-                                       calibration::profile_for(s.deployment.hardware, s.deployment.runtime));
+                                       calibration::profile_for(s.deployment.hardware, s.deployment.runtime, s.model));
   CHECK(r->value == Approx(1e3 / simulator::decode_point(model, s.deployment, 1, 1000).tokens_per_s_per_user));
   CHECK(r->value > 4.0);
 }

@@ -218,6 +218,19 @@ TEST_CASE("dense and MoE rows together fit the experts' weight streaming apart f
   CHECK(one.profile.expert_memory_efficiency == 1.0);
   CHECK(one.profile.sources.count("expert_memory_efficiency") == 0);
   CHECK(one.after_train.tpot.median_ape > both.after_train.tpot.median_ape);
+  // --models dense: the MiniMax rows are not fitted, and the profile is for dense models.
+  options.fit_expert_memory = false;
+  options.model_kind = "dense";
+  const validation::ServingFit dense_only = validation::fit_serving_profile(results, "h200", "vllm", options);
+  CHECK(dense_only.train_rows_by_model.count("minimax-m2.5") == 0);
+  CHECK(dense_only.train_rows_by_model.count("llama-3.1-70b") == 1);
+  CHECK(dense_only.profile.model_kind == "dense");
+  CHECK(std::find(dense_only.profile.fitted_models.begin(), dense_only.profile.fitted_models.end(), "minimax-m2.5") ==
+        dense_only.profile.fitted_models.end());
+  CHECK_THAT(dense_only.profile.sources.at("memory_efficiency"), Catch::Contains("--models dense"));
+  // The dense rows were made at the truth's HBM efficiency: the dense-only fit gives it back.
+  CHECK(dense_only.profile.memory_efficiency == Approx(truth.memory_efficiency).epsilon(0.15));
+  options.model_kind = "";
   // Dense rows alone cannot tell it: not fitted, 1.
   options.fit_expert_memory = true;
   const validation::ServingFit dense = validation::fit_serving_profile(measured_under(truth), "h200", "vllm", options);

@@ -190,7 +190,10 @@ std::string serving_run_model(const traces::MeasuredServingRun& run) {
 ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, const std::string& hardware,
                                const std::string& runtime, const ServingFitOptions& options) {
   const specs::HardwareSpec hw = specs::hardware_preset(hardware);
-  const calibration::Profile in_use = calibration::profile_for(hw, runtime);
+  // A fit for one kind of model starts from (and is scored against) the pair's fit for that kind where one ships.
+  const auto kind_in_use =
+      options.model_kind.empty() ? std::nullopt : calibration::kind_profile_for(hw, runtime, options.model_kind);
+  const calibration::Profile in_use = kind_in_use ? *kind_in_use : calibration::profile_for(hw, runtime);
   const calibration::Profile base = calibration::datasheet_profile_for(hw, runtime);
   ServingFit fit;
   std::vector<Row> rows;
@@ -201,6 +204,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     if (!mapped || mapped->scenario["deployment"]["hardware"] != hardware) continue;
     try {
       Row row{run, specs::parse_scenario(mapped->scenario, results.file)};
+      if (!options.model_kind.empty() && (row.scenario.model.moe ? "moe" : "dense") != options.model_kind) continue;
       replay_closed_loop(row.scenario, in_use);  // the model fits and a step can be formed
       rows.push_back(std::move(row));
     } catch (const InputError& e) {
@@ -286,6 +290,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   fit.profile = apply(base, best.theta, options, shape);
   fit.profile.kind = "fitted";
   fit.profile.runtime = runtime;
+  fit.profile.model_kind = options.model_kind;
   for (const auto& [model, n] : fit.train_rows_by_model) fit.profile.fitted_models.push_back(model);
   fit.after_train = score(residuals(train, fit.profile, options.threads));
   if (!test.empty()) fit.after_held_out = score(residuals(test, fit.profile, options.threads, &base));
@@ -308,7 +313,10 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
            ? (refine ? ", from the fit in use alone (--refine)"
                      : ", from the fit in use (a lower training cost than from the datasheet profile)")
            : "") +
-      (options.benchmark_clients ? "; rows mapped as their benchmark clients ran them (--benchmark-clients)" : "");
+      (options.benchmark_clients ? "; rows mapped as their benchmark clients ran them (--benchmark-clients)" : "") +
+      (options.model_kind.empty() ? std::string()
+                                  : "; the " + options.model_kind + " models' rows alone (--models " +
+                                        options.model_kind + "), for forecasts of " + options.model_kind + " models");
   for (const char* field : {"attention_compute_efficiency", "memory_efficiency", "step_overhead_s", "nvlink_efficiency",
                             "sequence_overhead_s", "request_overhead_s"}) {
     fit.profile.sources[field] = source;

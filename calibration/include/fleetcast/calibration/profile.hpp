@@ -99,6 +99,11 @@ struct Profile {
   // sorted; empty where not recorded (datasheet profiles, fits from calibration traces). A fit made on MoE models
   // alone does not give a dense model its GEMM and attention rates (model_scope.hpp).
   std::vector<std::string> fitted_models;
+  // "" (every model), or "dense" or "moe": a serving fit made on the runs of that kind of model alone, which
+  // profile_for picks for models of that kind only and never as the (hardware, runtime)'s profile (profile_store.hpp).
+  // One HBM efficiency and one set of host costs cannot serve both kinds' decode on some engines (docs/ACCURACY.md,
+  // "Dense models' own fits").
+  std::string model_kind;
 
   std::map<std::string, std::string> sources;  // field -> where the number came from
 

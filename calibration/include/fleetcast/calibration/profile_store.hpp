@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,8 @@ std::vector<Profile> user_profiles();
 // that ships no profile). A datasheet pick takes the figures of its runtime that carry over between GPUs, each the
 // median over the fitted profiles of that runtime among `candidates`: SGLang's request_overhead_s; vLLM's
 // request_overhead_s, step_overhead_s and sequence_overhead_s, and its memory_efficiency as the datasheet's times the
-// median of the fits' ratio to their own datasheet's (capped at 1); TensorRT-LLM's none.
+// median of the fits' ratio to their own datasheet's (capped at 1); TensorRT-LLM's none. A profile for one kind of
+// model (model_kind set) is neither picked nor counted in those medians.
 Profile select_profile(const std::vector<Profile>& candidates, const specs::HardwareSpec& hardware,
                        const std::string& runtime);
 
@@ -48,9 +50,18 @@ ProfileChoice profile_choice();
 // shipped datasheet profiles only (for figures that must not move when a fit is refreshed); under
 // FLEETCAST_PROFILES=unfitted, profile_without_own_fit. Read once per process.
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime);
-// The same, as `model` uses it: a dense model on a fit made on MoE models alone takes the datasheet GEMM and
-// attention rates (model_scope.hpp). What every simulation, step and plan of a model asks for.
+// The same, as `model` uses it: the pair's fit for the model's kind (model_kind "dense" or "moe") where there is one
+// and the pair's own profile is not more specific (a measured one); else the pair's profile, in which a dense model
+// on a fit made on MoE models alone takes the datasheet GEMM and attention rates (model_scope.hpp). What every
+// simulation, step and plan of a model asks for.
 Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runtime, const specs::ModelSpec& model);
+// Among `candidates`, the profile made for (hardware, runtime) and one kind of model (`model_kind`, "dense" or
+// "moe"), a measured one before a fitted one; none when there is none. select_profile never picks such a profile.
+std::optional<Profile> select_kind_profile(const std::vector<Profile>& candidates, const specs::HardwareSpec& hardware,
+                                           const std::string& runtime, const std::string& model_kind);
+// select_kind_profile over profile_for's candidates; none under FLEETCAST_PROFILES=unfitted or datasheet.
+std::optional<Profile> kind_profile_for(const specs::HardwareSpec& hardware, const std::string& runtime,
+                                        const std::string& model_kind);
 
 // What `hardware` would take under `runtime` with no fit or measured profile of its own: select_profile over the
 // shipped profiles less that GPU's own fitted and measured ones, i.e. its datasheet profile with the figures the

@@ -36,13 +36,17 @@ struct UnseenModelAccuracy {
   std::vector<LeftOutModel> folds;
   // Every model of the folds (left out or trained on), sorted: the models a fit of the whole pair is made on.
   std::vector<std::string> models() const;
+  // "dense" or "moe" where the recipe fitted one kind of model alone (`--models KIND`), else "": a fit of that kind
+  // (Profile::model_kind) quotes its own entries, the pair's fit the others.
+  std::string model_kind() const;
 };
 
 nlohmann::json to_json(const UnseenModelAccuracy& a);
 // Strict: schema fleetcast.unseen-model-accuracy/1, every field present and of its type, at least one fold per pair,
 // errors finite and >= 0, ratios > 0; an InputError names `file` and the field otherwise.
 std::vector<UnseenModelAccuracy> parse_unseen_model_table(const nlohmann::json& j, const std::string& file);
-// `existing` with `fresh` in it (an entry of the same hardware and runtime replaced), sorted; `how` is the note.
+// `existing` with `fresh` in it (an entry of the same hardware, runtime and model_kind() replaced), sorted; `how` is
+// the note.
 nlohmann::json merge_unseen_model_table(std::vector<UnseenModelAccuracy> existing, const UnseenModelAccuracy& fresh,
                                         const std::string& how);
 // The shipped table.

@@ -57,6 +57,9 @@ struct ServingFitOptions {
   // weights' (Profile::expert_memory_efficiency; false: 1, one HBM efficiency for both, as the shipped profiles are
   // fitted: on the development set one model's slow decode set it for every MoE model, docs/ACCURACY.md).
   bool fit_expert_memory = false;
+  // "dense" or "moe": fit on the rows of that kind of model alone and write a profile for that kind
+  // (Profile::model_kind), which forecasts of such models take over the pair's fit; "" (default): every row.
+  std::string model_kind;
   // The most host time per step the fit may give (the default, 100 ms, is no limit in practice). Left free, the step
   // overhead takes up whatever makes one model's steps slower than the model says, and every model on the GPU then
   // pays it (docs/ACCURACY.md, "Fits on models they never saw, five recipes").
