@@ -244,8 +244,9 @@ int run_calibrate(const Args& args) {
       if (!profile.model_kind.empty() && architecture != profile.model_kind) continue;  // a fit for the other kind
       // A kind of model with a fit of its own does not take this one: say where its figures are.
       if (profile.model_kind.empty() && hw && calibration::kind_profile_for(*hw, runtime, architecture)) {
-        std::fprintf(stderr, "note: %s models take a fit of their own: `fleetcast calibrate show %s --runtime %s --models %s`\n",
-                     architecture.c_str(), profile.hardware.c_str(), runtime.c_str(), architecture.c_str());
+        std::fprintf(
+            stderr, "note: %s models take a fit of their own: `fleetcast calibrate show %s --runtime %s --models %s`\n",
+            architecture.c_str(), profile.hardware.c_str(), runtime.c_str(), architecture.c_str());
         continue;
       }
       if (const auto measured = calibration::measured_accuracy_for(profile, runtime, architecture)) {

@@ -60,7 +60,8 @@ int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
       "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory] "
-      "[--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]";
+      "[--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy "
+      "FILE]]";
   std::string silicon, hardware, runtime, out_dir, accuracy_file;
   validation::ServingFitOptions options;
   bool cross_validate = false, benchmark_clients = false;

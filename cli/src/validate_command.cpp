@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
@@ -118,25 +119,27 @@ std::string scope_note(const ProfileInUse& p) {
 }
 
 std::vector<ProfileInUse> profiles_in_use(const validation::ValidationResult& r) {
-  std::map<std::pair<std::string, std::string>, std::set<std::string>> pairs;  // the kinds of model of each pair
+  // Per pair, one model of each kind among its rows: every model of a kind takes the same profile.
+  std::map<std::pair<std::string, std::string>, std::map<bool, std::string>> pairs;
   for (const auto& p : r.rows) {
     if (!p.predicted) continue;
     if (const auto names = model_and_system(p.group))
-      pairs[{names->second, p.run.backend}].insert(specs::model_preset(names->first).moe ? "moe" : "dense");
+      pairs[{names->second, p.run.backend}][specs::model_preset(names->first).moe.has_value()] = names->first;
   }
   std::vector<ProfileInUse> out;
-  const auto add = [&](const std::string& hardware, const std::string& runtime, const calibration::Profile& profile) {
-    const specs::HardwareSpec hw = specs::hardware_preset(hardware);
-    out.push_back({hardware, runtime, profile.kind,
-                   calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, runtime)),
-                   profile.fitted_models, calibration::fitted_on_moe_models_only(profile), profile.model_kind});
-  };
-  for (const auto& [pair, kinds] : pairs) {
+  for (const auto& [pair, models] : pairs) {
     const specs::HardwareSpec hw = specs::hardware_preset(pair.first);
-    add(pair.first, pair.second, calibration::profile_for(hw, pair.second));
-    // Each kind of model among the rows that took a fit of its own (profile_for by model).
-    for (const std::string& kind : kinds) {
-      if (const auto own = calibration::kind_profile_for(hw, pair.second, kind)) add(pair.first, pair.second, *own);
+    // The pair's profile where a kind of its models took it (a dense model on a fit of MoE models alone with the
+    // datasheet compute, said in the note), and the fit of a kind of model's own where that kind took one.
+    bool pair_listed = false;
+    for (auto it = models.rbegin(); it != models.rend(); ++it) {  // MoE first: the pair's fit before a dense one
+      const std::string& model = it->second;
+      const calibration::Profile taken = calibration::profile_for(hw, pair.second, specs::model_preset(model));
+      const calibration::Profile profile = taken.model_kind.empty() ? calibration::profile_for(hw, pair.second) : taken;
+      if (taken.model_kind.empty() && std::exchange(pair_listed, true)) continue;
+      out.push_back({pair.first, pair.second, profile.kind,
+                     calibration::kernel_caveats(profile, calibration::datasheet_profile_for(hw, pair.second)),
+                     profile.fitted_models, calibration::fitted_on_moe_models_only(profile), profile.model_kind});
     }
   }
   return out;

@@ -105,9 +105,9 @@ constexpr int kPriorParams[] = {0, 1, 2, 4};
 
 // The box each parameter is kept in, in log space: the bounded fit's ceilings, efficiencies at most 1, host costs
 // within plausible ranges (the host time per step at most ServingFitOptions::max_step_overhead_s), and a grouped expert
-// GEMM never faster nor streaming faster than a dense one. The descent works inside it: a parameter past its edge would have no effect on
-// the residuals, so a forward difference there is zero and the parameter could never come back. The unbounded GEMM
-// factor has no ceiling of its own (each class is capped at 1).
+// GEMM never faster nor streaming faster than a dense one. The descent works inside it: a parameter past its edge would
+// have no effect on the residuals, so a forward difference there is zero and the parameter could never come back. The
+// unbounded GEMM factor has no ceiling of its own (each class is capped at 1).
 struct Box {
   Params lo, hi;
 };
