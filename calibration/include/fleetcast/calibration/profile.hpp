@@ -83,8 +83,8 @@ struct Profile {
   // The routed experts' grouped GEMM kernels' compute rate against a dense GEMM's: fused MoE kernels (vLLM's
   // triton fused_moe and matmul_ogs, SGLang's, TensorRT-LLM's CUTLASS grouped GEMMs) gather and scatter rows per
   // expert, dequantise block-scaled weights in the tile and run few rows per expert, and no kernel-level figure for
-  // them is in REFERENCE.md. The weights they stream are read at memory_efficiency x expert_memory_efficiency. 1 (a dense
-  // GEMM's rate) unless fitted to measured runs. By the experts' weight format ("fp8", "nvfp4", "fp4", "bf16",
+  // them is in REFERENCE.md. The weights they stream are read at memory_efficiency x expert_memory_efficiency. 1 (a
+  // dense GEMM's rate) unless fitted to measured runs. By the experts' weight format ("fp8", "nvfp4", "fp4", "bf16",
   // ...), since each format takes its own kernel path (on B200 vLLM, MXFP4 experts run FlashInfer's TensorRT-LLM
   // MoE kernels, NVFP4 ones CUTLASS grouped GEMMs, FP8 block-scaled ones triton's fused_moe); "*" stands for every
   // format not named. A format not named, with no "*", runs at 1.
