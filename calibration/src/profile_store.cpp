@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "embedded_profiles.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
@@ -244,7 +245,7 @@ Profile profile_for(const specs::HardwareSpec& hardware, const std::string& runt
   const Profile pair = profile_for(hardware, runtime);
   // A fit for the model's kind wins over the pair's profile of the same standing or lower (a fitted one for dense
   // models over the pair's fit; not over a measured profile of the user's own).
-  const auto own_kind = kind_profile_for(hardware, runtime, model.moe ? "moe" : "dense");
+  const auto own_kind = kind_profile_for(hardware, runtime, architecture_of(model));
   if (own_kind && kind_rank(own_kind->kind) >= kind_rank(pair.kind)) return *own_kind;
   return scope_to_model(pair, model, datasheet_profile_for(hardware, runtime));
 }

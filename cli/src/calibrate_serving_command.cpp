@@ -10,6 +10,7 @@
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
@@ -237,7 +238,7 @@ int run_calibrate_serving(const Args& args) {
     calibration::UnseenModelAccuracy record{hw, rt, recipe_text(options), {}};
     for (const std::string& model : models) {
       // Under --models, the other kind's models have no rows in the fit to leave out.
-      if (!options.model_kind.empty() && (specs::model_preset(model).moe ? "moe" : "dense") != options.model_kind)
+      if (!options.model_kind.empty() && calibration::architecture_of(specs::model_preset(model)) != options.model_kind)
         continue;
       validation::ServingFitOptions o = options;
       o.leave_out_model = model;

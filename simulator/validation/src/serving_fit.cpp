@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "fleetcast/calibration/kernel_caveats.hpp"
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/model_scope.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
@@ -204,7 +205,8 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     if (!mapped || mapped->scenario["deployment"]["hardware"] != hardware) continue;
     try {
       Row row{run, specs::parse_scenario(mapped->scenario, results.file)};
-      if (!options.model_kind.empty() && (row.scenario.model.moe ? "moe" : "dense") != options.model_kind) continue;
+      if (!options.model_kind.empty() && calibration::architecture_of(row.scenario.model) != options.model_kind)
+        continue;
       replay_closed_loop(row.scenario, in_use);  // the model fits and a step can be formed
       rows.push_back(std::move(row));
     } catch (const InputError& e) {
