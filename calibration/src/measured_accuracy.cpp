@@ -176,10 +176,12 @@ const std::vector<PairAccuracy>& shipped_accuracy() {
 
 std::string architecture_of(const specs::ModelSpec& model) { return model.moe ? "moe" : "dense"; }
 
+bool is_architecture(const std::string& name) { return name == "dense" || name == "moe"; }
+
 std::string parse_architecture(const nlohmann::json& j, const std::string& file, const std::string& at) {
   if (!j.contains("architecture")) return "";
   const std::string a = member(j, "architecture", file, at, &nlohmann::json::is_string).get<std::string>();
-  if (a != "dense" && a != "moe")
+  if (!is_architecture(a))
     throw InputError(file, at + "architecture", nlohmann::json(a).dump(), "\"dense\" or \"moe\"");
   return a;
 }

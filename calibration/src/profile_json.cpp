@@ -1,5 +1,6 @@
 #include <set>
 
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile_store.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/precision.hpp"
@@ -128,7 +129,7 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file) {
   if (j.contains("fitted_models")) p.fitted_models = model_names(j, file);
   if (j.contains("model_kind")) {
     p.model_kind = text(j, "model_kind", file);
-    if (p.model_kind != "dense" && p.model_kind != "moe")
+    if (!is_architecture(p.model_kind))
       throw InputError(file, "model_kind", "\"" + p.model_kind + "\"", "valid: dense, moe (absent: every model)");
   }
   const auto& src = field(j, "sources", file);

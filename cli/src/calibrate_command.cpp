@@ -205,7 +205,7 @@ int run_calibrate(const Args& args) {
     const std::string runtime = p.options.count("--runtime") ? p.options.at("--runtime") : "vllm";
     // --models KIND: the pair's fit for that kind of model alone (Profile::model_kind), which its forecasts take.
     const std::string kind = p.options.count("--models") ? p.options.at("--models") : "";
-    if (!kind.empty() && kind != "dense" && kind != "moe")
+    if (!kind.empty() && !calibration::is_architecture(kind))
       throw InputError("", "--models", kind, "expected dense or moe");
     std::optional<calibration::Profile> kind_fit;
     if (!kind.empty()) {

@@ -114,7 +114,7 @@ int run_calibrate_serving(const Args& args) {
       options.leave_out_model = args[++i];
     } else if (a == "--models") {
       options.model_kind = args[++i];
-      if (options.model_kind != "dense" && options.model_kind != "moe")
+      if (!calibration::is_architecture(options.model_kind))
         throw InputError("", "--models", options.model_kind, "expected dense or moe");
     } else if (a == "--max-step-ms") {
       const std::string& text = args[++i];

@@ -62,6 +62,9 @@ struct PairAccuracy {
 
 // "moe" for a model with routed experts, else "dense": the kind of model an accuracy entry scores.
 std::string architecture_of(const specs::ModelSpec& model);
+// True for the names architecture_of gives, "dense" and "moe": what a table entry, a profile's model_kind and
+// `--models` may hold.
+bool is_architecture(const std::string& name);
 // `j`'s optional "architecture": "dense", "moe", or "" where absent (a report written before the kinds were scored
 // apart); an InputError names `file` and `at`'s field for any other value.
 std::string parse_architecture(const nlohmann::json& j, const std::string& file, const std::string& at);
