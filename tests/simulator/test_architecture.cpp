@@ -128,6 +128,31 @@ TEST_CASE("the dense Qwen3 and Qwen2.5 presets count to their published sizes", 
   CHECK(q14.dense_ffn_per_layer == 3.0 * 5120 * 17408);
 }
 
+// Gemma 3 (arXiv 2503.19786, Table 1: non-embedding parameters 3,209M, 10,759M and 25,600M for 4B, 12B and 27B; the
+// ~0.4B vision encoder is not in a preset). Hand count: q and o hidden x heads x head_dim, k and v hidden x KV heads x
+// head_dim, a gated GELU FFN of three matrices; the LM head tied to the embedding.
+TEST_CASE("the Gemma 3 presets count to their published non-embedding sizes", "[architecture]") {
+  struct Published {
+    const char* preset;
+    double non_embedding;
+    double hidden, heads, kv_heads, head_dim, ffn;
+  };
+  for (const Published& m : {Published{"gemma-3-4b", 3.209e9, 2560, 8, 4, 256, 10240},
+                             Published{"gemma-3-12b", 10.759e9, 3840, 16, 8, 256, 15360},
+                             Published{"gemma-3-27b", 25.600e9, 5376, 32, 16, 128, 21504}}) {
+    CAPTURE(m.preset);
+    const auto model = specs::model_preset(m.preset);
+    const auto c = simulator::count_parameters(model);
+    CHECK(c.lm_head == 0.0);
+    CHECK(c.attention_per_layer == 2.0 * m.hidden * m.heads * m.head_dim + 2.0 * m.hidden * m.kv_heads * m.head_dim);
+    CHECK(c.dense_ffn_per_layer == 3.0 * m.hidden * m.ffn);
+    CHECK(c.total() - c.embedding == Approx(m.non_embedding).epsilon(0.001));
+    // Five local layers to each global one, starting with a local layer: a sixth of the layers (rounded down) global.
+    CHECK(model.num_layers - model.attention.sliding_window_layers == model.num_layers / 6);
+    CHECK(model.attention.sliding_window_tokens == 1024);
+  }
+}
+
 // Llama 2 (arXiv 2307.09288: 7B, 13B and 70B; grouped-query attention for 70B only) and Mixtral (Mistral AI: 8x7B of
 // 46.7B with 12.9B active per token, 8x22B of 141B with 39B active, both counting the embedding and the LM head).
 TEST_CASE("the Llama 2 and Mixtral presets count to their published sizes", "[architecture]") {

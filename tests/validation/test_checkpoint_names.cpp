@@ -44,6 +44,10 @@ TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name th
   CHECK(model_for_checkpoint("Qwen/Qwen3-0.6B").preset == "qwen3-0.6b");
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V3.1").preset == "deepseek-v3");  // through its alias, not "-v3"
   CHECK(model_for_checkpoint("XiaomiMiMo/MiMo-V2-Flash").preset == "mimo-v2-flash");
+  // Google's instruction-tuned and pre-trained Gemma checkpoints, and a re-quantised one.
+  CHECK(model_for_checkpoint("google/gemma-3-27b-it").preset == "gemma-3-27b");
+  CHECK(model_for_checkpoint("google/gemma-3-12b-pt").preset == "gemma-3-12b");
+  CHECK(model_for_checkpoint("RedHatAI/gemma-3-4b-it-FP8-dynamic").preset == "gemma-3-4b");
   CHECK(model_for_checkpoint("acme/model-v0.").preset.empty());  // no version digits: not a release tag
   CHECK(model_for_checkpoint("zai-org/GLM-4.5-Air-FP8").preset == "glm-4.5-air");
   CHECK(model_for_checkpoint("zai-org/GLM-4.6-FP8").preset == "glm-4.7");  // GLM-4.6 has GLM-4.7's figures, said
@@ -90,6 +94,10 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
         "llama-4-maverick-17b-128e");
   CHECK(model_for_checkpoint("meta-llama/Llama-4-Scout-17B-16E-Instruct").preset == "llama-4-scout-17b-16e");
   CHECK(model_for_checkpoint("XiaomiMiMo/MiMo-V2-Flash").preset == "mimo-v2-flash");
+  // Google's instruction-tuned and pre-trained Gemma checkpoints, and a re-quantised one.
+  CHECK(model_for_checkpoint("google/gemma-3-27b-it").preset == "gemma-3-27b");
+  CHECK(model_for_checkpoint("google/gemma-3-12b-pt").preset == "gemma-3-12b");
+  CHECK(model_for_checkpoint("RedHatAI/gemma-3-4b-it-FP8-dynamic").preset == "gemma-3-4b");
   CHECK(model_for_checkpoint("Qwen/Qwen3.5-27B").preset == "qwen3.5-27b");
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V4-Pro").preset == "deepseek-v4-pro");
   CHECK(model_for_checkpoint("zai-org/GLM-4.7-Flash").preset == "glm-4.7-flash");
