@@ -59,6 +59,10 @@ StepDims step_dims(const specs::ModelSpec& m, const StepShape& s) {
     fail(
         "model_step runs experts on the hidden state only (a latent MoE, Kimi-K3: its latent projections are not run "
         "yet)");
+  if (m.attention_free_layers > 0 || m.ffn_free_layers > 0 || !m.ffn_gated)
+    fail(
+        "model_step runs models whose every layer has attention and a gated FFN only (DeciLM and Nemotron-H blocks "
+        "without one, and squared-ReLU FFNs, are not run yet)");
   if (a.type == specs::AttentionType::mla && a.output_gate)
     fail("model_step runs MLA without an output gate only (Kimi-K3's g_proj is not run yet)");
   if (a.type == specs::AttentionType::gqa && a.sparse())

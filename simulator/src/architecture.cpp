@@ -8,7 +8,8 @@
 namespace fleetcast::simulator {
 namespace {
 
-double swiglu_params(double hidden, double width) { return 3.0 * hidden * width; }  // gate, up, down
+// Gate, up and down (SwiGLU, GeGLU), or up and down (squared ReLU).
+double ffn_params(const specs::ModelSpec& m, double input, double width) { return m.ffn_matrices() * input * width; }
 
 double attention_projection_params(const specs::ModelSpec& m) {
   const auto& a = m.attention;
@@ -18,7 +19,7 @@ double attention_projection_params(const specs::ModelSpec& m) {
     const double q = h * nq * a.head_dim * (a.output_gate ? 2.0 : 1.0);
     // MiniMax Sparse Attention's indexer (a query per indexer head, one key shared by them) on its sparse layers,
     // spread over all softmax layers so that layers x this is the model's whole count.
-    const double softmax_layers = m.num_layers - m.linear_attention_layers();
+    const double softmax_layers = m.softmax_attention_layers();
     const double indexer =
         a.sparse() ? h * (a.indexer_heads + 1.0) * a.indexer_head_dim * a.sparse_layers / softmax_layers : 0.0;
     return q + h * 2.0 * a.num_kv_heads * a.head_dim + nq * a.head_dim * h + indexer;
@@ -47,19 +48,21 @@ double attention_projection_params(const specs::ModelSpec& m) {
 // Gated DeltaNet (Qwen3-Next's Qwen3NextGatedDeltaNet): in_proj_qkvz (q and k of the key heads, v and the output
 // gate z of the value heads), in_proj_ba (a decay and a write strength per value head), a depthwise causal conv over
 // q, k and v, and out_proj from the value heads back to hidden. Per-head A and dt bias and the norm are negligible.
+// Mamba-2 (Nemotron-H's in_proj: z, x, B, C and one dt per head; conv over x, B and C; out_proj) is the same shape
+// with one scalar per head instead of two.
 double linear_attention_params(const specs::ModelSpec& m) {
   if (!m.linear_attention) return 0.0;
   const auto& l = *m.linear_attention;
   const double h = m.hidden_size;
   const double qkvz = h * (2.0 * l.key_width() + 2.0 * l.value_width());
-  const double ba = h * 2.0 * l.num_value_heads;
+  const double ba = h * l.inputs_per_value_head() * l.num_value_heads;
   return qkvz + ba + l.conv_channels() * l.conv_kernel + l.value_width() * h;
 }
 
 }  // namespace
 
 double ParameterCounts::attention_all_layers() const {
-  return (layers - linear_layers) * attention_per_layer + linear_layers * linear_attention_per_layer;
+  return softmax_layers() * attention_per_layer + linear_layers * linear_attention_per_layer;
 }
 
 double ParameterCounts::total() const {
@@ -83,6 +86,7 @@ ParameterCounts count_parameters(const specs::ModelSpec& m) {
   c.layers = m.num_layers;
   c.moe_layers = m.moe_layers();
   c.dense_layers = m.dense_layers;
+  c.attention_free_layers = m.attention_free_layers;
   c.routed_experts = m.moe ? m.moe->num_routed_experts : 0;
   c.top_k = m.moe ? m.moe->top_k : 0;
   c.attention_per_layer = attention_projection_params(m);
@@ -92,12 +96,12 @@ ParameterCounts count_parameters(const specs::ModelSpec& m) {
     const auto& e = *m.moe;
     c.router_per_moe_layer = h * e.num_routed_experts;
     // A latent MoE's experts take latent_width inputs; its down and up projections serve every token.
-    c.routed_expert = swiglu_params(e.expert_input_width(m.hidden_size), e.expert_width);
+    c.routed_expert = ffn_params(m, e.expert_input_width(m.hidden_size), e.expert_width);
     c.latent_projections_per_moe_layer = e.latent_width > 0 ? 2.0 * h * e.latent_width : 0.0;
     const double shared_width = e.shared_expert_width > 0 ? e.shared_expert_width : e.expert_width;
-    c.shared_experts_per_moe_layer = e.num_shared_experts * swiglu_params(h, shared_width);
+    c.shared_experts_per_moe_layer = e.num_shared_experts * ffn_params(m, h, shared_width);
   }
-  c.dense_ffn_per_layer = swiglu_params(h, m.dense_ffn_width);
+  c.dense_ffn_per_layer = ffn_params(m, h, m.dense_ffn_width);
   c.embedding = static_cast<double>(m.vocab_size) * h;
   c.lm_head = m.tie_word_embeddings ? 0.0 : static_cast<double>(m.vocab_size) * h;
   // A DeepSeek MTP module: a projection of [hidden; embedding] back to hidden plus one transformer layer
@@ -156,7 +160,7 @@ int indexed_layers(const specs::ModelSpec& m) {
   const auto& a = m.attention;
   if (!a.sparse() || a.type == specs::AttentionType::csa) return 0;
   if (a.type == specs::AttentionType::gqa) return a.sparse_layers;
-  return m.num_layers - a.sliding_window_layers - m.linear_attention_layers();
+  return m.softmax_attention_layers() - a.sliding_window_layers;
 }
 
 double indexer_key_bytes_for_sequence(const specs::ModelSpec& m, double context_tokens) {
@@ -174,7 +178,7 @@ double softmax_kv_bytes_for_sequence(const specs::ModelSpec& m, double context_t
   if (a.type == specs::AttentionType::csa) {
     return a.global_kv_bytes_per_token * context_tokens + sliding * window * per_layer;
   }
-  const int full = m.num_layers - sliding - m.linear_attention_layers();
+  const int full = m.softmax_attention_layers() - sliding;
   return context_tokens * (full * dims.kv_bytes_per_token_per_layer +
                            indexed_layers(m) * dims.indexer_key_bytes_per_token_per_layer) +
          sliding * window * per_layer;
@@ -188,7 +192,7 @@ double kv_bytes_per_token(const specs::ModelSpec& m) {
   const auto& a = m.attention;
   if (a.type == specs::AttentionType::csa) return a.global_kv_bytes_per_token;
   const AttentionDims dims = attention_dims(m, true);
-  return (m.num_layers - a.sliding_window_layers - m.linear_attention_layers()) * dims.kv_bytes_per_token_per_layer +
+  return (m.softmax_attention_layers() - a.sliding_window_layers) * dims.kv_bytes_per_token_per_layer +
          indexed_layers(m) * dims.indexer_key_bytes_per_token_per_layer;
 }
 

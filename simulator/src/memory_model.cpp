@@ -64,11 +64,12 @@ MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d
   // holds a copy); routed experts split ep x moe_tp = dp x tp ways.
   const double layers_per_stage = std::ceil(static_cast<double>(m.num_layers) / layout.pp);
   const double moe_share = static_cast<double>(m.moe_layers()) / m.num_layers;
+  const double dense_share = static_cast<double>(m.dense_layers) / m.num_layers;  // the rest may have no FFN
   const double per_layer_tp =
       p.attention_all_layers() / p.layers * wbytes +
       moe_share * (p.router_per_moe_layer * head_bytes +
                    (p.shared_experts_per_moe_layer + p.latent_projections_per_moe_layer) * wbytes) +
-      (1.0 - moe_share) * p.dense_ffn_per_layer * wbytes;
+      dense_share * p.dense_ffn_per_layer * wbytes;
   const double per_layer_experts =
       moe_share * (p.routed_experts + d.moe_load.redundant_experts) * p.routed_expert * ebytes;
   // The embedding sits on the first stage, the LM head and MTP layers on the last: with one stage both.

@@ -68,13 +68,15 @@ StepTimeModel::StepTimeModel(const specs::ModelSpec& model, const specs::Deploym
       deployment.scheduler.step_overhead_s >= 0.0 ? deployment.scheduler.step_overhead_s : profile.step_overhead_s;
   decode_overhead_share_ = deployment.scheduler.decode_overhead_share();
   sequence_overhead_s_ = profile.sequence_overhead_s;
-  backbone_ = {static_cast<double>(model.num_layers), static_cast<double>(model.moe_layers()),
+  backbone_ = {static_cast<double>(model.num_layers),
+               static_cast<double>(model.moe_layers()),
                static_cast<double>(model.dense_layers),
                model.attention.type == specs::AttentionType::csa ? 0.0 : model.attention.sliding_window_layers,
-               static_cast<double>(model.linear_attention_layers())};
+               static_cast<double>(model.linear_attention_layers()),
+               static_cast<double>(model.attention_free_layers)};
   // As count_parameters() builds an MTP module: MoE when the model has experts, else its dense FFN; its
   // attention is the softmax kind.
-  mtp_layer_ = {1.0, model.moe ? 1.0 : 0.0, model.moe ? 0.0 : 1.0, 0.0, 0.0};
+  mtp_layer_ = {1.0, model.moe ? 1.0 : 0.0, model.moe ? 0.0 : 1.0, 0.0, 0.0, 0.0};
 }
 
 double StepTimeModel::roofline_s(const OpCost& c, double peak_flops, double bytes_per_s, int kernels) const {
@@ -237,13 +239,13 @@ void StepTimeModel::cost_projections(const BatchShape& b, const Layers& l, StepT
   const double pre = b.prefill_tokens(), dec = b.decode_tokens();
   const double h = model_.hidden_size;
   const int layers = static_cast<int>(l.all);
+  const int mixers = static_cast<int>(l.mixers());
 
   // Q, K/V (or latent) and output projections: hidden states in and out of four GEMMs. Linear-attention layers
-  // have their own (qkvz, ba, out).
-  const double params =
-      (l.all - l.linear) * params_.attention_per_layer + l.linear * params_.linear_attention_per_layer;
+  // have their own (qkvz, ba, out); attention-free layers none.
+  const double params = l.softmax() * params_.attention_per_layer + l.linear * params_.linear_attention_per_layer;
   cost_token_gemm(st.ops[static_cast<int>(Op::attn_proj)], params / tp, model_.precision.weights,
-                  4.0 * h * abytes / tp * l.all, pre, dec, 4 * layers);
+                  4.0 * h * abytes / tp * l.mixers(), pre, dec, 4 * mixers);
 
   // Norms, residual adds, RoPE and activations: about eight reads or writes of the hidden state per layer.
   OpCost& ew = st.ops[static_cast<int>(Op::elementwise)];

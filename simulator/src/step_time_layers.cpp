@@ -44,15 +44,14 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   const bool csa = a.type == specs::AttentionType::csa;
   const double window = a.sliding_window_tokens > 0 ? a.sliding_window_tokens : kUncapped;
   const double sliding_layers = csa ? 0.0 : l.sliding;
-  const double full_layers = l.all - sliding_layers - l.linear;
+  const double full_layers = l.softmax() - sliding_layers;
   const double ratio = std::max(1, a.compression_ratio);
   // mla with an indexer (DeepSeek-V3.2, GLM-5): every layer attends at most top_k keys and runs the indexer.
   const bool sparse_mla = a.type == specs::AttentionType::mla && a.sparse();
   // gqa with an indexer (MiniMax-M3): the sparse layers attend at most top_k keys and run the indexer, the rest of
   // the full layers attend every key. This pass's share of them (an MTP layer's is the backbone's average).
   const bool sparse_gqa = a.type == specs::AttentionType::gqa && a.sparse();
-  const double sparse_layers =
-      sparse_gqa ? full_layers * a.sparse_layers / (model_.num_layers - model_.linear_attention_layers()) : 0.0;
+  const double sparse_layers = sparse_gqa ? full_layers * a.sparse_layers / model_.softmax_attention_layers() : 0.0;
   const double dense_layers = full_layers - sparse_layers;
   const bool indexed = csa || sparse_mla || sparse_gqa;
   const bool chunked = a.sliding_window_chunked && !csa;
@@ -189,12 +188,21 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
 // chunked form in chunks of 64 tokens (chunk_gated_delta_rule): per token and head the intra-chunk products,
 // 4 x 64 x (dk + dv), and the state's, 6 x dk x dv; each chunk's boundary state is written in 16-bit and read
 // back. Both run on the attention rate (Triton kernels, not the GEMM libraries).
+// Mamba-2 (mamba_ssm's kernels in vLLM, SGLang and TensorRT-LLM): decode S <- exp(dt A) S + dt x B^T and y = S C,
+// about 5 x dk x dv FLOPs per head; prefill the chunked SSD form (chunks of 256 in mamba_chunk_scan_combined): per
+// token and head the intra-chunk products C B^T and their mix of x, 2 x chunk x (dk + dv), and the states' B^T x and
+// C S, 4 x dk x dv; five kernels (cumsum, chunk state, state passing, BMM, chunk scan) and the conv.
 void StepTimeModel::cost_linear_attention(const BatchShape& b, const Layers& l, StepTime& st) const {
   if (!model_.linear_attention || l.linear == 0.0) return;
-  constexpr double kChunkTokens = 64.0;
-  constexpr int kPrefillKernelsPerLayer = 8;  // conv, l2 norms, cumsum, k k^T, solve, w/u, states, output
-  constexpr int kDecodeKernelsPerLayer = 2;   // conv update, fused recurrent step
   const auto& la = *model_.linear_attention;
+  const bool mamba2 = la.kind == specs::LinearAttentionKind::mamba2;
+  const double chunk_tokens = mamba2 ? 256.0 : 64.0;
+  const double state_flops = mamba2 ? 4.0 : 6.0;  // per token, head and dk x dv in a prefill chunk
+  const double intra_flops = mamba2 ? 2.0 : 4.0;  // per token, head, chunk token and dk + dv
+  const double step_flops = mamba2 ? 5.0 : 7.0;   // per decoded token, head and dk x dv
+  // Gated DeltaNet: conv, l2 norms, cumsum, k k^T, solve, w/u, states, output; Mamba-2: conv and its five.
+  const int kPrefillKernelsPerLayer = mamba2 ? 6 : 8;
+  constexpr int kDecodeKernelsPerLayer = 2;  // conv update, fused recurrent step
   const int tp = deployment_.replica.tp;
   const double heads = std::ceil(static_cast<double>(la.num_value_heads) / tp);
   const double dk = la.key_head_dim, dv = la.value_head_dim;
@@ -208,12 +216,13 @@ void StepTimeModel::cost_linear_attention(const BatchShape& b, const Layers& l, 
 
   OpCost pre, dec;
   // A decoding sequence verifies its drafts token by token through the recurrence.
-  dec.flops_decode = l.linear * b.decode_tokens() * (heads * 7.0 * dk * dv + conv_flops_per_token);
+  dec.flops_decode = l.linear * b.decode_tokens() * (heads * step_flops * dk * dv + conv_flops_per_token);
   dec.bytes = l.linear * b.num_decode() * 2.0 * (state + conv_state);
   for (const PrefillChunk& ch : b.prefill) {
-    const double chunks = std::ceil(ch.tokens / kChunkTokens);
+    const double chunks = std::ceil(ch.tokens / chunk_tokens);
     pre.flops_prefill +=
-        l.linear * ch.tokens * (heads * (6.0 * dk * dv + 4.0 * kChunkTokens * (dk + dv)) + conv_flops_per_token);
+        l.linear * ch.tokens *
+        (heads * (state_flops * dk * dv + intra_flops * chunk_tokens * (dk + dv)) + conv_flops_per_token);
     pre.bytes += l.linear * (2.0 * chunks * boundary + 2.0 * (state + conv_state));
   }
   const double hbm = rates_.hbm_bytes_per_s();
@@ -306,9 +315,10 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
 double StepTimeModel::hidden_allreduces_per_pass(const Layers& l) const {
   const auto& layout = deployment_.replica;
   if (layout.tp == 1) return 0.0;
-  // Two per layer (after attention, after the FFN or MoE). With attention DP a MoE layer's output comes back by the
-  // EP combine instead, leaving the attention's (and a dense FFN's) inside the rank's tp GPUs.
-  return layout.dp > 1 ? l.all + l.dense : 2.0 * l.all;
+  // One after each attention (of either kind) and one after each FFN or MoE: two per layer that has both. With
+  // attention DP a MoE layer's output comes back by the EP combine instead, leaving the attention's (and a dense
+  // FFN's) inside the rank's tp GPUs.
+  return layout.dp > 1 ? l.mixers() + l.dense : l.mixers() + l.ffns();
 }
 
 // A QK norm across all heads adds one all-reduce per softmax-attention layer inside the tp GPUs, dp or not: each
@@ -316,7 +326,7 @@ double StepTimeModel::hidden_allreduces_per_pass(const Layers& l) const {
 double StepTimeModel::qk_norm_allreduces_per_pass(const Layers& l) const {
   const auto& a = model_.attention;
   if (deployment_.replica.tp == 1 || a.type != specs::AttentionType::gqa || !a.qk_norm_across_heads) return 0.0;
-  return l.all - l.linear;
+  return l.softmax();
 }
 
 void StepTimeModel::cost_allreduce(const BatchShape& b, const Layers& l, StepTime& st) const {

@@ -148,7 +148,7 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
       const auto back = gemm(tokens, h, values, w);
       linear = in && back ? std::optional<double>(*in + *back) : std::nullopt;
     }
-    if (qkv && out && linear) op(Op::attn_proj).time_s = (l.all - l.linear) * (*qkv + *out) + l.linear * *linear;
+    if (qkv && out && linear) op(Op::attn_proj).time_s = l.softmax() * (*qkv + *out) + l.linear * *linear;
   }
   if (tokens > 0.0 && l.dense > 0 && model_.dense_ffn_width > 0) {
     const double f = static_cast<double>(model_.dense_ffn_width) / tp;
@@ -213,7 +213,7 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
                           {"page_size", 64.0}});
     };
     const auto full = decode(mean), windowed = decode(std::min(mean, window));
-    if (full && windowed) dec_s = (l.all - l.sliding - l.linear) * *full + l.sliding * *windowed;
+    if (full && windowed) dec_s = (l.softmax() - l.sliding) * *full + l.sliding * *windowed;
   }
   if (!b.prefill.empty() && gqa) {
     std::map<std::pair<int, int>, int> chunks;  // (tokens, context) -> sequences
@@ -232,7 +232,7 @@ void StepTimeModel::predict_layers(const BatchShape& b, const Layers& l, const M
       all = all && one.has_value();
       t += one.value_or(0.0);
     }
-    if (all) pre_s = (l.all - l.linear) * t;
+    if (all) pre_s = l.softmax() * t;
   }
   att.time_s = pre_s + dec_s;
   att.prefill_share = att.time_s > 0.0 ? pre_s / att.time_s : 0.0;

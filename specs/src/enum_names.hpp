@@ -28,6 +28,8 @@ inline constexpr EnumNames<Precision, 7> kPrecisionNames{{{Precision::fp32, "fp3
                                                           {Precision::int4, "int4"}}};
 inline constexpr EnumNames<AttentionType, 3> kAttentionNames{
     {{AttentionType::gqa, "gqa"}, {AttentionType::mla, "mla"}, {AttentionType::csa, "csa"}}};
+inline constexpr EnumNames<LinearAttentionKind, 2> kLinearAttentionKindNames{
+    {{LinearAttentionKind::gated_deltanet, "gated_deltanet"}, {LinearAttentionKind::mamba2, "mamba2"}}};
 inline constexpr EnumNames<LengthKind, 4> kLengthKindNames{{{LengthKind::fixed, "fixed"},
                                                             {LengthKind::uniform, "uniform"},
                                                             {LengthKind::lognormal, "lognormal"},

@@ -30,6 +30,7 @@ void parse_indexer(JsonReader& r, AttentionSpec& a, const char* dense) {
       std::string("give sparse_top_k_tokens, indexer_heads and indexer_head_dim together (all absent: ") + dense + ")");
 }
 
+// `num_layers`: the layers with softmax attention or linear attention (the attention-free ones left out).
 AttentionSpec parse_attention(JsonReader r, int num_layers) {
   AttentionSpec a;
   a.type = r.require_enum("type", detail::kAttentionNames);
@@ -121,14 +122,16 @@ LookupMemorySpec parse_lookup_memory(JsonReader r, int num_layers) {
 
 LinearAttentionSpec parse_linear_attention(JsonReader r, const ModelSpec& m) {
   LinearAttentionSpec l;
-  const int softmax_free = m.num_layers - m.attention.sliding_window_layers;
+  l.kind = r.optional_enum("kind", LinearAttentionKind::gated_deltanet, detail::kLinearAttentionKindNames);
+  const int softmax_free = m.num_layers - m.attention_free_layers - m.attention.sliding_window_layers;
   l.layers = r.require_at_least("layers", 1);
   r.check(m.attention.type != AttentionType::csa, "layers",
           "linear-attention layers are modelled with gqa or mla softmax layers, not csa");
   r.check(l.layers <= softmax_free, "layers",
-          "must be <= num_layers - attention.sliding_window_layers (" + std::to_string(softmax_free) + ")");
+          "must be <= num_layers - attention_free_layers - attention.sliding_window_layers (" +
+              std::to_string(softmax_free) + ")");
   r.check(
-      m.attention.sparse_layers <= m.num_layers - l.layers, "layers",
+      m.attention.sparse_layers <= m.num_layers - m.attention_free_layers - l.layers, "layers",
       "leaves fewer softmax layers than attention.sparse_layers (" + std::to_string(m.attention.sparse_layers) + ")");
   l.num_key_heads = r.require_at_least("num_key_heads", 1);
   l.num_value_heads = r.require_at_least("num_value_heads", 1);
@@ -174,18 +177,33 @@ ModelSpec parse_model(const nlohmann::json& j, const std::string& file, const st
   m.vocab_size = r.require_at_least("vocab_size", 1);
   m.max_context_tokens = r.require_at_least("max_context_tokens", 1);
   m.tie_word_embeddings = r.optional<bool>("tie_word_embeddings", false);
-  m.attention = parse_attention(r.object("attention"), m.num_layers);
+  m.attention_free_layers = r.optional_at_least("attention_free_layers", 0, 0);
+  r.check(m.attention_free_layers < m.num_layers, "attention_free_layers",
+          "must be < num_layers (" + std::to_string(m.num_layers) + "): some layer must attend");
+  // Checked before the attention, whose own layer counts are of the layers that attend.
+  const bool csa = j.contains("attention") && j.at("attention").is_object() && j.at("attention").contains("type") &&
+                   j.at("attention").at("type") == "csa";
+  r.check(m.attention_free_layers == 0 || !csa, "attention_free_layers",
+          "must be 0 with csa attention: its compressed cache spans every layer");
+  m.attention = parse_attention(r.object("attention"), m.num_layers - m.attention_free_layers);
   if (auto linear = r.optional_object("linear_attention"))
     m.linear_attention = parse_linear_attention(std::move(*linear), m);
 
   if (auto moe = r.optional_object("moe")) m.moe = parse_moe(std::move(*moe), m.hidden_size);
+  m.ffn_free_layers = r.optional_at_least("ffn_free_layers", 0, 0);
+  const int ffn_layers = m.num_layers - m.ffn_free_layers;
+  r.check(ffn_layers >= 1, "ffn_free_layers",
+          "must be < num_layers (" + std::to_string(m.num_layers) + "): some layer must have an FFN");
+  m.ffn_gated = r.optional<bool>("ffn_gated", true);
   m.dense_layers = r.require_at_least("dense_layers", 0);
   if (m.moe) {
-    r.check(m.dense_layers < m.num_layers, "dense_layers",
-            "must be < num_layers (" + std::to_string(m.num_layers) + ") for an MoE model: the rest are MoE layers");
+    r.check(m.dense_layers < ffn_layers, "dense_layers",
+            "must be < num_layers - ffn_free_layers (" + std::to_string(ffn_layers) +
+                ") for an MoE model: the rest are MoE layers");
   } else {
-    r.check(m.dense_layers == m.num_layers, "dense_layers",
-            "must equal num_layers (" + std::to_string(m.num_layers) + ") for a dense model (no `moe`)");
+    r.check(
+        m.dense_layers == ffn_layers, "dense_layers",
+        "must equal num_layers - ffn_free_layers (" + std::to_string(ffn_layers) + ") for a dense model (no `moe`)");
   }
   m.dense_ffn_width = r.require_at_least("dense_ffn_width", 0);
   r.check(m.dense_layers == 0 || m.dense_ffn_width > 0, "dense_ffn_width", "must be > 0 when dense_layers > 0");

@@ -32,10 +32,11 @@ double attention_parameters(const AttentionSpec& a, double hidden) {
   return q + kv_down + kv_up + out + indexer + gate;
 }
 
-// Gated DeltaNet: qkvz and ba in, the short conv over q, k and v, and out.
+// Gated DeltaNet: qkvz and ba in (Mamba-2: z, x, B, C and dt), the short conv over q, k and v, and out.
 double linear_attention_parameters(const LinearAttentionSpec& l, double hidden) {
-  return hidden * (2.0 * l.key_width() + 2.0 * l.value_width()) + hidden * 2.0 * l.num_value_heads +
-         l.conv_channels() * l.conv_kernel + l.value_width() * hidden;
+  return hidden * (2.0 * l.key_width() + 2.0 * l.value_width()) +
+         hidden * l.inputs_per_value_head() * l.num_value_heads + l.conv_channels() * l.conv_kernel +
+         l.value_width() * hidden;
 }
 
 // "671B", "70.6B", "8.03B", "1.6T"
@@ -65,19 +66,19 @@ double approx_parameters(const ModelSpec& m) {
   const double hidden = m.hidden_size;
   double total = hidden * m.vocab_size * (m.tie_word_embeddings ? 1.0 : 2.0);
   const int linear = m.linear_attention_layers();
-  total += (m.num_layers - linear) * attention_parameters(m.attention, hidden);
+  total += m.softmax_attention_layers() * attention_parameters(m.attention, hidden);
   // MiniMax Sparse Attention's indexer, on its sparse layers only: a query per indexer head and one shared key.
   const auto& a = m.attention;
   if (a.type == AttentionType::gqa && a.sparse())
     total += a.sparse_layers * hidden * (a.indexer_heads + 1.0) * a.indexer_head_dim;
   if (m.linear_attention) total += linear * linear_attention_parameters(*m.linear_attention, hidden);
-  total += m.dense_layers * 3.0 * hidden * m.dense_ffn_width;
+  total += m.dense_layers * m.ffn_matrices() * hidden * m.dense_ffn_width;
   if (m.moe) {
     const double shared_width = m.moe->shared_expert_width > 0 ? m.moe->shared_expert_width : m.moe->expert_width;
     const double latent = m.moe->expert_input_width(m.hidden_size);
-    const double per_layer = m.moe->num_routed_experts * 3.0 * latent * m.moe->expert_width +
+    const double per_layer = m.moe->num_routed_experts * m.ffn_matrices() * latent * m.moe->expert_width +
                              (m.moe->latent_width > 0 ? 2.0 * hidden * latent : 0.0) +
-                             m.moe->num_shared_experts * 3.0 * hidden * shared_width +
+                             m.moe->num_shared_experts * m.ffn_matrices() * hidden * shared_width +
                              hidden * m.moe->num_routed_experts;  // router
     total += m.moe_layers() * per_layer;
   }

@@ -139,7 +139,13 @@ json to_json(const ModelSpec& m) {
                              {"value_head_dim", l.value_head_dim},
                              {"conv_kernel", l.conv_kernel},
                              {"state", to_string(l.state)}};
+    if (l.kind != LinearAttentionKind::gated_deltanet)  // written only when set: Gated DeltaNet files echo unchanged
+      j["linear_attention"]["kind"] = detail::name_of(detail::kLinearAttentionKindNames, l.kind);
   }
+  // Written only when set: files of models whose every layer has a mixer and a gated FFN echo unchanged.
+  if (m.attention_free_layers > 0) j["attention_free_layers"] = m.attention_free_layers;
+  if (m.ffn_free_layers > 0) j["ffn_free_layers"] = m.ffn_free_layers;
+  if (!m.ffn_gated) j["ffn_gated"] = false;
   if (m.lookup_memory) {
     j["lookup_memory"] = {{"parameters", m.lookup_memory->parameters},
                           {"lookup_layers", m.lookup_memory->lookup_layers},

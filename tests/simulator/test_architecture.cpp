@@ -153,6 +153,40 @@ TEST_CASE("the Gemma 3 presets count to their published non-embedding sizes", "[
   }
 }
 
+// Nemotron-H and Nemotron Nano v2 (NVIDIA-NeMo/Megatron-Bridge's providers and model docs: 56B, 47B, 8B; 8.89B and
+// 12.31B), Nemotron 3 Nano (31.6B total, 3.2B active) and Llama-3.3-Nemotron-Super-49B (49.9B): blocks with a mixer or
+// an FFN, not both; squared-ReLU FFNs of two matrices; DeciLM's attention-free layers.
+TEST_CASE("the Nemotron presets count to their published sizes", "[architecture]") {
+  struct Published {
+    const char* preset;
+    double total, tolerance;
+  };
+  for (const Published& m :
+       {Published{"nemotron-h-56b", 56e9, 0.01}, Published{"nemotron-h-47b", 47e9, 0.01},
+        Published{"nemotron-h-8b", 8e9, 0.015}, Published{"nemotron-nano-9b-v2", 8.89e9, 0.002},
+        Published{"nemotron-nano-12b-v2", 12.31e9, 0.002}, Published{"nemotron-3-nano-30b-a3b", 31.6e9, 0.002},
+        Published{"llama-3.3-nemotron-super-49b-v1", 49.9e9, 0.002}}) {
+    CAPTURE(m.preset);
+    CHECK(simulator::count_parameters(specs::model_preset(m.preset)).total() == Approx(m.total).epsilon(m.tolerance));
+  }
+  // Nemotron-H-56B by hand: a Mamba-2 block's in_proj (z and x of 256 x 64, B and C of 8 x 256, dt per head), its
+  // conv over x, B and C and its out_proj; an MLP block's up and down; 118 blocks of 54 Mamba, 10 attention, 54 MLP.
+  const auto h = simulator::count_parameters(specs::model_preset("nemotron-h-56b"));
+  const double mamba = 8192.0 * (2 * 16384 + 2 * 2048 + 256) + 20480.0 * 4 + 16384.0 * 8192;
+  CHECK(h.linear_attention_per_layer == mamba);
+  CHECK(h.dense_ffn_per_layer == 2.0 * 8192 * 32768);
+  CHECK(h.attention_all_layers() == 54 * mamba + 10 * (2.0 * 8192 * 64 * 128 + 2.0 * 8192 * 8 * 128));
+  CHECK(h.total() == Approx(h.attention_all_layers() + 54 * h.dense_ffn_per_layer + 2.0 * 131072 * 8192));
+  // Nemotron 3 Nano: 23 MoE blocks of 128 squared-ReLU experts (6 a token) and a shared one of 3,712.
+  const auto nano = simulator::count_parameters(specs::model_preset("nemotron-3-nano-30b-a3b"));
+  CHECK(nano.moe_layers == 23);
+  CHECK(nano.routed_expert == 2.0 * 2688 * 1856);
+  CHECK(nano.active_per_token() == Approx(3.2e9).epsilon(0.02));
+  // Super-49B: 49 of 80 layers attend.
+  const auto super = simulator::count_parameters(specs::model_preset("llama-3.3-nemotron-super-49b-v1"));
+  CHECK(super.attention_all_layers() == 49 * super.attention_per_layer);
+}
+
 // Llama 2 (arXiv 2307.09288: 7B, 13B and 70B; grouped-query attention for 70B only) and Mixtral (Mistral AI: 8x7B of
 // 46.7B with 12.9B active per token, 8x22B of 141B with 39B active, both counting the embedding and the LM head).
 TEST_CASE("the Llama 2 and Mixtral presets count to their published sizes", "[architecture]") {

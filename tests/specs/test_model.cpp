@@ -348,3 +348,57 @@ TEST_CASE("linear_attention and output_gate parse, round-trip, and are left out 
     CHECK_INPUT_ERROR(parse_model(k, "m.json"), "linear_attention.layers", "1", "not csa");
   }
 }
+
+TEST_CASE("attention-free and FFN-free layers, squared-ReLU FFNs and Mamba-2 layers parse, round-trip and are checked",
+          "[specs][model]") {
+  json j = gqa_model_json();
+  const int layers = j["num_layers"].get<int>();
+  const json plain = to_json(parse_model(j, "m.json"));
+  for (const char* key : {"attention_free_layers", "ffn_free_layers", "ffn_gated"}) CHECK_FALSE(plain.contains(key));
+  // A Nemotron-H-like stack: half the blocks a Mamba-2 mixer alone, a quarter attention alone, a quarter an MLP alone.
+  j["attention_free_layers"] = layers / 4;
+  j["linear_attention"] = {{"kind", "mamba2"},    {"layers", layers / 2}, {"num_key_heads", 8}, {"num_value_heads", 64},
+                           {"key_head_dim", 128}, {"value_head_dim", 64}, {"conv_kernel", 4}};
+  j["ffn_free_layers"] = layers - layers / 4;
+  j["dense_layers"] = layers / 4;
+  j["ffn_gated"] = false;
+  const ModelSpec m = parse_model(j, "m.json");
+  CHECK(m.softmax_attention_layers() == layers - layers / 2 - layers / 4);
+  CHECK(m.linear_attention->kind == LinearAttentionKind::mamba2);
+  CHECK(m.linear_attention->inputs_per_value_head() == 1.0);
+  CHECK(m.ffn_matrices() == 2.0);
+  CHECK(m.moe_layers() == 0);
+  const json out = to_json(m);
+  CHECK(out["linear_attention"]["kind"] == "mamba2");
+  CHECK(parse_model(out, "echo.json") == m);
+  SECTION("a dense model's FFN layers must be every layer with one") {
+    j["dense_layers"] = layers;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "dense_layers", std::to_string(layers),
+                      "must equal num_layers - ffn_free_layers");
+  }
+  SECTION("no layer may be left to attend") {
+    j["attention_free_layers"] = layers;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention_free_layers", std::to_string(layers),
+                      "must be < num_layers");
+  }
+  SECTION("linear layers among the attention-free ones") {
+    j["attention_free_layers"] = layers - layers / 4;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "linear_attention.layers", std::to_string(layers / 2),
+                      "num_layers - attention_free_layers");
+  }
+  SECTION("an unknown recurrence") {
+    j["linear_attention"]["kind"] = "rwkv";
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "linear_attention.kind", "\"rwkv\"", "gated_deltanet");
+  }
+  SECTION("with csa, whose compressed cache spans every layer") {
+    json k = csa_model_json();
+    k["attention_free_layers"] = 1;
+    CHECK_INPUT_ERROR(parse_model(k, "m.json"), "attention_free_layers", "1", "csa");
+  }
+  SECTION("an MoE model's FFN layers: dense ones first, the rest MoE, the FFN-free ones left out") {
+    json e = mla_model_json();
+    e["ffn_free_layers"] = 2;
+    const ModelSpec moe = parse_model(e, "m.json");
+    CHECK(moe.moe_layers() == moe.num_layers - moe.dense_layers - 2);
+  }
+}

@@ -48,7 +48,15 @@ TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name th
   CHECK(model_for_checkpoint("google/gemma-3-27b-it").preset == "gemma-3-27b");
   CHECK(model_for_checkpoint("google/gemma-3-12b-pt").preset == "gemma-3-12b");
   CHECK(model_for_checkpoint("RedHatAI/gemma-3-4b-it-FP8-dynamic").preset == "gemma-3-4b");
-  CHECK(model_for_checkpoint("acme/model-v0.").preset.empty());  // no version digits: not a release tag
+  // NVIDIA's Nemotron names (aiconfigurator's support matrix): underscores for version dots, an "NVIDIA-" prefix and
+  // a context suffix on the Nemotron-H base models.
+  CHECK(model_for_checkpoint("nvidia/Llama-3_3-Nemotron-Super-49B-v1").preset == "llama-3.3-nemotron-super-49b-v1");
+  CHECK(model_for_checkpoint("nvidia/Nemotron-H-56B-Base-8K").preset == "nemotron-h-56b");
+  CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").preset == "nemotron-3-nano-30b-a3b");
+  CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-Nano-9B-v2").preset == "nemotron-nano-9b-v2");
+  CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-Nano-12B-v2-Base").preset == "nemotron-nano-12b-v2");
+  CHECK(model_for_checkpoint("acme/Model_2-3_1").name == "model_2-3.1");  // only an underscore between digits
+  CHECK(model_for_checkpoint("acme/model-v0.").preset.empty());           // no version digits: not a release tag
   CHECK(model_for_checkpoint("zai-org/GLM-4.5-Air-FP8").preset == "glm-4.5-air");
   CHECK(model_for_checkpoint("zai-org/GLM-4.6-FP8").preset == "glm-4.7");  // GLM-4.6 has GLM-4.7's figures, said
   CHECK(model_for_checkpoint("zai-org/GLM-4.6-FP8").note.find("GLM-4.6 has GLM-4.7's") != std::string::npos);
@@ -98,6 +106,14 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("google/gemma-3-27b-it").preset == "gemma-3-27b");
   CHECK(model_for_checkpoint("google/gemma-3-12b-pt").preset == "gemma-3-12b");
   CHECK(model_for_checkpoint("RedHatAI/gemma-3-4b-it-FP8-dynamic").preset == "gemma-3-4b");
+  // NVIDIA's Nemotron names (aiconfigurator's support matrix): underscores for version dots, an "NVIDIA-" prefix and
+  // a context suffix on the Nemotron-H base models.
+  CHECK(model_for_checkpoint("nvidia/Llama-3_3-Nemotron-Super-49B-v1").preset == "llama-3.3-nemotron-super-49b-v1");
+  CHECK(model_for_checkpoint("nvidia/Nemotron-H-56B-Base-8K").preset == "nemotron-h-56b");
+  CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").preset == "nemotron-3-nano-30b-a3b");
+  CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-Nano-9B-v2").preset == "nemotron-nano-9b-v2");
+  CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-Nano-12B-v2-Base").preset == "nemotron-nano-12b-v2");
+  CHECK(model_for_checkpoint("acme/Model_2-3_1").name == "model_2-3.1");  // only an underscore between digits
   CHECK(model_for_checkpoint("Qwen/Qwen3.5-27B").preset == "qwen3.5-27b");
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V4-Pro").preset == "deepseek-v4-pro");
   CHECK(model_for_checkpoint("zai-org/GLM-4.7-Flash").preset == "glm-4.7-flash");

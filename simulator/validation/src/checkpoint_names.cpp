@@ -92,11 +92,12 @@ constexpr SameArchitecture kSameArchitecture[] = {
 // "-ptpc" (per-token, per-channel FP8 scales: "-ptpc-fp8" loses "-fp8", then "-ptpc"). MiniMax publishes MiniMax-M3 as
 // "-MXFP8" (8-bit values with a shared scale per 32).
 // Meta's Llama 2 checkpoints in the transformers format end in "-hf" (meta-llama/Llama-2-7b-chat-hf). Google names
-// Gemma's instruction-tuned and pre-trained checkpoints "-it" and "-pt" (google/gemma-3-27b-it).
+// Gemma's instruction-tuned and pre-trained checkpoints "-it" and "-pt" (google/gemma-3-27b-it); NVIDIA its Nemotron-H
+// base models by their training context (nvidia/Nemotron-H-56B-Base-8K).
 constexpr const char* kSuffixes[] = {"-instruct", "-thinking", "-base",   "-chat",  "-preview", "-fp8-dynamic",
                                      "-fp4-v2",   "-nvfp4",    "-mxfp4",  "-mxfp8", "-fp4",     "-static-pertensor",
                                      "-fp8",      "-bf16",     "-fp8-kv", "-ptpc",  "-hf",      "-it",
-                                     "-pt"};
+                                     "-pt",       "-8k"};
 
 // "-w-mxfp4-a-fp8": the weight and activation formats of a quantisation recipe (amd/gpt-oss-120b-w-mxfp4-a-fp8),
 // "-w-" and "-a-" each followed by one format name.
@@ -140,6 +141,13 @@ bool strip_release_version(std::string& s) {
 CheckpointModel model_for_checkpoint(const std::string& model_path) {
   std::string name = lower(model_path.substr(model_path.find_last_of('/') + 1));
   if (name.starts_with("meta-llama-")) name.erase(0, 5);
+  if (name.starts_with("nvidia-nemotron-")) name.erase(0, 7);  // nvidia/NVIDIA-Nemotron-Nano-9B-v2
+  // NVIDIA writes version dots as underscores (nvidia/Llama-3_3-Nemotron-Super-49B-v1): "3_3" is "3.3".
+  for (std::size_t i = 1; i + 1 < name.size(); ++i) {
+    if (name[i] == '_' && std::isdigit(static_cast<unsigned char>(name[i - 1])) &&
+        std::isdigit(static_cast<unsigned char>(name[i + 1])))
+      name[i] = '.';
+  }
   for (bool stripped = true; stripped;) {
     stripped = strip_date(name);
     stripped = strip_release_version(name) || stripped;

@@ -19,8 +19,10 @@ struct ParameterCounts {
   double mtp = 0.0;      // all MTP draft layers
   double lookup_memory = 0.0;
   int layers = 0, moe_layers = 0, dense_layers = 0, routed_experts = 0, top_k = 0;
-  int linear_layers = 0;  // of `layers`, those with linear attention
+  int linear_layers = 0;          // of `layers`, those with linear attention
+  int attention_free_layers = 0;  // of `layers`, those without any attention
 
+  int softmax_layers() const { return layers - linear_layers - attention_free_layers; }
   double attention_all_layers() const;  // the attention (softmax and linear) projections of every layer
 
   double total() const;             // every parameter, the lookup memory included

@@ -100,8 +100,12 @@ class StepTimeModel {
     double all = 0.0;
     double moe = 0.0;
     double dense = 0.0;
-    double sliding = 0.0;  // of `all`, those with a sliding window (csa windows every layer by itself)
-    double linear = 0.0;   // of `all`, those with linear attention instead of softmax attention
+    double sliding = 0.0;         // of `all`, those with a sliding window (csa windows every layer by itself)
+    double linear = 0.0;          // of `all`, those with linear attention instead of softmax attention
+    double attention_free = 0.0;  // of `all`, those with no attention of either kind
+    double softmax() const { return all - linear - attention_free; }
+    double mixers() const { return all - attention_free; }  // layers with attention of either kind
+    double ffns() const { return moe + dense; }             // layers with an FFN or MoE
   };
   // One pass of `l` over the batch: projections, elementwise, attention, FFN or MoE and TP all-reduces.
   void cost_layers(const BatchShape& b, const Layers& l, const MoeTokens& moe, StepTime& st) const;

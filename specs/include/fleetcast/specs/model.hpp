@@ -94,9 +94,17 @@ struct ModelPrecision {
   bool operator==(const ModelPrecision&) const = default;
 };
 
-// Linear-attention layers (Gated DeltaNet: Qwen3-Next, Qwen3.5): `layers` of the model's layers replace softmax
-// attention by a recurrence over a per-sequence state of value heads x key_head_dim x value_head_dim, the same size
-// at any context. Field names follow the Hugging Face configs' linear_* keys.
+// The recurrence a linear-attention layer runs.
+enum class LinearAttentionKind {
+  gated_deltanet,  // Qwen3-Next, Qwen3.5: the delta rule, a decay and a write strength per value head
+  mamba2,          // Nemotron-H: Mamba-2's SSD, a step size per head; its B and C are the key-sized inputs
+};
+
+// Linear-attention layers (Gated DeltaNet: Qwen3-Next, Qwen3.5; Mamba-2: Nemotron-H): `layers` of the model's layers
+// replace softmax attention by a recurrence over a per-sequence state of value heads x key_head_dim x value_head_dim,
+// the same size at any context. Field names follow the Hugging Face configs' linear_* keys; a Mamba-2 layer maps as
+// n_groups key heads of ssm_state_size (its B and C), mamba_num_heads value heads of mamba_head_dim (its x and the
+// gate z), and conv_kernel over x, B and C.
 struct LinearAttentionSpec {
   int layers = 0;
   int num_key_heads = 0;    // q and k heads (each shared by num_value_heads / num_key_heads value heads)
@@ -105,9 +113,13 @@ struct LinearAttentionSpec {
   int value_head_dim = 0;
   int conv_kernel = 0;                // short causal convolution over q, k and v (linear_conv_kernel_dim); 0: none
   Precision state = Precision::fp32;  // the recurrent state's format (mamba_ssm_dtype)
+  LinearAttentionKind kind = LinearAttentionKind::gated_deltanet;
   double key_width() const { return static_cast<double>(num_key_heads) * key_head_dim; }        // q or k
   double value_width() const { return static_cast<double>(num_value_heads) * value_head_dim; }  // v or z
   double conv_channels() const { return 2.0 * key_width() + value_width(); }  // the conv runs over q, k and v
+  // Scalars projected from the hidden state per value head: Gated DeltaNet's decay and write strength (a, b),
+  // Mamba-2's step size (dt).
+  double inputs_per_value_head() const { return kind == LinearAttentionKind::mamba2 ? 1.0 : 2.0; }
   bool operator==(const LinearAttentionSpec&) const = default;
 };
 
@@ -134,17 +146,30 @@ struct ModelSpec {
   AttentionSpec attention;                              // the softmax-attention layers (all but linear ones)
   std::optional<LinearAttentionSpec> linear_attention;  // layers that run a linear recurrence instead
 
-  int dense_layers = 0;        // layers with a dense FFN (all layers for a dense model)
+  // Layers whose mixer is left out: no attention of either kind, no KV or state, no projections (DeciLM's attention
+  // `no_op` blocks, Nemotron-H's MLP-only blocks). Of num_layers, the others are sliding, full or linear.
+  int attention_free_layers = 0;
+
+  int dense_layers = 0;        // layers with a dense FFN (all the FFN layers of a dense model)
   int dense_ffn_width = 0;     // intermediate size of the dense FFN (SwiGLU: gate, up, down)
-  std::optional<MoeSpec> moe;  // MoE layers = num_layers - dense_layers
+  std::optional<MoeSpec> moe;  // MoE layers = num_layers - dense_layers - ffn_free_layers
+  // Layers without an FFN (Nemotron-H's Mamba-only and attention-only blocks, DeciLM's FFN `no_op`).
+  int ffn_free_layers = 0;
+  // false: every FFN (dense, routed and shared experts) has an up and a down projection only, no gate (Nemotron-H's
+  // squared ReLU); true: gate, up and down (SwiGLU, GeGLU).
+  bool ffn_gated = true;
 
   int mtp_layers = 0;  // multi-token-prediction draft layers (used by speculative decoding)
   std::optional<LookupMemorySpec> lookup_memory;
 
   ModelPrecision precision;
 
-  int moe_layers() const { return moe ? num_layers - dense_layers : 0; }
+  int moe_layers() const { return moe ? num_layers - dense_layers - ffn_free_layers : 0; }
   int linear_attention_layers() const { return linear_attention ? linear_attention->layers : 0; }
+  // Layers with softmax attention, sliding or full.
+  int softmax_attention_layers() const { return num_layers - linear_attention_layers() - attention_free_layers; }
+  // Matrices in one FFN: gate, up and down, or up and down.
+  double ffn_matrices() const { return ffn_gated ? 3.0 : 2.0; }
   bool operator==(const ModelSpec&) const = default;
 };
 
