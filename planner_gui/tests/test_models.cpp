@@ -422,7 +422,7 @@ class ModelsTest : public QObject {
   }
 
   void a_new_engine_takes_its_own_scheduler() {
-    QCOMPARE(runtime_names(), QStringList({"vllm", "sglang", "trtllm", "atom", "deepinfer"}));
+    QCOMPARE(runtime_names(), QStringList({"vllm", "sglang", "trtllm", "deepinfer", "atom"}));
     QJsonObject base = scenario_preset("default");
     QJsonObject deployment = base["deployment"].toObject();
     deployment["scheduler"] = QJsonObject{{"policy", "vllm"}, {"max_num_seqs", 64}};

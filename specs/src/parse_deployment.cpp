@@ -11,11 +11,14 @@
 
 namespace fleetcast::specs {
 
+std::span<const std::string_view> runtime_names() {
+  static constexpr std::string_view kRuntimes[] = {"vllm", "sglang", "trtllm", "deepinfer", "atom"};
+  return kRuntimes;
+}
+
 using detail::JsonReader;
 
 namespace {
-
-constexpr const char* kRuntimes[] = {"vllm", "sglang", "trtllm", "deepinfer", "atom"};
 
 // The layout must tile the deployment's GPUs, ep must divide dp x tp, and tp must fit one scale-up domain or span
 // whole domains (TP16 over two 8-GPU HGX nodes: its all-reduce crosses the NICs between them).
@@ -271,9 +274,13 @@ DeploymentSpec parse_deployment(const nlohmann::json& j, const std::string& file
   d.replica =
       parse_replica(r.has("replica") ? r.object("replica") : JsonReader(no_replica, file, r.path("replica")), d);
   d.runtime = r.optional<std::string>("runtime", "vllm");
+  std::string valid;
   bool known_runtime = false;
-  for (const char* name : kRuntimes) known_runtime = known_runtime || d.runtime == name;
-  r.check(known_runtime, "runtime", "unknown runtime; valid: vllm, sglang, trtllm, deepinfer, atom");
+  for (const std::string_view name : runtime_names()) {
+    known_runtime = known_runtime || d.runtime == name;
+    valid += (valid.empty() ? "" : ", ") + std::string(name);
+  }
+  r.check(known_runtime, "runtime", "unknown runtime; valid: " + valid);
   // An engine on a GPU it was never built for (TensorRT-LLM on an AMD GPU, ATOM on an NVIDIA one) is no deployment.
   const std::string mismatch = runtime_vendor_mismatch(d.runtime, d.hardware.arch);
   r.check(mismatch.empty(), "runtime", mismatch + " (hardware " + d.hardware.name + ")");

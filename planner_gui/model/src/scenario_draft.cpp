@@ -4,6 +4,7 @@
 #include <QSaveFile>
 
 #include "fleetcast/gui/loaders.hpp"
+#include "fleetcast/specs/deployment.hpp"
 #include "fleetcast/specs/presets.hpp"
 
 namespace fleetcast::gui {
@@ -26,7 +27,11 @@ QJsonObject scenario_preset(const QString& name) {
   }
 }
 
-QStringList runtime_names() { return {"vllm", "sglang", "trtllm", "atom", "deepinfer"}; }
+QStringList runtime_names() {
+  QStringList names;  // the parser's list: an engine it takes is one the form offers
+  for (const std::string_view name : specs::runtime_names()) names << QString::fromUtf8(name.data(), name.size());
+  return names;
+}
 
 namespace {
 

@@ -2,6 +2,7 @@
 // How GPUs are laid out into serving replicas and how each replica schedules its work.
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -149,6 +150,9 @@ struct DisaggregationSpec {
 };
 
 enum class Pool { prefill, decode };
+
+// The serving engines a deployment's `runtime` may name: their behaviour and profiles (docs/SPECS.md).
+std::span<const std::string_view> runtime_names();
 
 struct DeploymentSpec {
   std::string name;
