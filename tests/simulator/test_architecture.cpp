@@ -187,6 +187,16 @@ TEST_CASE("the Nemotron presets count to their published sizes", "[architecture]
   CHECK(super.attention_all_layers() == 49 * super.attention_per_layer);
 }
 
+// MiMo-7B (its config.json as Megatron-Bridge's MiMo test fixture and slime's script give it): Qwen2-like layers and
+// one MTP module (a projection of [hidden; embedding] and one more layer), untied. Hand count, q/k/v biases left out.
+TEST_CASE("the MiMo-7B preset counts its layers, its untied head and its MTP layer by hand", "[architecture]") {
+  const auto c = simulator::count_parameters(specs::model_preset("mimo-7b"));
+  const double attention = 4096.0 * (4096 + 2 * 1024) + 4096.0 * 4096, ffn = 3.0 * 4096 * 11008;
+  CHECK(c.attention_per_layer == attention);
+  CHECK(c.mtp == 2.0 * 4096 * 4096 + attention + ffn);
+  CHECK(c.total() == 36 * (attention + ffn) + 2.0 * 151680 * 4096 + c.mtp);  // 7.62B and the 0.21B MTP layer
+}
+
 // Llama 2 (arXiv 2307.09288: 7B, 13B and 70B; grouped-query attention for 70B only) and Mixtral (Mistral AI: 8x7B of
 // 46.7B with 12.9B active per token, 8x22B of 141B with 39B active, both counting the embedding and the LM head).
 TEST_CASE("the Llama 2 and Mixtral presets count to their published sizes", "[architecture]") {

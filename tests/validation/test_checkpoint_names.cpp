@@ -81,6 +81,11 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("MiniMaxAI/MiniMax-M2").preset == "minimax-m2.5");
   CHECK(model_for_checkpoint("Qwen/Qwen3-VL-235B-A22B-Thinking").preset == "qwen3-235b-a22b");
   CHECK(model_for_checkpoint("Qwen/Qwen3-VL-30B-A3B-Instruct-FP8").preset == "qwen3-30b-a3b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-VL-2B-Instruct").preset == "qwen3-1.7b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-VL-4B-Instruct").preset == "qwen3-4b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-VL-8B-Instruct").preset == "qwen3-8b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-VL-32B-Thinking").preset == "qwen3-32b");
+  CHECK(model_for_checkpoint("XiaomiMiMo/MiMo-7B-Base").preset == "mimo-7b");
   CHECK(model_for_checkpoint("zai-org/GLM-4.7-FP8").note.empty());
   CHECK(model_for_checkpoint("Qwen/Qwen3-Next-80B-A3B-Instruct").preset == "qwen3-next-80b-a3b");
   CHECK(model_for_checkpoint("Qwen/Qwen3.5-35B-A3B-FP8").preset == "qwen3.5-35b-a3b");

@@ -50,6 +50,13 @@ constexpr SameArchitecture kSameArchitecture[] = {
     // The vision encoder is not modelled: text-only traffic does not run it.
     {"qwen3-vl-235b-a22b", "qwen3-235b-a22b", "Qwen3-VL-235B-A22B's language model is Qwen3-235B-A22B's"},
     {"qwen3-vl-30b-a3b", "qwen3-30b-a3b", "Qwen3-VL-30B-A3B's language model is Qwen3-30B-A3B's"},
+    // The dense Qwen3-VL models' language models (Zhuohao-Li/slime scripts/models/qwen3-vl-{2B,4B,8B}-Instruct.sh;
+    // 32B from public copies of its config.json): layers, hidden, FFN, 8 KV heads x 128 and tying as Qwen3-1.7B, 4B,
+    // 8B and 32B; only the position settings differ (262,144 tokens and MRoPE, where the Qwen3 presets stop at 40,960).
+    {"qwen3-vl-2b", "qwen3-1.7b", "Qwen3-VL-2B's language model has Qwen3-1.7B's shape (context up to 40,960 here)"},
+    {"qwen3-vl-4b", "qwen3-4b", "Qwen3-VL-4B's language model has Qwen3-4B's shape (context up to 40,960 here)"},
+    {"qwen3-vl-8b", "qwen3-8b", "Qwen3-VL-8B's language model has Qwen3-8B's shape (context up to 40,960 here)"},
+    {"qwen3-vl-32b", "qwen3-32b", "Qwen3-VL-32B's language model has Qwen3-32B's shape (context up to 40,960 here)"},
     // DeepSeek-V3.1 is served as DeepseekV3ForCausalLM with V3's figures; aiconfigurator builds V3 and V3.1
     // (nvidia/DeepSeek-V3.1-NVFP4) from one model family (ai-dynamo/aiconfigurator src/aiconfigurator/sdk/common.py).
     {"deepseek-v3.1", "deepseek-v3", "DeepSeek-V3.1 has DeepSeek-V3's architecture"},
