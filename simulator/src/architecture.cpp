@@ -11,18 +11,29 @@ namespace {
 // Gate, up and down (SwiGLU, GeGLU), or up and down (squared ReLU).
 double ffn_params(const specs::ModelSpec& m, double input, double width) { return m.ffn_matrices() * input * width; }
 
+// A gqa layer's q, k, v and o (q doubled by an output gate), at a sliding layer's shape or a global one's.
+double gqa_projection_params(const specs::AttentionSpec& a, double h, bool global_layer) {
+  const double head_dim = global_layer ? a.full_head_dim() : a.head_dim;
+  const double kv_heads = global_layer ? a.full_kv_heads() : a.num_kv_heads;
+  const double kv = (global_layer && a.global_k_is_v) ? 1.0 : 2.0;  // a key reused as the value has no v_proj
+  return h * a.num_query_heads * head_dim * (a.output_gate ? 2.0 : 1.0) + h * kv * kv_heads * head_dim +
+         a.num_query_heads * head_dim * h;
+}
+
 double attention_projection_params(const specs::ModelSpec& m) {
   const auto& a = m.attention;
   const double h = m.hidden_size;
   const double nq = a.num_query_heads;
   if (a.type == specs::AttentionType::gqa) {
-    const double q = h * nq * a.head_dim * (a.output_gate ? 2.0 : 1.0);
     // MiniMax Sparse Attention's indexer (a query per indexer head, one key shared by them) on its sparse layers,
-    // spread over all softmax layers so that layers x this is the model's whole count.
+    // spread over all softmax layers so that layers x this is the model's whole count; so are the global layers'
+    // own shapes (Gemma 4).
     const double softmax_layers = m.softmax_attention_layers();
     const double indexer =
         a.sparse() ? h * (a.indexer_heads + 1.0) * a.indexer_head_dim * a.sparse_layers / softmax_layers : 0.0;
-    return q + h * 2.0 * a.num_kv_heads * a.head_dim + nq * a.head_dim * h + indexer;
+    const double sliding = a.sliding_window_layers, base = gqa_projection_params(a, h, false);
+    if (!a.has_global_shape() || softmax_layers <= 0.0) return base + indexer;
+    return (sliding * base + (softmax_layers - sliding) * gqa_projection_params(a, h, true)) / softmax_layers + indexer;
   }
   const double q_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
   const double q = a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * nq * q_head : h * nq * q_head;
@@ -125,6 +136,9 @@ AttentionDims attention_dims(const specs::ModelSpec& m, bool decode) {
       d.qk_dim = a.head_dim;
       d.v_dim = a.head_dim;
       d.kv_bytes_per_token_per_layer = 2.0 * a.num_kv_heads * a.head_dim * kv_bytes;
+      d.full_qk_dim = d.full_v_dim = a.full_head_dim();
+      d.full_kv_bytes_per_token_per_layer =
+          (a.global_k_is_v ? 1.0 : 2.0) * a.full_kv_heads() * a.full_head_dim() * kv_bytes;
       // MiniMax Sparse Attention: one indexer key shared by the indexer heads, cached in the KV cache's format.
       if (a.sparse()) d.indexer_key_bytes_per_token_per_layer = a.indexer_head_dim * kv_bytes;
       break;
@@ -143,6 +157,11 @@ AttentionDims attention_dims(const specs::ModelSpec& m, bool decode) {
       d.v_dim = a.v_head_dim;
       d.kv_bytes_per_token_per_layer = a.kv_lora_rank * kv_bytes;
       break;
+  }
+  if (a.type != specs::AttentionType::gqa) {  // one shape for every softmax layer
+    d.full_qk_dim = d.qk_dim;
+    d.full_v_dim = d.v_dim;
+    d.full_kv_bytes_per_token_per_layer = d.kv_bytes_per_token_per_layer;
   }
   return d;
 }
@@ -179,7 +198,7 @@ double softmax_kv_bytes_for_sequence(const specs::ModelSpec& m, double context_t
     return a.global_kv_bytes_per_token * context_tokens + sliding * window * per_layer;
   }
   const int full = m.softmax_attention_layers() - sliding;
-  return context_tokens * (full * dims.kv_bytes_per_token_per_layer +
+  return context_tokens * (full * dims.full_kv_bytes_per_token_per_layer +
                            indexed_layers(m) * dims.indexer_key_bytes_per_token_per_layer) +
          sliding * window * per_layer;
 }
@@ -192,7 +211,7 @@ double kv_bytes_per_token(const specs::ModelSpec& m) {
   const auto& a = m.attention;
   if (a.type == specs::AttentionType::csa) return a.global_kv_bytes_per_token;
   const AttentionDims dims = attention_dims(m, true);
-  return (m.softmax_attention_layers() - a.sliding_window_layers) * dims.kv_bytes_per_token_per_layer +
+  return (m.softmax_attention_layers() - a.sliding_window_layers) * dims.full_kv_bytes_per_token_per_layer +
          indexed_layers(m) * dims.indexer_key_bytes_per_token_per_layer;
 }
 

@@ -16,10 +16,12 @@ constexpr double kSglangContextBytes = 1.0e9;  // CUDA context and NCCL communic
 
 // Share of the model's KV that one GPU holds: GQA KV heads are split over TP ranks (replicated when there
 // are fewer heads than ranks); a latent or compressed KV is held whole by every rank. Layers split over PP.
-double kv_share_per_gpu(const specs::ModelSpec& m, const specs::ReplicaLayout& layout) {
+// `global_layers`: the share of the full layers of a model whose global layers have KV heads of their own (Gemma 4).
+double kv_share_per_gpu(const specs::ModelSpec& m, const specs::ReplicaLayout& layout, bool global_layers = false) {
   double share = 1.0 / layout.pp;
   if (m.attention.type == specs::AttentionType::gqa) {
-    share *= std::ceil(static_cast<double>(m.attention.num_kv_heads) / layout.tp) / m.attention.num_kv_heads;
+    const double kv_heads = global_layers ? m.attention.full_kv_heads() : m.attention.num_kv_heads;
+    share *= std::ceil(kv_heads / layout.tp) / kv_heads;
   }
   return share;
 }
@@ -39,8 +41,19 @@ double kv_bytes_per_gpu(const specs::ModelSpec& model, const specs::DeploymentSp
   const double state = rounded > 0.0 ? linear_state_bytes(model) : 0.0;
   // A sparse attention's indexer key is one head, held whole by every TP rank as a latent is.
   const double indexer = indexer_key_bytes_for_sequence(model, rounded);
+  const double state_per_gpu = state * linear_state_share_per_gpu(model, d.replica);
+  const auto& a = model.attention;
+  if (a.type == specs::AttentionType::gqa && a.has_global_shape()) {
+    // The sliding layers' window at their KV heads, the global layers' whole context at theirs.
+    const AttentionDims dims = attention_dims(model, true);
+    const double sliding = a.sliding_window_layers * std::min<double>(rounded, a.sliding_window_tokens) *
+                           dims.kv_bytes_per_token_per_layer;
+    const double global = softmax_kv_bytes_for_sequence(model, rounded) - sliding;
+    return sliding * kv_share_per_gpu(model, d.replica) + global * kv_share_per_gpu(model, d.replica, true) +
+           state_per_gpu;
+  }
   return (softmax_kv_bytes_for_sequence(model, rounded) - indexer) * kv_share_per_gpu(model, d.replica) +
-         indexer / d.replica.pp + state * linear_state_share_per_gpu(model, d.replica);
+         indexer / d.replica.pp + state_per_gpu;
 }
 
 MemoryPlan plan_memory(const specs::ModelSpec& m, const specs::DeploymentSpec& d) {

@@ -43,8 +43,11 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   const double kv_bytes = dec_dims.kv_bytes_per_token_per_layer * kv_share;
   const bool csa = a.type == specs::AttentionType::csa;
   const double window = a.sliding_window_tokens > 0 ? a.sliding_window_tokens : kUncapped;
-  const double sliding_layers = csa ? 0.0 : l.sliding;
-  const double full_layers = l.softmax() - sliding_layers;
+  const double full_layers = l.softmax() - (csa ? 0.0 : l.sliding);
+  // Global layers with a shape of their own (Gemma 4): the sliding layers are counted apart below, at their shape;
+  // otherwise in the sums with the full ones, as one shape serves both.
+  const bool global_shape = a.type == specs::AttentionType::gqa && a.has_global_shape();
+  const double sliding_layers = csa || global_shape ? 0.0 : l.sliding;
   const double ratio = std::max(1, a.compression_ratio);
   // mla with an indexer (DeepSeek-V3.2, GLM-5): every layer attends at most top_k keys and runs the indexer.
   const bool sparse_mla = a.type == specs::AttentionType::mla && a.sparse();
@@ -140,16 +143,46 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
     }
   }
 
+  // The sliding layers of a model whose global layers have their own shape, and the global layers' KV heads per GPU.
+  double pre_pairs_sw = 0.0, dec_pairs_sw = 0.0, pre_read_sw = 0.0, dec_read_sw = 0.0;
+  double full_kv_bytes = kv_bytes;
+  if (global_shape) {
+    const double sw = l.sliding;
+    for (int c : b.decode_contexts) {
+      const double last = c + queries;
+      dec_pairs_sw += sw * (chunked ? chunked_pairs(queries, c, window) : attended_pairs(queries, c, window));
+      dec_read_sw += sw * (chunked ? last - std::floor(c / window) * window : std::min(last, window));
+    }
+    for (const PrefillChunk& ch : b.prefill) {
+      const double t = ch.tokens, p = ch.context_before;
+      pre_pairs_sw += sw * (chunked ? chunked_pairs(t, p, window) : attended_pairs(t, p, window));
+      pre_read_sw += sw * (chunked ? p + t - std::floor(p / window) * window : std::min(p + t, window));
+    }
+    const double global_kv = a.full_kv_heads();
+    full_kv_bytes = dec_dims.full_kv_bytes_per_token_per_layer * std::ceil(global_kv / tp) / global_kv;
+  }
+
   // Two separate kernels as engines run them: prefill attention (compute-bound) and decode attention
   // (bound by reading the KV cache). The indexer (csa, sparse mla) is a kernel of its own on the layers that own one,
   // and runs in FP8 (DeepSeek-V3.2's lightning indexer: FP8 queries and keys, ReLU-weighted head sum).
   const int attention_kernels = static_cast<int>(l.all - l.linear);
   const int indexer_kernels = static_cast<int>(indexed ? index_layers : 0.0);
   OpCost pre, dec, pre_ix, dec_ix;
-  pre.flops_prefill = 2.0 * heads * (pre_dims.qk_dim + pre_dims.v_dim) * pre_pairs;
-  pre.bytes = kv_bytes * pre_read;
-  dec.flops_decode = 2.0 * heads * (dec_dims.qk_dim + dec_dims.v_dim) * dec_pairs;
-  dec.bytes = kv_bytes * dec_read;
+  if (global_shape) {
+    pre.flops_prefill =
+        2.0 * heads *
+        ((pre_dims.full_qk_dim + pre_dims.full_v_dim) * pre_pairs + (pre_dims.qk_dim + pre_dims.v_dim) * pre_pairs_sw);
+    pre.bytes = full_kv_bytes * pre_read + kv_bytes * pre_read_sw;
+    dec.flops_decode =
+        2.0 * heads *
+        ((dec_dims.full_qk_dim + dec_dims.full_v_dim) * dec_pairs + (dec_dims.qk_dim + dec_dims.v_dim) * dec_pairs_sw);
+    dec.bytes = full_kv_bytes * dec_read + kv_bytes * dec_read_sw;
+  } else {
+    pre.flops_prefill = 2.0 * heads * (pre_dims.qk_dim + pre_dims.v_dim) * pre_pairs;
+    pre.bytes = kv_bytes * pre_read;
+    dec.flops_decode = 2.0 * heads * (dec_dims.qk_dim + dec_dims.v_dim) * dec_pairs;
+    dec.bytes = kv_bytes * dec_read;
+  }
   if (indexed) {
     // Both share one indexer key among the heads, held whole by every rank: DeepSeek's in FP8 (one byte per
     // element), MiniMax's in the KV cache's format. MiniMax's heads are split over TP ranks as the KV heads they

@@ -43,6 +43,11 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
       a.head_dim = r.require_at_least("head_dim", 1);
       a.output_gate = r.optional<bool>("output_gate", false);
       a.qk_norm_across_heads = r.optional<bool>("qk_norm_across_heads", false);
+      a.global_num_kv_heads = r.optional_at_least("global_num_kv_heads", 0, 0);
+      r.check(a.global_num_kv_heads == 0 || a.num_query_heads % a.global_num_kv_heads == 0, "global_num_kv_heads",
+              "must divide num_query_heads (" + std::to_string(a.num_query_heads) + ")");
+      a.global_head_dim = r.optional_at_least("global_head_dim", 0, 0);
+      a.global_k_is_v = r.optional<bool>("global_k_is_v", false);
       parse_indexer(r, a, "dense attention");
       // MiniMax Sparse Attention: the sparse layers, every layer when not given.
       a.sparse_layers = r.optional_at_least("sparse_layers", a.sparse() ? num_layers : 0, 0);
@@ -89,6 +94,10 @@ AttentionSpec parse_attention(JsonReader r, int num_layers) {
           "must be <= num_layers (" + std::to_string(num_layers) + ")");
   r.check(a.type != AttentionType::gqa || !a.sparse() || a.sliding_window_layers == 0, "sliding_window_layers",
           "must be 0 with sparse_top_k_tokens: sparse gqa layers and sliding windows are not modelled together");
+  const bool global_shape = a.has_global_shape();
+  r.check(!global_shape || a.sliding_window_layers > 0, "global_num_kv_heads",
+          "a global layers' shape needs sliding_window_layers: it is what sets them apart");
+  r.check(!global_shape || !a.sparse(), "global_num_kv_heads", "not with sparse_top_k_tokens");
   r.finish();
   return a;
 }

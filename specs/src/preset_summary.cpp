@@ -11,11 +11,14 @@ namespace fleetcast::specs::detail {
 
 namespace {
 
-double attention_parameters(const AttentionSpec& a, double hidden) {
+// `global_layer`: a gqa model's full-attention layer, which may have its own KV heads and head size.
+double attention_parameters(const AttentionSpec& a, double hidden, bool global_layer = false) {
   const double heads = a.num_query_heads;
   if (a.type == AttentionType::gqa) {
-    const double q_and_o = (a.output_gate ? 3.0 : 2.0) * hidden * heads * a.head_dim;  // a gate doubles q
-    const double k_and_v = 2.0 * hidden * a.num_kv_heads * a.head_dim;
+    const double head_dim = global_layer ? a.full_head_dim() : a.head_dim;
+    const double q_and_o = (a.output_gate ? 3.0 : 2.0) * hidden * heads * head_dim;  // a gate doubles q
+    const double k_and_v = (global_layer && a.global_k_is_v ? 1.0 : 2.0) * hidden *
+                           (global_layer ? a.full_kv_heads() : a.num_kv_heads) * head_dim;
     return q_and_o + k_and_v;
   }
   const double qk_head = a.qk_rope_head_dim + a.qk_nope_head_dim;
@@ -66,7 +69,9 @@ double approx_parameters(const ModelSpec& m) {
   const double hidden = m.hidden_size;
   double total = hidden * m.vocab_size * (m.tie_word_embeddings ? 1.0 : 2.0);
   const int linear = m.linear_attention_layers();
-  total += m.softmax_attention_layers() * attention_parameters(m.attention, hidden);
+  const int sliding = m.attention.sliding_window_layers;
+  total += sliding * attention_parameters(m.attention, hidden) +
+           (m.softmax_attention_layers() - sliding) * attention_parameters(m.attention, hidden, true);
   // MiniMax Sparse Attention's indexer, on its sparse layers only: a query per indexer head and one shared key.
   const auto& a = m.attention;
   if (a.type == AttentionType::gqa && a.sparse())

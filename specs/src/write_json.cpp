@@ -16,6 +16,9 @@ json attention_json(const AttentionSpec& a) {
     j["head_dim"] = a.head_dim;
     if (a.output_gate) j["output_gate"] = true;  // written only when set: other files echo unchanged
     if (a.qk_norm_across_heads) j["qk_norm_across_heads"] = true;
+    if (a.global_num_kv_heads > 0) j["global_num_kv_heads"] = a.global_num_kv_heads;  // written only when set
+    if (a.global_head_dim > 0) j["global_head_dim"] = a.global_head_dim;
+    if (a.global_k_is_v) j["global_k_is_v"] = true;
   } else {
     j["q_lora_rank"] = a.q_lora_rank;
     j["kv_lora_rank"] = a.kv_lora_rank;

@@ -197,6 +197,26 @@ TEST_CASE("the MiMo-7B preset counts its layers, its untied head and its MTP lay
   CHECK(c.total() == 36 * (attention + ffn) + 2.0 * 151680 * 4096 + c.mtp);  // 7.62B and the 0.21B MTP layer
 }
 
+// Gemma 4 26B-A4B (transformers' Gemma 4 converter and config): 25 sliding layers of 8 KV heads x 256 and 5 global
+// ones of 2 KV heads x 512 whose key is also the value; 16 query heads throughout; 128 experts top-8 of 704 and a
+// dense MLP of 2,112 beside them in every layer; a tied head.
+TEST_CASE("the Gemma 4 26B-A4B preset counts its two attention shapes and its experts by hand", "[architecture]") {
+  const auto model = specs::model_preset("gemma-4-26b-a4b");
+  const auto c = simulator::count_parameters(model);
+  const double h = 2816;
+  const double sliding = h * 16 * 256 + h * 2 * 8 * 256 + 16.0 * 256 * h;  // q, k and v, o
+  const double global = h * 16 * 512 + h * 2 * 512 + 16.0 * 512 * h;       // q, k (also the value), o
+  CHECK(c.attention_all_layers() == Approx(25 * sliding + 5 * global));
+  CHECK(c.routed_expert == 3.0 * h * 704);
+  CHECK(c.shared_experts_per_moe_layer == 3.0 * h * 2112);
+  CHECK(c.total() == Approx(25 * sliding + 5 * global + 30 * (128 * 3.0 * h * 704 + 3.0 * h * 2112 + h * 128) +
+                            262144.0 * h));                     // 25.2B
+  CHECK(c.active_per_token() == Approx(3.82e9).epsilon(0.01));  // "A4B"
+  // The cache per token: 5 global layers of 2 x 512 (one vector each), the 25 sliding ones stop at 1,024 tokens.
+  CHECK(simulator::kv_bytes_per_token(model) == 5 * 2.0 * 512 * 2);
+  CHECK(simulator::kv_bytes_for_sequence(model, 4096) == 4096 * 5 * 2.0 * 512 * 2 + 25 * 1024 * 2.0 * 8 * 256 * 2);
+}
+
 // Llama 2 (arXiv 2307.09288: 7B, 13B and 70B; grouped-query attention for 70B only) and Mixtral (Mistral AI: 8x7B of
 // 46.7B with 12.9B active per token, 8x22B of 141B with 39B active, both counting the embedding and the LM head).
 TEST_CASE("the Llama 2 and Mixtral presets count to their published sizes", "[architecture]") {

@@ -1,5 +1,6 @@
 // FLOP and byte counts of one dense layer and one MoE layer against hand counts, and roofline behaviour.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <optional>
 
 #include "fleetcast/calibration/profile.hpp"
@@ -7,6 +8,7 @@
 #include "fleetcast/simulator/expert_placement.hpp"
 #include "fleetcast/simulator/gemm_inputs.hpp"
 #include "fleetcast/simulator/hardware_rates.hpp"
+#include "fleetcast/simulator/memory_model.hpp"
 #include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "support.hpp"
@@ -533,4 +535,23 @@ TEST_CASE("attention-free layers add no attention, KV or all-reduce; FFN-free la
   CHECK(simulator::kv_bytes_for_sequence(h56, 1000) - simulator::kv_bytes_for_sequence(h56, 999) ==
         Approx(simulator::kv_bytes_per_token(h56)));
   CHECK(simulator::linear_state_bytes(h56) == 54 * (256.0 * 64 * 256 * 4 + 20480.0 * 3 * 2));
+}
+
+TEST_CASE("global layers with their own KV heads and head size read and attend at their shape (Gemma 4)",
+          "[step_time]") {
+  const auto model = specs::model_preset("gemma-4-26b-a4b");
+  const auto d = one_gpu("b200", 2);
+  const simulator::StepTimeModel m(model, d, calibration::datasheet_profile(d.hardware, "vllm"));
+  simulator::BatchShape decode;
+  decode.decode_contexts = {3000};
+  const auto st = m.predict(decode);
+  // One query after 3,000 tokens: 3,001 keys on each of 5 global layers, 1,024 on each of 25 sliding ones. Per GPU
+  // (TP 2): one of the 2 global KV heads (512 wide, the key also the value) and 4 of the 8 sliding ones (256, K and
+  // V); 8 query heads, qk + v = 1,024 on the global layers and 512 on the sliding ones.
+  CHECK(st.op(Op::attention).bytes == Approx(5 * 3001 * 512 * 2.0 + 25 * 1024 * 2.0 * 4 * 256 * 2));
+  CHECK(st.op(Op::attention).flops_decode == Approx(2.0 * 8 * (1024 * 5 * 3001.0 + 512 * 25 * 1024.0)));
+  // Its memory plan holds the same split: a 3,001-token sequence's KV on one GPU.
+  CHECK(simulator::kv_bytes_per_gpu(model, d, 3001) ==
+        Approx(std::ceil(3001.0 / d.scheduler.kv_block_tokens) * d.scheduler.kv_block_tokens * 5 * 512 * 2.0 +
+               25 * 1024 * 2.0 * 4 * 256 * 2));
 }

@@ -402,3 +402,27 @@ TEST_CASE("attention-free and FFN-free layers, squared-ReLU FFNs and Mamba-2 lay
     CHECK(moe.moe_layers() == moe.num_layers - moe.dense_layers - 2);
   }
 }
+
+TEST_CASE("a gqa model's global layers may have their own KV heads, head size and shared key and value",
+          "[specs][model]") {
+  json j = gqa_model_json();
+  CHECK_FALSE(to_json(parse_model(j, "m.json"))["attention"].contains("global_num_kv_heads"));
+  j["attention"]["sliding_window_tokens"] = 1024;
+  j["attention"]["sliding_window_layers"] = j["num_layers"].get<int>() - 2;
+  j["attention"]["global_num_kv_heads"] = 2;
+  j["attention"]["global_head_dim"] = 512;
+  j["attention"]["global_k_is_v"] = true;
+  const ModelSpec m = parse_model(j, "m.json");
+  CHECK(m.attention.full_kv_heads() == 2);
+  CHECK(m.attention.full_head_dim() == 512);
+  CHECK(parse_model(to_json(m), "echo.json") == m);
+  SECTION("without sliding layers there are no global ones to set apart") {
+    j["attention"]["sliding_window_tokens"] = 0;
+    j["attention"]["sliding_window_layers"] = 0;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.global_num_kv_heads", "2", "sliding_window_layers");
+  }
+  SECTION("KV heads that do not divide the query heads") {
+    j["attention"]["global_num_kv_heads"] = 3;
+    CHECK_INPUT_ERROR(parse_model(j, "m.json"), "attention.global_num_kv_heads", "3", "must divide num_query_heads");
+  }
+}

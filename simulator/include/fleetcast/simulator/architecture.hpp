@@ -35,8 +35,11 @@ ParameterCounts count_parameters(const specs::ModelSpec& m);
 struct AttentionDims {
   double qk_dim = 0.0;  // per head, the width of a query-key dot product
   double v_dim = 0.0;   // per head, the width of a value
-  // KV bytes stored per token per layer for a full-attention layer (mla: latent + rope; csa: the KV width)
+  // KV bytes stored per token per layer for a softmax layer (mla: latent + rope; csa: the KV width)
   double kv_bytes_per_token_per_layer = 0.0;
+  // The same for the full (global) layers of a gqa model whose global layers have their own shape (Gemma 4); the
+  // fields above are then the sliding layers'. Equal to them otherwise.
+  double full_qk_dim = 0.0, full_v_dim = 0.0, full_kv_bytes_per_token_per_layer = 0.0;
   // A sparse attention's indexer keys per token per layer, cached beside the KV (mla under DeepSeek Sparse
   // Attention: one FP8 key with its scales; gqa under MiniMax Sparse Attention: one key in the KV cache's format)
   double indexer_key_bytes_per_token_per_layer = 0.0;

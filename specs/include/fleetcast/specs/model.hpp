@@ -41,6 +41,14 @@ struct AttentionSpec {
   // sliding window: `sliding_window_layers` of the layers keep only the last `sliding_window_tokens`
   int sliding_window_tokens = 0;
   int sliding_window_layers = 0;
+  // gqa: the full (global) layers' own shape where it differs from the sliding ones' (Gemma 4: 2 KV heads of 512
+  // on its global layers, 8 of 256 on its sliding ones, the global key reused as the value). 0: as above.
+  int global_num_kv_heads = 0;
+  int global_head_dim = 0;
+  bool global_k_is_v = false;  // one cached vector per KV head serves as key and value (no v_proj)
+  int full_kv_heads() const { return global_num_kv_heads > 0 ? global_num_kv_heads : num_kv_heads; }
+  int full_head_dim() const { return global_head_dim > 0 ? global_head_dim : head_dim; }
+  bool has_global_shape() const { return global_num_kv_heads > 0 || global_head_dim > 0 || global_k_is_v; }
   // The window restarts at every multiple of sliding_window_tokens (Llama 4's chunked local attention): a token sees
   // the keys of its own chunk, 1 to sliding_window_tokens of them, not the last sliding_window_tokens.
   bool sliding_window_chunked = false;
