@@ -108,19 +108,6 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
         "llama-4-maverick-17b-128e");
   CHECK(model_for_checkpoint("meta-llama/Llama-4-Scout-17B-16E-Instruct").preset == "llama-4-scout-17b-16e");
   CHECK(model_for_checkpoint("XiaomiMiMo/MiMo-V2-Flash").preset == "mimo-v2-flash");
-  // Google's instruction-tuned and pre-trained Gemma checkpoints, and a re-quantised one.
-  CHECK(model_for_checkpoint("google/gemma-3-27b-it").preset == "gemma-3-27b");
-  CHECK(model_for_checkpoint("google/gemma-3-12b-pt").preset == "gemma-3-12b");
-  CHECK(model_for_checkpoint("RedHatAI/gemma-3-4b-it-FP8-dynamic").preset == "gemma-3-4b");
-  CHECK(model_for_checkpoint("google/gemma-4-26B-A4B-it").preset == "gemma-4-26b-a4b");
-  // NVIDIA's Nemotron names (aiconfigurator's support matrix): underscores for version dots, an "NVIDIA-" prefix and
-  // a context suffix on the Nemotron-H base models.
-  CHECK(model_for_checkpoint("nvidia/Llama-3_3-Nemotron-Super-49B-v1").preset == "llama-3.3-nemotron-super-49b-v1");
-  CHECK(model_for_checkpoint("nvidia/Nemotron-H-56B-Base-8K").preset == "nemotron-h-56b");
-  CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").preset == "nemotron-3-nano-30b-a3b");
-  CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-Nano-9B-v2").preset == "nemotron-nano-9b-v2");
-  CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-Nano-12B-v2-Base").preset == "nemotron-nano-12b-v2");
-  CHECK(model_for_checkpoint("acme/Model_2-3_1").name == "model_2-3.1");  // only an underscore between digits
   CHECK(model_for_checkpoint("Qwen/Qwen3.5-27B").preset == "qwen3.5-27b");
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-V4-Pro").preset == "deepseek-v4-pro");
   CHECK(model_for_checkpoint("zai-org/GLM-4.7-Flash").preset == "glm-4.7-flash");
