@@ -165,7 +165,7 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   // Two separate kernels as engines run them: prefill attention (compute-bound) and decode attention
   // (bound by reading the KV cache). The indexer (csa, sparse mla) is a kernel of its own on the layers that own one,
   // and runs in FP8 (DeepSeek-V3.2's lightning indexer: FP8 queries and keys, ReLU-weighted head sum).
-  const int attention_kernels = static_cast<int>(l.all - l.linear);
+  const int attention_kernels = static_cast<int>(l.softmax());
   const int indexer_kernels = static_cast<int>(indexed ? index_layers : 0.0);
   OpCost pre, dec, pre_ix, dec_ix;
   if (global_shape) {
