@@ -165,7 +165,8 @@ TEST_CASE("the Nemotron presets count to their published sizes", "[architecture]
        {Published{"nemotron-h-56b", 56e9, 0.01}, Published{"nemotron-h-47b", 47e9, 0.01},
         Published{"nemotron-h-8b", 8e9, 0.015}, Published{"nemotron-nano-9b-v2", 8.89e9, 0.002},
         Published{"nemotron-nano-12b-v2", 12.31e9, 0.002}, Published{"nemotron-3-nano-30b-a3b", 31.6e9, 0.002},
-        Published{"llama-3.3-nemotron-super-49b-v1", 49.9e9, 0.002}}) {
+        Published{"llama-3.3-nemotron-super-49b-v1", 49.9e9, 0.002},
+        Published{"llama-3.1-nemotron-ultra-253b-v1", 253e9, 0.005}}) {
     CAPTURE(m.preset);
     CHECK(simulator::count_parameters(specs::model_preset(m.preset)).total() == Approx(m.total).epsilon(m.tolerance));
   }

@@ -52,6 +52,7 @@ TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name th
   // NVIDIA's Nemotron names (aiconfigurator's support matrix): underscores for version dots, an "NVIDIA-" prefix and
   // a context suffix on the Nemotron-H base models.
   CHECK(model_for_checkpoint("nvidia/Llama-3_3-Nemotron-Super-49B-v1").preset == "llama-3.3-nemotron-super-49b-v1");
+  CHECK(model_for_checkpoint("nvidia/Llama-3_1-Nemotron-Ultra-253B-v1").preset == "llama-3.1-nemotron-ultra-253b-v1");
   CHECK(model_for_checkpoint("nvidia/Nemotron-H-56B-Base-8K").preset == "nemotron-h-56b");
   CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").preset == "nemotron-3-nano-30b-a3b");
   CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-Nano-9B-v2").preset == "nemotron-nano-9b-v2");
