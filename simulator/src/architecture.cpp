@@ -11,15 +11,6 @@ namespace {
 // Gate, up and down (SwiGLU, GeGLU), or up and down (squared ReLU).
 double ffn_params(const specs::ModelSpec& m, double input, double width) { return m.ffn_matrices() * input * width; }
 
-// A gqa layer's q, k, v and o (q doubled by an output gate), at a sliding layer's shape or a global one's.
-double gqa_projection_params(const specs::AttentionSpec& a, double h, bool global_layer) {
-  const double head_dim = global_layer ? a.full_head_dim() : a.head_dim;
-  const double kv_heads = global_layer ? a.full_kv_heads() : a.num_kv_heads;
-  const double kv = (global_layer && a.global_k_is_v) ? 1.0 : 2.0;  // a key reused as the value has no v_proj
-  return h * a.num_query_heads * head_dim * (a.output_gate ? 2.0 : 1.0) + h * kv * kv_heads * head_dim +
-         a.num_query_heads * head_dim * h;
-}
-
 double attention_projection_params(const specs::ModelSpec& m) {
   const auto& a = m.attention;
   const double h = m.hidden_size;
@@ -31,9 +22,10 @@ double attention_projection_params(const specs::ModelSpec& m) {
     const double softmax_layers = m.softmax_attention_layers();
     const double indexer =
         a.sparse() ? h * (a.indexer_heads + 1.0) * a.indexer_head_dim * a.sparse_layers / softmax_layers : 0.0;
-    const double sliding = a.sliding_window_layers, base = gqa_projection_params(a, h, false);
+    const double sliding = a.sliding_window_layers, base = a.gqa_projection_parameters(h, false);
     if (!a.has_global_shape() || softmax_layers <= 0.0) return base + indexer;
-    return (sliding * base + (softmax_layers - sliding) * gqa_projection_params(a, h, true)) / softmax_layers + indexer;
+    return (sliding * base + (softmax_layers - sliding) * a.gqa_projection_parameters(h, true)) / softmax_layers +
+           indexer;
   }
   const double q_head = a.qk_nope_head_dim + a.qk_rope_head_dim;
   const double q = a.q_lora_rank > 0 ? h * a.q_lora_rank + a.q_lora_rank * nq * q_head : h * nq * q_head;
@@ -54,20 +46,6 @@ double attention_projection_params(const specs::ModelSpec& m) {
   // csa: one shared KV of kv_lora_rank per token used as key and value.
   const double kv = h * a.kv_lora_rank;
   return q + kv + out + indexer;
-}
-
-// Gated DeltaNet (Qwen3-Next's Qwen3NextGatedDeltaNet): in_proj_qkvz (q and k of the key heads, v and the output
-// gate z of the value heads), in_proj_ba (a decay and a write strength per value head), a depthwise causal conv over
-// q, k and v, and out_proj from the value heads back to hidden. Per-head A and dt bias and the norm are negligible.
-// Mamba-2 (Nemotron-H's in_proj: z, x, B, C and one dt per head; conv over x, B and C; out_proj) is the same shape
-// with one scalar per head instead of two.
-double linear_attention_params(const specs::ModelSpec& m) {
-  if (!m.linear_attention) return 0.0;
-  const auto& l = *m.linear_attention;
-  const double h = m.hidden_size;
-  const double qkvz = h * (2.0 * l.key_width() + 2.0 * l.value_width());
-  const double ba = h * l.inputs_per_value_head() * l.num_value_heads;
-  return qkvz + ba + l.conv_channels() * l.conv_kernel + l.value_width() * h;
 }
 
 }  // namespace
@@ -102,7 +80,7 @@ ParameterCounts count_parameters(const specs::ModelSpec& m) {
   c.top_k = m.moe ? m.moe->top_k : 0;
   c.attention_per_layer = attention_projection_params(m);
   c.linear_layers = m.linear_attention_layers();
-  c.linear_attention_per_layer = linear_attention_params(m);
+  c.linear_attention_per_layer = m.linear_attention ? m.linear_attention->parameters(h) : 0.0;
   if (m.moe) {
     const auto& e = *m.moe;
     c.router_per_moe_layer = h * e.num_routed_experts;

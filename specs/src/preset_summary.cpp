@@ -14,13 +14,7 @@ namespace {
 // `global_layer`: a gqa model's full-attention layer, which may have its own KV heads and head size.
 double attention_parameters(const AttentionSpec& a, double hidden, bool global_layer = false) {
   const double heads = a.num_query_heads;
-  if (a.type == AttentionType::gqa) {
-    const double head_dim = global_layer ? a.full_head_dim() : a.head_dim;
-    const double q_and_o = (a.output_gate ? 3.0 : 2.0) * hidden * heads * head_dim;  // a gate doubles q
-    const double k_and_v = (global_layer && a.global_k_is_v ? 1.0 : 2.0) * hidden *
-                           (global_layer ? a.full_kv_heads() : a.num_kv_heads) * head_dim;
-    return q_and_o + k_and_v;
-  }
+  if (a.type == AttentionType::gqa) return a.gqa_projection_parameters(hidden, global_layer);
   const double qk_head = a.qk_rope_head_dim + a.qk_nope_head_dim;
   const double q =
       a.q_lora_rank > 0 ? hidden * a.q_lora_rank + a.q_lora_rank * heads * qk_head : hidden * heads * qk_head;
@@ -33,13 +27,6 @@ double attention_parameters(const AttentionSpec& a, double hidden, bool global_l
   double indexer = 0.0;
   if (a.sparse()) indexer = hidden * a.indexer_heads * (a.indexer_head_dim + 1.0);
   return q + kv_down + kv_up + out + indexer + gate;
-}
-
-// Gated DeltaNet: qkvz and ba in (Mamba-2: z, x, B, C and dt), the short conv over q, k and v, and out.
-double linear_attention_parameters(const LinearAttentionSpec& l, double hidden) {
-  return hidden * (2.0 * l.key_width() + 2.0 * l.value_width()) +
-         hidden * l.inputs_per_value_head() * l.num_value_heads + l.conv_channels() * l.conv_kernel +
-         l.value_width() * hidden;
 }
 
 // "671B", "70.6B", "8.03B", "1.6T"
@@ -76,7 +63,7 @@ double approx_parameters(const ModelSpec& m) {
   const auto& a = m.attention;
   if (a.type == AttentionType::gqa && a.sparse())
     total += a.sparse_layers * hidden * (a.indexer_heads + 1.0) * a.indexer_head_dim;
-  if (m.linear_attention) total += linear * linear_attention_parameters(*m.linear_attention, hidden);
+  if (m.linear_attention) total += linear * m.linear_attention->parameters(hidden);
   total += m.dense_layers * m.ffn_matrices() * hidden * m.dense_ffn_width;
   if (m.moe) {
     const double shared_width = m.moe->shared_expert_width > 0 ? m.moe->shared_expert_width : m.moe->expert_width;

@@ -49,6 +49,15 @@ struct AttentionSpec {
   int full_kv_heads() const { return global_num_kv_heads > 0 ? global_num_kv_heads : num_kv_heads; }
   int full_head_dim() const { return global_head_dim > 0 ? global_head_dim : head_dim; }
   bool has_global_shape() const { return global_num_kv_heads > 0 || global_head_dim > 0 || global_k_is_v; }
+  // gqa: one layer's q, k, v and o projections (q doubled by an output gate), at a sliding layer's shape or, with
+  // `global_layer`, a global one's (a key reused as the value has no v_proj).
+  double gqa_projection_parameters(double hidden, bool global_layer) const {
+    const double dim = global_layer ? full_head_dim() : head_dim;
+    const double kv_heads = global_layer ? full_kv_heads() : num_kv_heads;
+    const double kv = (global_layer && global_k_is_v) ? 1.0 : 2.0;
+    return hidden * num_query_heads * dim * (output_gate ? 2.0 : 1.0) + hidden * kv * kv_heads * dim +
+           num_query_heads * dim * hidden;
+  }
   // The window restarts at every multiple of sliding_window_tokens (Llama 4's chunked local attention): a token sees
   // the keys of its own chunk, 1 to sliding_window_tokens of them, not the last sliding_window_tokens.
   bool sliding_window_chunked = false;
@@ -128,6 +137,12 @@ struct LinearAttentionSpec {
   // Scalars projected from the hidden state per value head: Gated DeltaNet's decay and write strength (a, b),
   // Mamba-2's step size (dt).
   double inputs_per_value_head() const { return kind == LinearAttentionKind::mamba2 ? 1.0 : 2.0; }
+  // One layer's projections and short convolution: Gated DeltaNet's in_proj_qkvz, in_proj_ba, conv and out_proj
+  // (Mamba-2's z, x, B, C and dt, conv and out_proj); per-head A, dt bias and the norm are negligible.
+  double parameters(double hidden) const {
+    return hidden * (2.0 * key_width() + 2.0 * value_width()) + hidden * inputs_per_value_head() * num_value_heads +
+           conv_channels() * conv_kernel + value_width() * hidden;
+  }
   bool operator==(const LinearAttentionSpec&) const = default;
 };
 
