@@ -194,6 +194,25 @@ TEST_CASE("small decode is bound by reading weights, large prefill by compute", 
   CHECK(big.prefill_s == Approx(big.total_s));
 }
 
+TEST_CASE("an H20 reads weights faster than an H100 and multiplies 989/148 times slower", "[step_time]") {
+  const auto model = specs::model_preset("llama-3.1-8b");
+  const auto step = [&](const char* hw, const simulator::BatchShape& b) {
+    const auto d = one_gpu(hw);
+    return simulator::StepTimeModel(model, d, calibration::datasheet_profile(d.hardware, "vllm")).predict(b);
+  };
+  simulator::BatchShape one;
+  one.decode_contexts = {100};
+  // The same datasheet efficiencies (both sm_90): the dense FFN's weight read goes as HBM bandwidth, 3.35 / 4.0.
+  CHECK(step("h20", one).op(Op::dense_ffn).time_s / step("h100", one).op(Op::dense_ffn).time_s ==
+        Approx(3.35 / 4.0).epsilon(0.02));
+  // An 8,192-token prefill's FFN is compute-bound on both: it goes as the BF16 tensor rate.
+  CHECK(step("h20", prefill(8192)).op(Op::dense_ffn).time_s / step("h100", prefill(8192)).op(Op::dense_ffn).time_s ==
+        Approx(989.0 / 148.0).epsilon(0.02));
+  // The H20-3e differs only in memory: 4.8 TB/s.
+  CHECK(step("h20-3e", one).op(Op::dense_ffn).time_s / step("h20", one).op(Op::dense_ffn).time_s ==
+        Approx(4.0 / 4.8).epsilon(0.02));
+}
+
 TEST_CASE("tensor parallelism splits the work and adds all-reduces", "[step_time]") {
   const auto model = specs::model_preset("llama-3.1-70b");
   const auto d1 = one_gpu("h100", 4), d2 = one_gpu("h100", 8);

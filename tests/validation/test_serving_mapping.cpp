@@ -165,6 +165,11 @@ TEST_CASE("mapping: systems outside the development set map to their presets", "
   CHECK(hardware("h800_sxm", "meta-llama/Llama-3.1-8B-Instruct") == "h800");
   CHECK(hardware("l40s", "meta-llama/Llama-3.1-8B-Instruct") == "l40s");
   CHECK(hardware("l40s_pcie", "meta-llama/Llama-3.1-8B-Instruct") == "l40s");
+  // aiconfigurator's H20 systems: h20_sxm (96 GB HBM3), and h20_3e and h20e_sxm (141 GB HBM3e).
+  CHECK(hardware("h20_sxm", "Qwen/Qwen3-32B") == "h20");
+  CHECK(hardware("h20_3e", "Qwen/Qwen3-32B") == "h20-3e");
+  CHECK(hardware("h20e_sxm", "Qwen/Qwen3-32B") == "h20-3e");
+  CHECK(hardware("H20-3e", "Qwen/Qwen3-32B") == "h20-3e");
   CHECK(hardware("gb300", "Qwen/Qwen3-32B") == "gb300");
   CHECK(hardware("mi300x", "Qwen/Qwen3-32B") == "mi300x");
   CHECK(hardware("MI325X", "Qwen/Qwen3-32B") == "mi325x");
