@@ -114,7 +114,14 @@ TEST_CASE("checkpoint names: another checkpoint's architecture is taken and said
   CHECK(model_for_checkpoint("zai-org/GLM-4.7-Flash").preset == "glm-4.7-flash");
   CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Llama-70B").preset == "llama-3.1-70b");
   CHECK_THAT(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Llama-8B").note, Catch::Contains("Llama-3.1-8B"));
-  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B").preset.empty());  // Qwen2.5-32B: no preset
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B").preset == "qwen2.5-32b");
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B").preset == "qwen2.5-7b");
+  CHECK_THAT(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Qwen-7B").note, Catch::Contains("Qwen2.5-Math-7B"));
+  // Qwen2.5-Math-1.5B's tying of the LM head was not checked, and there is no Qwen2.5-14B preset.
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B").preset.empty());
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-Distill-Qwen-14B").preset.empty());
+  CHECK(model_for_checkpoint("Qwen/QwQ-32B").preset == "qwen2.5-32b");
+  CHECK(model_for_checkpoint("Qwen/QwQ-32B-Preview").preset == "qwen2.5-32b");
   // No preset: the name looked up is reported, no preset is picked. MiMo-V2.5-Pro's shapes are not MiMo-V2-Flash's;
   // a date-like number inside a name is not stripped.
   CHECK(model_for_checkpoint("moonshotai/Kimi-K2.6").preset == "kimi-k2.5");

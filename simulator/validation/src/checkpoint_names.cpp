@@ -66,6 +66,18 @@ constexpr SameArchitecture kSameArchitecture[] = {
     {"deepseek-r1-distill-llama-70b", "llama-3.1-70b",
      "DeepSeek-R1-Distill-Llama-70B is fine-tuned from Llama-3.3-70B-Instruct (Llama-3.1-70B's figures)"},
     {"deepseek-r1-distill-llama-8b", "llama-3.1-8b", "DeepSeek-R1-Distill-Llama-8B is fine-tuned from Llama-3.1-8B"},
+    // The same README: Qwen-32B from Qwen2.5-32B, Qwen-7B from Qwen2.5-Math-7B, whose model card names Qwen2.5-7B as
+    // its base (Qwen2.5-Math continues Qwen2.5's pre-training; the architecture is Qwen2.5-7B's). Their configs allow
+    // 131,072 tokens; the Qwen2.5 presets stop at the native 32,768.
+    {"deepseek-r1-distill-qwen-32b", "qwen2.5-32b",
+     "DeepSeek-R1-Distill-Qwen-32B is fine-tuned from Qwen2.5-32B (context up to 32,768 here)"},
+    {"deepseek-r1-distill-qwen-7b", "qwen2.5-7b",
+     "DeepSeek-R1-Distill-Qwen-7B is fine-tuned from Qwen2.5-Math-7B, itself from Qwen2.5-7B (context up to 32,768 "
+     "here)"},
+    // QwQ-32B-Preview's Qwen2Config (Qwen2ForCausalLM: 64 layers, hidden 5120, FFN 27648, 40 heads / 8 KV, vocab
+    // 152064, untied; printed in Retruth/deontic nlp_models/qwq/README.md) is Qwen2.5-32B's; QwQ-32B's model card gives
+    // the same 64 layers and 40 / 8 heads at 32.5B. "-preview" is stripped, so both names land here.
+    {"qwq-32b", "qwen2.5-32b", "QwQ-32B has Qwen2.5-32B's layers, widths, heads and vocabulary"},
     // The deepseek-v3.2 preset's own indexer figures come from V3.2-Exp's reference code
     // (deepseek-ai/DeepSeek-V3.2-Exp inference/model.py); both are DeepseekV32ForCausalLM.
     {"deepseek-v3.2-exp", "deepseek-v3.2",
