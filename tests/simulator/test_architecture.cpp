@@ -218,6 +218,23 @@ TEST_CASE("the Gemma 4 26B-A4B preset counts its two attention shapes and its ex
   CHECK(simulator::kv_bytes_for_sequence(model, 4096) == 4096 * 5 * 2.0 * 512 * 2 + 25 * 1024 * 2.0 * 8 * 256 * 2);
 }
 
+// Gemma 4 31B (transformers' Gemma 4 converter): the 26B-A4B's two attention shapes with 16 / 4 KV heads, 32 query
+// heads, and a dense gated GELU MLP of 4 x 5,376 in all 60 layers; "31B" with the vision encoder.
+TEST_CASE("the Gemma 4 31B preset counts its two attention shapes and its dense MLP by hand", "[architecture]") {
+  const auto model = specs::model_preset("gemma-4-31b");
+  const auto c = simulator::count_parameters(model);
+  const double h = 5376;
+  const double sliding = h * 32 * 256 + h * 2 * 16 * 256 + 32.0 * 256 * h;  // q, k and v, o
+  const double global = h * 32 * 512 + h * 4 * 512 + 32.0 * 512 * h;       // q, k (also the value), o
+  CHECK(c.attention_all_layers() == Approx(50 * sliding + 10 * global));
+  CHECK(c.dense_ffn_per_layer == 3.0 * h * 21504);
+  CHECK(c.total() == Approx(50 * sliding + 10 * global + 60 * 3.0 * h * 21504 + 262144.0 * h));
+  CHECK(c.total() == Approx(30.7e9).epsilon(0.01));
+  // 10 global layers of 4 x 512 per token; the 50 sliding ones stop at 1,024 tokens.
+  CHECK(simulator::kv_bytes_per_token(model) == 10 * 4.0 * 512 * 2);
+  CHECK(simulator::kv_bytes_for_sequence(model, 4096) == 4096 * 10 * 4.0 * 512 * 2 + 50 * 1024 * 2.0 * 16 * 256 * 2);
+}
+
 // Llama 2 (arXiv 2307.09288: 7B, 13B and 70B; grouped-query attention for 70B only) and Mixtral (Mistral AI: 8x7B of
 // 46.7B with 12.9B active per token, 8x22B of 141B with 39B active, both counting the embedding and the LM head).
 TEST_CASE("the Llama 2 and Mixtral presets count to their published sizes", "[architecture]") {
