@@ -72,7 +72,10 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
   p.hardware = hw.name;
   p.runtime = runtime;
   p.kind = "datasheet";
-  const bool amd = specs::vendor_of_arch(hw.arch) == "AMD";
+  const std::string vendor = specs::vendor_of_arch(hw.arch);
+  const bool amd = vendor == "AMD";
+  // The kernel-level figures below were measured on NVIDIA parts; another maker's part takes them as stand-ins.
+  const bool other_maker = !vendor.empty() && vendor != "NVIDIA";
 
   const MatmulFigures mm = matmul_figures(hw.arch, hw.name);
   p.matmul_efficiency["bf16"] = mm.bf16;
@@ -100,9 +103,9 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
   // FlashMLA memory-bound decode: 3,000 GB/s of 3,350 = 0.90.
   p.memory_efficiency = 0.90;
   p.sources["memory_efficiency"] = "FlashMLA decode 3,000 GB/s on H800 (~90% of HBM) (REFERENCE.md s4)";
-  if (amd) {
+  if (other_maker) {
     p.sources["memory_efficiency"] =
-        "assumed: no AMD kernel figure found; " + p.sources["memory_efficiency"] + " stands in";
+        "assumed: no " + vendor + " kernel figure found; " + p.sources["memory_efficiency"] + " stands in";
   }
 
   // nccl-tests on 8x H100: ~370 GB/s bus bandwidth for collectives other than NVLS all-reduce, against
@@ -117,6 +120,7 @@ Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runt
     p.sources["nvlink_efficiency"] =
         "NCCL all-reduce on 8 x RTX PRO 6000, PCIe Gen5: 37.6-41.1 GB/s busbw of 64 GB/s each way, median 39.8 "
         "(voipmonitor/rtx6kpro hardware/pcie-bandwidth.md)";
+    if (other_maker) p.sources["nvlink_efficiency"] = "assumed: " + p.sources["nvlink_efficiency"] + " stands in";
   } else if (amd) {
     p.nvlink_efficiency = 0.75;
     p.sources["nvlink_efficiency"] =

@@ -6,6 +6,7 @@ std::string vendor_of_arch(const std::string& arch) {
   if (arch.starts_with("sm_")) return "NVIDIA";
   if (arch.starts_with("gfx")) return "AMD";
   if (arch.starts_with("ascend")) return "Huawei";
+  if (arch.starts_with("xe")) return "Intel";
   return "";
 }
 

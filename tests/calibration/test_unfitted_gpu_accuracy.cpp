@@ -153,6 +153,7 @@ TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the 
     CHECK(specs::vendor_of_arch("sm_100") == "NVIDIA");
     CHECK(specs::vendor_of_arch("gfx950") == "AMD");
     CHECK(specs::vendor_of_arch("ascend_950") == "Huawei");
+    CHECK(specs::vendor_of_arch("xe2") == "Intel");
     CHECK(specs::vendor_of_arch("tpu_v5e").empty());
     CHECK(amd->unscored_scale_up == "mesh");  // every scored GPU sits behind NVSwitch
     CHECK_FALSE(e->unscored_scale_up.size());

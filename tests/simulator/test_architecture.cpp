@@ -225,7 +225,7 @@ TEST_CASE("the Gemma 4 31B preset counts its two attention shapes and its dense 
   const auto c = simulator::count_parameters(model);
   const double h = 5376;
   const double sliding = h * 32 * 256 + h * 2 * 16 * 256 + 32.0 * 256 * h;  // q, k and v, o
-  const double global = h * 32 * 512 + h * 4 * 512 + 32.0 * 512 * h;       // q, k (also the value), o
+  const double global = h * 32 * 512 + h * 4 * 512 + 32.0 * 512 * h;        // q, k (also the value), o
   CHECK(c.attention_all_layers() == Approx(50 * sliding + 10 * global));
   CHECK(c.dense_ffn_per_layer == 3.0 * h * 21504);
   CHECK(c.total() == Approx(50 * sliding + 10 * global + 60 * 3.0 * h * 21504 + 262144.0 * h));

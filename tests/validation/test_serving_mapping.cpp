@@ -170,6 +170,7 @@ TEST_CASE("mapping: systems outside the development set map to their presets", "
   CHECK(hardware("h20_3e", "Qwen/Qwen3-32B") == "h20-3e");
   CHECK(hardware("h20e_sxm", "Qwen/Qwen3-32B") == "h20-3e");
   CHECK(hardware("H20-3e", "Qwen/Qwen3-32B") == "h20-3e");
+  CHECK(hardware("b60", "Qwen/Qwen3-32B") == "arc-pro-b60");  // aiconfigurator's Intel Arc Pro B60
   CHECK(hardware("gb300", "Qwen/Qwen3-32B") == "gb300");
   CHECK(hardware("mi300x", "Qwen/Qwen3-32B") == "mi300x");
   CHECK(hardware("MI325X", "Qwen/Qwen3-32B") == "mi325x");

@@ -55,6 +55,7 @@ std::string hardware_preset_name(const std::string& system) {
     if (name == "h20" + sep + "3e") name = "h20-3e";
   }
   if (name == "h20e") name = "h20-3e";  // aiconfigurator's h20e_sxm: the H20 with 141 GB of HBM3e, as h20_3e
+  if (name == "b60" || name == "arc_pro_b60" || name == "intel_arc_pro_b60") name = "arc-pro-b60";  // Intel's card
   return rtx_pro_6000_preset_name(name);
 }
 

@@ -6,7 +6,7 @@
 
 namespace fleetcast::specs {
 
-// "NVIDIA" (sm_*), "AMD" (gfx*), "Huawei" (ascend*), "" for any other label (a user's own hardware).
+// "NVIDIA" (sm_*), "AMD" (gfx*), "Huawei" (ascend*), "Intel" (xe*), "" for any other label (a user's own hardware).
 std::string vendor_of_arch(const std::string& arch);
 
 // Why a serving engine cannot run on a GPU of this architecture, or "" where it can (or where the maker is not
