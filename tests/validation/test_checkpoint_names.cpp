@@ -50,6 +50,8 @@ TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name th
   CHECK(model_for_checkpoint("RedHatAI/gemma-3-4b-it-FP8-dynamic").preset == "gemma-3-4b");
   CHECK(model_for_checkpoint("google/gemma-4-26B-A4B-it").preset == "gemma-4-26b-a4b");
   CHECK(model_for_checkpoint("google/gemma-4-31B-it").preset == "gemma-4-31b");
+  CHECK(model_for_checkpoint("nvidia/DeepSeek-R1-0528-FP4-v2").preset == "deepseek-r1");
+  CHECK(model_for_checkpoint("/models/DeepSeek-R1-0528-NVFP4-v2").preset == "deepseek-r1");
   // NVIDIA's Nemotron names (aiconfigurator's support matrix): underscores for version dots, an "NVIDIA-" prefix and
   // a context suffix on the Nemotron-H base models.
   CHECK(model_for_checkpoint("nvidia/Llama-3_3-Nemotron-Super-49B-v1").preset == "llama-3.3-nemotron-super-49b-v1");

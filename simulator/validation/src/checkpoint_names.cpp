@@ -106,17 +106,18 @@ constexpr SameArchitecture kSameArchitecture[] = {
 };
 
 // Suffixes that name a checkpoint's precision, tuning or packaging, not its architecture; stripped repeatedly, in
-// any order ("qwen3-235b-a22b-instruct-2507-fp8" loses "-fp8", then "-2507", then "-instruct").
+// any order ("qwen3-235b-a22b-instruct-2507-fp8" loses "-fp8", then "-2507", then "-instruct"). NVIDIA's second
+// FP4 quantisation of DeepSeek-R1-0528 is "-FP4-v2" (nvidia/DeepSeek-R1-0528-FP4-v2), written "-NVFP4-v2" too.
 // AMD's Quark checkpoints add "-fp8-kv" (FP8 weights and KV cache: amd/Llama-3.3-70B-Instruct-FP8-KV) and
 // "-ptpc" (per-token, per-channel FP8 scales: "-ptpc-fp8" loses "-fp8", then "-ptpc"). MiniMax publishes MiniMax-M3 as
 // "-MXFP8" (8-bit values with a shared scale per 32).
 // Meta's Llama 2 checkpoints in the transformers format end in "-hf" (meta-llama/Llama-2-7b-chat-hf). Google names
 // Gemma's instruction-tuned and pre-trained checkpoints "-it" and "-pt" (google/gemma-3-27b-it); NVIDIA its Nemotron-H
 // base models by their training context (nvidia/Nemotron-H-56B-Base-8K).
-constexpr const char* kSuffixes[] = {"-instruct", "-thinking", "-base",   "-chat",  "-preview", "-fp8-dynamic",
-                                     "-fp4-v2",   "-nvfp4",    "-mxfp4",  "-mxfp8", "-fp4",     "-static-pertensor",
-                                     "-fp8",      "-bf16",     "-fp8-kv", "-ptpc",  "-hf",      "-it",
-                                     "-pt",       "-8k"};
+constexpr const char* kSuffixes[] = {
+    "-instruct", "-thinking", "-base",  "-chat",  "-preview", "-fp8-dynamic", "-fp4-v2",
+    "-nvfp4-v2", "-nvfp4",    "-mxfp4", "-mxfp8", "-fp4",     "-fp8",         "-bf16",
+    "-fp8-kv",   "-ptpc",     "-hf",    "-it",    "-pt",      "-8k",          "-static-pertensor"};
 
 // "-w-mxfp4-a-fp8": the weight and activation formats of a quantisation recipe (amd/gpt-oss-120b-w-mxfp4-a-fp8),
 // "-w-" and "-a-" each followed by one format name.
