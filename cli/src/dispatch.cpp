@@ -147,7 +147,9 @@ commands:
         --output-file (one record or one per line): what the files do not say (GPU, layout) comes from the
         flags or from a record's own keys (vLLM --metadata hardware=h200 tp=8 ...), which win. Max
         concurrency at an unbounded rate is that many closed-loop clients; a finite rate is Poisson (gamma
-        with --burstiness); every request the benchmark sent is simulated and measured.
+        with --burstiness); every request the benchmark sent is simulated and measured. A random dataset's
+        random_range_ratio r (SGLang's bench_serving, InferenceX's benchmark_serving.py) gives each request
+        lengths uniform in [floor(r x L), L], as the client drew them.
   presets [models|hardware|scenarios]
         List the shipped presets with a one-line summary.
   bench sim [--requests N] [--replicas N]

@@ -387,7 +387,9 @@ int run_validate(const Args& args) {
   }
   traces::MeasuredServingResults results =
       silicon.empty() ? read_bench_files(bench_files, given, strict) : traces::read_silicon_csv(silicon, strict);
-  if (!benchmark_clients) traces::forget_benchmark_clients(results);
+  // A CSV row's client is inferred from its provenance and dropped unless asked for; a benchmark file states its
+  // own lengths (random_range_ratio), which stay.
+  if (!benchmark_clients && !silicon.empty()) traces::forget_benchmark_clients(results);
   validation::ValidateOptions options;
   options.jobs = jobs;
   if (every > 1 || !match.empty() || split != "all") {

@@ -86,8 +86,9 @@ TEST_CASE("sglang bench_serving lines: Infinity, open loop, bad and truncated re
   CHECK(open.request_rate_per_s == 4.0);
   CHECK(open.concurrency == 0);
   CHECK(open.burstiness == 1.0);
-  CHECK(open.isl == 768);  // 153600 / 200: the mean of a 0.5 range ratio
-  CHECK(open.osl == 96);
+  CHECK(open.isl == 1024);  // random_input_len; 153600 / 200 = 768 is the mean of 512..1024
+  CHECK(open.osl == 128);
+  CHECK(open.length_range_ratio == 0.5);
 
   CHECK(r.runs[2].line == 5);
   CHECK(r.runs[2].spec_accept_length == Approx(2.61));
@@ -117,6 +118,36 @@ TEST_CASE("bench results: rates, burstiness, detailed lengths and words inside s
     const auto same = parse(kVllmCore + R"(, "input_lens": [100, 100], "output_lens": [50, 50]})");
     CHECK(same.runs[0].input_lens.empty());
   }
+  SECTION("a random_range_ratio key: lengths uniform in [floor(r x L), L], L recovered from the means") {
+    // InferenceX's client at r = 0.8 and L = 1024: integers 819..1024, mean 921.5; 10 requests, 9215 tokens.
+    const std::string core = R"({"endpoint_type": "vllm", "model_id": "Qwen/Qwen3-32B", "num_prompts": 10, )"
+                             R"("completed": 10, "total_input_tokens": 9215, "total_output_tokens": 4610, )"
+                             R"("mean_ttft_ms": 50.0, "mean_tpot_ms": 10.0)";
+    const auto r = parse(core + R"(, "random_range_ratio": 0.8})");
+    CHECK(r.runs[0].length_range_ratio == 0.8);
+    CHECK(r.runs[0].isl == 1024);
+    CHECK(r.runs[0].osl == 512);  // 461 = (409 + 512) / 2
+    CHECK(r.runs[0].notes.find("819-1024 in") != std::string::npos);
+    const auto fixed = parse(core + R"(, "random_range_ratio": "1.0"})");  // --metadata writes strings
+    CHECK(fixed.runs[0].length_range_ratio == 1.0);
+    CHECK(fixed.runs[0].isl == 922);  // the mean, as without the key
+    const auto sharegpt = parse(core + R"(, "random_range_ratio": 0.8, "dataset_name": "sharegpt"})");
+    CHECK(sharegpt.runs[0].length_range_ratio == 1.0);  // SGLang writes the key for every dataset
+    CHECK(sharegpt.runs[0].isl == 922);
+    // SGLang's default ratio 0: uniform in [1, L], L = 2 x mean.
+    const auto zero = parse(core + R"(, "random_range_ratio": 0.0, "random_input_len": 1843})");
+    CHECK(zero.runs[0].length_range_ratio == 0.0);
+    CHECK(zero.runs[0].isl == 1843);
+    CHECK(zero.runs[0].osl == 922);  // 2 x 461
+    CHECK(zero.runs[0].notes.find("1-1843 in") != std::string::npos);
+    REQUIRE_THROWS_WITH(parse(core + R"(, "random_range_ratio": 1.5})", {}, true),
+                        Catch::Contains("random_range_ratio") && Catch::Contains("1.5"));
+    // Per-request lengths say more than the ratio: they win.
+    const auto listed = parse(core + R"(, "random_range_ratio": 0.8, "input_lens": [900, 1000], )"
+                                     R"("output_lens": [450, 500]})");
+    CHECK(listed.runs[0].length_range_ratio == 1.0);
+    CHECK(listed.runs[0].input_lens == std::vector<int>{900, 1000});
+  }
   SECTION("Infinity and NaN inside strings stay words; NaN as a value is not a number") {
     const auto r = parse(kVllmCore + R"(, "id": "Infinity NaN run", "std_ttft_ms": NaN})");
     CHECK(r.runs[0].id == "Infinity NaN run");
@@ -139,5 +170,12 @@ TEST_CASE("bench results: rates, burstiness, detailed lengths and words inside s
     CHECK(parse(R"({"completed": 3})").skipped == 1);
     REQUIRE_THROWS_WITH(parse("\n\n"), Catch::Contains("mem.json") && Catch::Contains("no benchmark result"));
     REQUIRE_THROWS_WITH(parse(kVllmCore + R"(, "tp": 0})", {}, true), Catch::Contains("field tp"));
+    REQUIRE_THROWS_WITH(parse(kVllmCore + R"(, "tp": "eight"})", {}, true), Catch::Contains("field tp"));
+    // A value naming the engine's default is not given: the caller's, else the engine's own.
+    traces::BenchDeployment given;
+    given.max_num_seqs = 64;
+    const auto d = parse(kVllmCore + R"(, "max_num_seqs": "atom_default"})", given, true);
+    CHECK(d.runs[0].agg.batch_size == 64);
+    CHECK(d.runs[0].notes.find("max_num_seqs atom_default: not given") != std::string::npos);
   }
 }

@@ -150,6 +150,36 @@ class RecordReader {
       return BadField{"total_output_tokens", shown(r.at("total_output_tokens")),
                       "TPOT needs >= 2 output tokens per request"};
     read_lengths(r, run);
+    // SGLang's bench_serving and InferenceX's benchmark_serving.py draw a random dataset's lengths uniform in
+    // [floor(r x L), L] (sample_random_requests: randint(max(int(L x r), 1), L + 1)) and write r as
+    // random_range_ratio; SGLang writes L as random_input_len and random_output_len, InferenceX only the means, about
+    // (1 + r) / 2 of L. The mapping takes L as isl and osl with the spread. vLLM's own bench serve draws L x (1 +- r)
+    // and does not write the key. Another dataset (SGLang writes the key for ShareGPT too), or per-request lengths
+    // in the file, leave the means as they are.
+    auto range = number(r, "random_range_ratio");
+    if (auto* bad = std::get_if<BadField>(&range)) return *bad;
+    const std::string dataset = text(r, "dataset_name");
+    const bool random_dataset = dataset.empty() || dataset == "random" || dataset == "random-ids";
+    if (const auto& ratio = std::get<std::optional<double>>(range); ratio && random_dataset && run.input_lens.empty()) {
+      // SGLang's default is 0: lengths uniform in [1, L].
+      if (!(*ratio >= 0.0 && *ratio <= 1.0))
+        return BadField{"random_range_ratio", shown(r.at("random_range_ratio")), "must be in [0, 1]"};
+      if (*ratio < 1.0) {
+        const auto nominal = [&](const char* key, double total) {
+          auto given_len = number(r, key);
+          if (const auto* v = std::get_if<std::optional<double>>(&given_len); v && *v && **v >= 1.0)
+            return static_cast<int>(std::lround(**v));
+          return static_cast<int>(std::lround(2.0 * total / completed / (1.0 + *ratio)));
+        };
+        run.length_range_ratio = *ratio;
+        run.isl = nominal("random_input_len", input_total);
+        run.osl = nominal("random_output_len", output_total);
+        const auto least = [&](int nominal) { return std::max(1, static_cast<int>(std::floor(*ratio * nominal))); };
+        note("lengths uniform in " + std::to_string(least(run.isl)) + "-" + std::to_string(run.isl) + " in, " +
+             std::to_string(least(run.osl)) + "-" + std::to_string(run.osl) + " out (random_range_ratio " +
+             shown(r.at("random_range_ratio")) + ")");
+      }
+    }
 
     // Traffic: an unbounded rate sends every request at once and max_concurrency holds them back, which is
     // max_concurrency closed-loop clients; a finite rate is open loop.
@@ -213,6 +243,12 @@ class RecordReader {
     int layout[5] = {given_.tp, given_.pp, given_.dp, given_.ep, given_.max_num_seqs};
     const char* keys[5] = {"tp", "pp", "dp", "ep", "max_num_seqs"};
     for (int k = 0; k < 5; ++k) {
+      // A launcher's metadata may name the engine's own default instead of a number (ATOM runs write
+      // "max_num_seqs": "atom_default"): not given.
+      if (const std::string v = text(r, keys[k]); v.ends_with("default")) {
+        note(std::string(keys[k]) + " " + v + ": not given");
+        continue;
+      }
       auto v = number(r, keys[k]);
       if (auto* bad = std::get_if<BadField>(&v)) return *bad;
       if (const auto& x = std::get<std::optional<double>>(v)) {
