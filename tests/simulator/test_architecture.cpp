@@ -183,6 +183,22 @@ TEST_CASE("the Nemotron presets count to their published sizes", "[architecture]
   CHECK(nano.moe_layers == 23);
   CHECK(nano.routed_expert == 2.0 * 2688 * 1856);
   CHECK(nano.active_per_token() == Approx(3.2e9).epsilon(0.02));
+  // Nemotron 3 Ultra by hand: 48 Mamba-2 blocks (256 heads x 64, B and C of 8 x 128), 12 attention blocks (64 / 2 x
+  // 128) and 48 LatentMoE blocks (512 squared-ReLU experts of 5,120 in a 2,048 latent, 22 a token; a shared expert of
+  // 10,240 on the hidden state; the router and the two latent projections); "550B-A55B".
+  const auto ultra = simulator::count_parameters(specs::model_preset("nemotron-3-ultra-550b-a55b"));
+  const double ultra_mamba = 8192.0 * (2 * 16384 + 2 * 1024 + 256) + 18432.0 * 4 + 16384.0 * 8192;
+  CHECK(ultra.linear_attention_per_layer == ultra_mamba);
+  CHECK(ultra.attention_all_layers() == 48 * ultra_mamba + 12 * (2.0 * 8192 * 64 * 128 + 2.0 * 8192 * 2 * 128));
+  CHECK(ultra.moe_layers == 48);
+  CHECK(ultra.routed_expert == 2.0 * 2048 * 5120);
+  CHECK(ultra.shared_experts_per_moe_layer == 2.0 * 8192 * 10240);
+  CHECK(ultra.latent_projections_per_moe_layer == 2.0 * 8192 * 2048);
+  const double ultra_moe_layer = 512 * ultra.routed_expert + ultra.shared_experts_per_moe_layer +
+                                 ultra.latent_projections_per_moe_layer + 8192.0 * 512;
+  CHECK(ultra.total() - ultra.mtp == Approx(ultra.attention_all_layers() + 48 * ultra_moe_layer + 2.0 * 131072 * 8192));
+  CHECK(ultra.total() - ultra.mtp == Approx(550e9).epsilon(0.002));
+  CHECK(ultra.active_per_token() == Approx(55e9).epsilon(0.02));
   // Super-49B: 49 of 80 layers attend.
   const auto super = simulator::count_parameters(specs::model_preset("llama-3.3-nemotron-super-49b-v1"));
   CHECK(super.attention_all_layers() == 49 * super.attention_per_layer);

@@ -50,6 +50,7 @@ TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name th
   CHECK(model_for_checkpoint("RedHatAI/gemma-3-4b-it-FP8-dynamic").preset == "gemma-3-4b");
   CHECK(model_for_checkpoint("google/gemma-4-26B-A4B-it").preset == "gemma-4-26b-a4b");
   CHECK(model_for_checkpoint("google/gemma-4-31B-it").preset == "gemma-4-31b");
+  CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4").preset == "nemotron-3-ultra-550b-a55b");
   CHECK(model_for_checkpoint("nvidia/DeepSeek-R1-0528-FP4-v2").preset == "deepseek-r1");
   CHECK(model_for_checkpoint("/models/DeepSeek-R1-0528-NVFP4-v2").preset == "deepseek-r1");
   // NVIDIA's Nemotron names (aiconfigurator's support matrix): underscores for version dots, an "NVIDIA-" prefix and
