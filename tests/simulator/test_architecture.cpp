@@ -214,6 +214,18 @@ TEST_CASE("the MiMo-7B preset counts its layers, its untied head and its MTP lay
   CHECK(c.total() == 36 * (attention + ffn) + 2.0 * 151680 * 4096 + c.mtp);  // 7.62B and the 0.21B MTP layer
 }
 
+// A Gemma 4 layer's projections by hand: a sliding layer's q, k and v, o with heads of 256; a global layer's q, k (also
+// the value) and o with heads of 512.
+namespace {
+struct Gemma4Attention {
+  double sliding, global;
+};
+Gemma4Attention gemma4_attention(double hidden, double heads, double kv_heads, double global_kv_heads) {
+  return {hidden * heads * 256 + hidden * 2 * kv_heads * 256 + heads * 256 * hidden,
+          hidden * heads * 512 + hidden * global_kv_heads * 512 + heads * 512 * hidden};
+}
+}  // namespace
+
 // Gemma 4 26B-A4B (transformers' Gemma 4 converter and config): 25 sliding layers of 8 KV heads x 256 and 5 global
 // ones of 2 KV heads x 512 whose key is also the value; 16 query heads throughout; 128 experts top-8 of 704 and a
 // dense MLP of 2,112 beside them in every layer; a tied head.
@@ -221,8 +233,7 @@ TEST_CASE("the Gemma 4 26B-A4B preset counts its two attention shapes and its ex
   const auto model = specs::model_preset("gemma-4-26b-a4b");
   const auto c = simulator::count_parameters(model);
   const double h = 2816;
-  const double sliding = h * 16 * 256 + h * 2 * 8 * 256 + 16.0 * 256 * h;  // q, k and v, o
-  const double global = h * 16 * 512 + h * 2 * 512 + 16.0 * 512 * h;       // q, k (also the value), o
+  const auto [sliding, global] = gemma4_attention(h, 16, 8, 2);
   CHECK(c.attention_all_layers() == Approx(25 * sliding + 5 * global));
   CHECK(c.routed_expert == 3.0 * h * 704);
   CHECK(c.shared_experts_per_moe_layer == 3.0 * h * 2112);
@@ -240,8 +251,7 @@ TEST_CASE("the Gemma 4 31B preset counts its two attention shapes and its dense 
   const auto model = specs::model_preset("gemma-4-31b");
   const auto c = simulator::count_parameters(model);
   const double h = 5376;
-  const double sliding = h * 32 * 256 + h * 2 * 16 * 256 + 32.0 * 256 * h;  // q, k and v, o
-  const double global = h * 32 * 512 + h * 4 * 512 + 32.0 * 512 * h;        // q, k (also the value), o
+  const auto [sliding, global] = gemma4_attention(h, 32, 16, 4);
   CHECK(c.attention_all_layers() == Approx(50 * sliding + 10 * global));
   CHECK(c.dense_ffn_per_layer == 3.0 * h * 21504);
   CHECK(c.total() == Approx(50 * sliding + 10 * global + 60 * 3.0 * h * 21504 + 262144.0 * h));
