@@ -53,6 +53,14 @@ TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name th
   CHECK(model_for_checkpoint("nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4").preset == "nemotron-3-ultra-550b-a55b");
   CHECK(model_for_checkpoint("nvidia/DeepSeek-R1-0528-FP4-v2").preset == "deepseek-r1");
   CHECK(model_for_checkpoint("/models/DeepSeek-R1-0528-NVFP4-v2").preset == "deepseek-r1");
+  // A Hugging Face hub cache: the repository folder names the checkpoint, not the snapshot's commit.
+  CHECK(model_for_checkpoint("/root/.cache/huggingface/hub/models--deepseek-ai--DeepSeek-R1-0528/snapshots/4236a6a/")
+            .preset == "deepseek-r1");
+  CHECK(model_for_checkpoint("/home/models/models--DeepSeek-R1-0528").preset == "deepseek-r1");
+  CHECK(
+      model_for_checkpoint("/hub/models--Qwen--Qwen3-32B/snapshots/9216db5781bf21249d130ec9da846c4624c16137").preset ==
+      "qwen3-32b");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-32B/").preset == "qwen3-32b");  // a trailing slash
   // NVIDIA's Nemotron names (aiconfigurator's support matrix): underscores for version dots, an "NVIDIA-" prefix and
   // a context suffix on the Nemotron-H base models.
   CHECK(model_for_checkpoint("nvidia/Llama-3_3-Nemotron-Super-49B-v1").preset == "llama-3.3-nemotron-super-49b-v1");

@@ -156,10 +156,26 @@ bool strip_release_version(std::string& s) {
   return true;
 }
 
+// The checkpoint's own name in a path: its last component, or, inside a Hugging Face hub cache
+// (.../models--deepseek-ai--DeepSeek-R1-0528/snapshots/<commit>), the repository folder's name after its last "--".
+std::string checkpoint_name(const std::string& model_path) {
+  std::string rest = model_path;
+  while (!rest.empty() && rest.back() == '/') rest.pop_back();
+  for (std::size_t end = rest.size(); end > 0;) {
+    const std::size_t slash = rest.find_last_of('/', end - 1);
+    const std::size_t begin = slash == std::string::npos ? 0 : slash + 1;
+    const std::string part = rest.substr(begin, end - begin);
+    if (part.starts_with("models--")) return part.substr(part.rfind("--") + 2);
+    if (slash == std::string::npos) break;
+    end = slash;
+  }
+  return rest.substr(rest.find_last_of('/') + 1);
+}
+
 }  // namespace
 
 CheckpointModel model_for_checkpoint(const std::string& model_path) {
-  std::string name = lower(model_path.substr(model_path.find_last_of('/') + 1));
+  std::string name = lower(checkpoint_name(model_path));
   if (name.starts_with("meta-llama-")) name.erase(0, 5);
   if (name.starts_with("nvidia-nemotron-")) name.erase(0, 7);  // nvidia/NVIDIA-Nemotron-Nano-9B-v2
   // NVIDIA writes version dots as underscores (nvidia/Llama-3_3-Nemotron-Super-49B-v1): "3_3" is "3.3".
