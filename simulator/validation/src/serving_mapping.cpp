@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <numeric>
 #include <optional>
+#include <utility>
 
 #include "fleetcast/simulator/sglang_memory.hpp"
 #include "fleetcast/specs/engine_defaults.hpp"
@@ -44,18 +45,27 @@ std::string rtx_pro_6000_preset_name(const std::string& name) {
 // not mapped to the SXM preset. L40S exists only as a PCIe card, so its preset is that card. AMD's Instinct MI300X,
 // MI325X and MI355X are made only as OAM modules, which their presets model, so "_oam" names the preset too, and the
 // GB200 and GB300 presets are the NVL72 racks. The suffix may be written with "-" and carry the board generation
-// ("h200-sxm", "h100_sxm5"). NVIDIA names the H20 with H200's 141 GB of HBM3e "H20-3e" (aiconfigurator: h20_3e,
-// h20e_sxm); the plain H20 has 96 GB of HBM3.
+// ("h200-sxm", "h100_sxm5"). Other spellings of a preset's part, after those suffixes, with "_" read as "-" (a name
+// that maps to no preset is reported as written):
+//   l40s-pcie: the L40S is a PCIe card only;
+//   h20-3e, h20e: NVIDIA's H20 with H200's 141 GB of HBM3e (aiconfigurator's h20_3e and h20e_sxm); the plain H20 has
+//     96 GB of HBM3;
+//   b60, intel-arc-pro-b60: Intel's Arc Pro B60 (aiconfigurator's b60).
+constexpr std::pair<const char*, const char*> kSystemSpellings[] = {
+    {"l40s-pcie", "l40s"},  {"h20-3e", "h20-3e"},           {"h20e", "h20-3e"},
+    {"b60", "arc-pro-b60"}, {"arc-pro-b60", "arc-pro-b60"}, {"intel-arc-pro-b60", "arc-pro-b60"}};
+
 std::string hardware_preset_name(const std::string& system) {
   std::string name = lower(system);
   for (const std::string sep : {"_", "-"}) {
     for (const char* form : {"sxm5", "sxm6", "sxm", "oam"}) detail::strip_suffix(name, sep + form);
     if (name.starts_with("gb")) detail::strip_suffix(name, sep + "nvl72");
-    if (name == "l40s" + sep + "pcie") name = "l40s";
-    if (name == "h20" + sep + "3e") name = "h20-3e";
   }
-  if (name == "h20e") name = "h20-3e";  // aiconfigurator's h20e_sxm: the H20 with 141 GB of HBM3e, as h20_3e
-  if (name == "b60" || name == "arc_pro_b60" || name == "intel_arc_pro_b60") name = "arc-pro-b60";  // Intel's card
+  std::string dashed = name;
+  std::replace(dashed.begin(), dashed.end(), '_', '-');
+  for (const auto& [spelling, preset] : kSystemSpellings) {
+    if (dashed == spelling) return preset;
+  }
   return rtx_pro_6000_preset_name(name);
 }
 
