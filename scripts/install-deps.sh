@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config git python3
   libsimgrid-dev libboost-dev
-  libeigen3-dev nlohmann-json3-dev catch2
+  libeigen3-dev nlohmann-json3-dev libyaml-cpp-dev catch2
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev
   xvfb xauth fonts-dejavu-core
   libopenmpi-dev openmpi-bin

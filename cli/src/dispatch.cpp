@@ -142,14 +142,19 @@ commands:
         under --unfitted-profiles (every row) into the one forecasts on a GPU without a fit quote
         (calibration/profiles/accuracy/unfitted-gpus.json).
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
-           [--precision P] [--max-num-seqs N] [--json OUT] [-j N] [--strict]
+           [--precision P] [--max-num-seqs N] [--server-args CMD] [--server-config YAML] [--json OUT] [-j N]
+           [--strict]
         The same for the result files of `vllm bench serve --save-result` and SGLang's bench_serving
         --output-file (one record or one per line): what the files do not say (GPU, layout) comes from the
         flags or from a record's own keys (vLLM --metadata hardware=h200 tp=8 ...), which win. Max
         concurrency at an unbounded rate is that many closed-loop clients; a finite rate is Poisson (gamma
         with --burstiness); every request the benchmark sent is simulated and measured. A random dataset's
         random_range_ratio r (SGLang's bench_serving, InferenceX's benchmark_serving.py) gives each request
-        lengths uniform in [floor(r x L), L], as the client drew them.
+        lengths uniform in [floor(r x L), L], as the client drew them. How the engine was started:
+        --server-args "trtllm-serve M --tp_size 8 ..." (or `vllm serve ...`, `python -m sglang.launch_server ...`)
+        and --server-config FILE (TensorRT-LLM's --extra_llm_api_options YAML, vLLM's or SGLang's --config YAML)
+        give the layout, batch cap, step budget, chunking, memory fraction, KV format and block size, TensorRT-LLM's
+        batch waiting and attention-DP balance; each record's notes list what was taken and what is not modelled.
   presets [models|hardware|scenarios]
         List the shipped presets with a one-line summary.
   bench sim [--requests N] [--replicas N]

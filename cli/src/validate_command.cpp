@@ -33,7 +33,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: fleetcast validate (--silicon FILE | --bench FILE... [--hardware H] [--tp N] [--pp N] [--dp N] [--ep N] "
-    "[--model M] [--runtime R] [--precision P] [--max-num-seqs N]) [--json OUT] [-j N] [--strict] [--match TEXT] "
+    "[--model M] [--runtime R] [--precision P] [--max-num-seqs N] [--server-args CMD] [--server-config YAML]) [--json "
+    "OUT] [-j N] [--strict] [--match TEXT] "
     "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] "
     "[--benchmark-clients] [--decompose] [--accuracy FILE]";
 
@@ -300,6 +301,8 @@ int run_validate(const Args& args) {
   std::string silicon, json_out;
   std::vector<std::string> bench_files;
   traces::BenchDeployment given;
+  traces::LayoutFieldsGiven layout_flags;
+  std::string server_args, server_config;
   bool strict = false, progress_json = false, summary_only = false, benchmark_clients = false, decompose = false;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int every = 1;
@@ -324,14 +327,23 @@ int run_validate(const Args& args) {
       given.precision = value();
     } else if (a == "--tp") {
       given.tp = whole_arg(a, value(), 1);
+      layout_flags.tp = true;
     } else if (a == "--pp") {
       given.pp = whole_arg(a, value(), 1);
+      layout_flags.pp = true;
     } else if (a == "--dp") {
       given.dp = whole_arg(a, value(), 1);
+      layout_flags.dp = true;
     } else if (a == "--ep") {
       given.ep = whole_arg(a, value(), 1);
+      layout_flags.ep = true;
     } else if (a == "--max-num-seqs") {
       given.max_num_seqs = whole_arg(a, value(), 1);
+      layout_flags.max_num_seqs = true;
+    } else if (a == "--server-args") {
+      server_args = value();
+    } else if (a == "--server-config") {
+      server_config = value();
     } else if (a == "--json") {
       json_out = value();
     } else if (a == "-j" || a == "--jobs") {
@@ -384,6 +396,17 @@ int run_validate(const Args& args) {
   const std::vector<calibration::PairAccuracy> existing_accuracy = read_accuracy(accuracy, accuracy_schema);
   if (silicon.empty() == bench_files.empty()) {
     throw InputError("", "validate", "", std::string("give either --silicon FILE or --bench FILE...; ") + kUsage);
+  }
+  if (!server_args.empty() || !server_config.empty()) {
+    if (!silicon.empty()) {
+      throw InputError("", server_config.empty() ? "--server-args" : "--server-config", "",
+                       "a silicon CSV's rows carry their own launch settings; engine settings go with --bench files");
+    }
+    traces::take_server_settings(
+        traces::merge_server_settings(
+            server_args.empty() ? traces::ServerSettings{} : traces::parse_server_command(server_args),
+            server_config.empty() ? traces::ServerSettings{} : traces::read_server_config(server_config)),
+        given, layout_flags);
   }
   traces::MeasuredServingResults results =
       silicon.empty() ? read_bench_files(bench_files, given, strict) : traces::read_silicon_csv(silicon, strict);

@@ -326,5 +326,25 @@ bench=$fixtures/../../traces/fixtures
 "$bin" validate --bench "$bench/vllm-bench-result.json" --silicon "$silicon" >/dev/null 2>"$work/err"
 [ $? -eq 2 ] && ok || bad "validate with both --bench and --silicon: $(cat "$work/err")"
 
+# validate --bench with the engine's launch settings: TensorRT-LLM's batch waiting holds each prompt back for up to 20
+# steps while others decode, so the same run's predicted TTFT grows; a flag the settings contradict is refused.
+trt="trtllm-serve meta-llama/Llama-3.1-8B-Instruct --tp_size 1 --max_num_tokens 8192"
+printf 'batch_wait_timeout_iters: 20\nbatch_wait_max_tokens_ratio: 0.9\nkv_cache_config:\n  free_gpu_memory_fraction: 0.8\n' >"$work/trt.yml"
+"$bin" validate --bench "$bench/vllm-bench-result.json" --hardware h100 --server-args "$trt" -j 1 \
+  --json "$work/t0.json" >/dev/null 2>"$work/err" &&
+  "$bin" validate --bench "$bench/vllm-bench-result.json" --hardware h100 --server-args "$trt" \
+    --server-config "$work/trt.yml" -j 1 --json "$work/t1.json" >/dev/null 2>>"$work/err"
+{ [ $? -eq 0 ] && python3 - "$work/t0.json" "$work/t1.json" <<'PY'; } && ok || bad "validate --bench --server-config: $(cat "$work/err")"
+import json, sys
+plain, waiting = (json.load(open(f))["rows"][0] for f in sys.argv[1:])
+assert "batch_wait_timeout_iters 20" in waiting["notes"] and "trtllm" in waiting["group"], waiting["notes"]
+assert waiting["predicted_ttft_ms"] > 1.2 * plain["predicted_ttft_ms"], (plain["predicted_ttft_ms"], waiting["predicted_ttft_ms"])
+PY
+"$bin" validate --bench "$bench/vllm-bench-result.json" --hardware h100 --tp 2 --server-args "$trt" >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q -- "--tp 2" "$work/err"; } && ok || bad "validate --bench, --tp against the settings: $(cat "$work/err")"
+printf 'max_num_seqs: [1, 2\n' >"$work/bad.yml"
+"$bin" validate --bench "$bench/vllm-bench-result.json" --hardware h100 --tp 1 --server-config "$work/bad.yml" >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q "bad.yml" "$work/err"; } && ok || bad "validate --bench, unparsable settings: $(cat "$work/err")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -33,6 +33,15 @@ TEST_CASE("checkpoint names: precision, tuning and release-date suffixes name th
   CHECK(model_for_checkpoint("amd/Llama-3.3-70B-Instruct-FP8-KV").preset == "llama-3.1-70b");
   CHECK(model_for_checkpoint("amd/Llama-3.1-70B-Instruct-PTPC-FP8").preset == "llama-3.1-70b");
   CHECK(model_for_checkpoint("amd/gpt-oss-120b-w-mxfp4-a-fp8").preset == "gpt-oss-120b");
+  // The weights' format the last precision suffix states; none where the name states none.
+  CHECK(model_for_checkpoint("nvidia/DeepSeek-R1-0528-FP4-v2").quant_mode == "nvfp4");
+  CHECK(model_for_checkpoint("/models/DeepSeek-R1-0528-NVFP4-v2").quant_mode == "nvfp4");
+  CHECK(model_for_checkpoint("amd/DeepSeek-R1-0528-MXFP4-Preview").quant_mode == "mxfp4");
+  CHECK(model_for_checkpoint("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8").quant_mode == "fp8");
+  CHECK(model_for_checkpoint("amd/Llama-3.1-70B-Instruct-PTPC-FP8").quant_mode == "fp8");
+  CHECK(model_for_checkpoint("RedHatAI/Qwen3-30B-A3B-FP8-dynamic").quant_mode == "fp8");
+  CHECK(model_for_checkpoint("deepseek-ai/DeepSeek-R1-0528").quant_mode.empty());
+  CHECK(model_for_checkpoint("amd/gpt-oss-120b-w-mxfp4-a-fp8").quant_mode.empty());
   // aiconfigurator's support matrix names (src/aiconfigurator/systems/support_matrix.csv): Meta's "-hf" Llama 2
   // checkpoints and Mistral's "-v0.1" releases; a "-v3.1" or "-v2" stays, being part of an architecture's name.
   CHECK(model_for_checkpoint("meta-llama/Llama-2-7b-hf").preset == "llama-2-7b");

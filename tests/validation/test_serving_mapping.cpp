@@ -36,6 +36,27 @@ TEST_CASE("mapping: checkpoint names and systems resolve to presets; quantized r
   CHECK(qs.model.precision.experts == specs::Precision::nvfp4);
 }
 
+TEST_CASE("mapping: a run with no precision or quant modes takes the format its checkpoint's name states",
+          "[validation]") {
+  // A benchmark file names only the checkpoint: NVIDIA's -FP4-v2 DeepSeek-R1 is NVFP4, not the preset's FP8.
+  const auto ds = mapped(agg_run("nvidia/DeepSeek-R1-0528-FP4-v2", "b200_sxm", "trtllm", {16, 0, 8, 1, 1, 8, 1}));
+  const auto dss = specs::parse_scenario(ds.scenario, "row");
+  CHECK(dss.model.precision.weights == specs::Precision::nvfp4);
+  CHECK(dss.model.precision.experts == specs::Precision::nvfp4);
+  CHECK(ds.notes.find("precision nvfp4: the checkpoint's name") != std::string::npos);
+  // AMD's MXFP4 checkpoint is OCP MXFP4 (fp4), not NVFP4; an -FP8 Llama is FP8 with its KV cache in FP8.
+  const auto mx = mapped(agg_run("amd/DeepSeek-R1-0528-MXFP4", "mi355x", "atom", {16, 0, 8, 1, 1, 8, 1}));
+  CHECK(specs::parse_scenario(mx.scenario, "row").model.precision.experts == specs::Precision::fp4);
+  const auto l8 = specs::parse_scenario(
+      mapped(agg_run("nvidia/Llama-3.1-8B-Instruct-FP8", "h100_sxm", "vllm", {16, 0, 1, 1, 1, 1, 1})).scenario, "row");
+  CHECK(l8.model.precision.weights == specs::Precision::fp8);
+  CHECK(l8.model.precision.kv_cache == specs::Precision::fp8);
+  // A stated precision wins over the name.
+  auto stated = agg_run("nvidia/DeepSeek-R1-0528-FP4-v2", "b200_sxm", "trtllm", {16, 0, 8, 1, 1, 8, 1});
+  stated.precision = "fp8";
+  CHECK(specs::parse_scenario(mapped(stated).scenario, "row").model.precision.experts == specs::Precision::fp8);
+}
+
 TEST_CASE("mapping: a 4-bit label on gpt-oss is its published checkpoint, MXFP4 experts and BF16 elsewhere",
           "[validation]") {
   // The CSV labels gpt-oss-120b's FP4 rows nvfp4 in both columns; the checkpoint is MXFP4 experts with BF16

@@ -264,6 +264,7 @@ class RecordReader {
     // No max_num_seqs given: left 0 for the mapping, which knows the GPU and gives the engine's own cap there
     // (the deployment spec's scheduler defaults).
     if (run.agg.batch_size == 0) note("max_num_seqs not given: " + runtime + "'s default for the GPU");
+    apply_server_settings(given_.server, run);
     run.id = text(r, "id");
     if (run.id.empty()) {
       run.id = std::filesystem::path(file_).filename().string() + "#" + std::to_string(record);
@@ -277,6 +278,33 @@ class RecordReader {
 };
 
 }  // namespace
+
+void take_server_settings(ServerSettings settings, BenchDeployment& given, const LayoutFieldsGiven& set_by_caller) {
+  if (settings.empty()) return;
+  const std::string engine = server_engine(settings, given.runtime);
+  if (engine.empty()) {
+    throw InputError(settings.source, "", "",
+                     "whose settings these are is not clear (no engine program, no key only one engine reads): give "
+                     "--runtime");
+  }
+  given.runtime = engine;
+  if (given.model.empty()) given.model = settings.model;
+  const ServerLayout layout = server_layout(settings, engine);
+  const auto merge = [&](const char* flag, bool caller_set, int& field, int from_settings, const char* what) {
+    if (from_settings == 0) return;
+    if (caller_set && field != from_settings) {
+      throw InputError(settings.source, what, std::to_string(from_settings),
+                       std::string("the command line says ") + flag + " " + std::to_string(field));
+    }
+    field = from_settings;
+  };
+  merge("--tp", set_by_caller.tp, given.tp, layout.tp, "tensor parallel (per attention-DP rank)");
+  merge("--pp", set_by_caller.pp, given.pp, layout.pp, "pipeline parallel");
+  merge("--dp", set_by_caller.dp, given.dp, layout.attention_dp, "attention DP");
+  merge("--ep", set_by_caller.ep, given.ep, layout.moe_ep, "expert parallel");
+  merge("--max-num-seqs", set_by_caller.max_num_seqs, given.max_num_seqs, layout.max_num_seqs, "batch cap");
+  given.server = std::move(settings);
+}
 
 MeasuredServingResults parse_bench_results(std::istream& in, const std::string& file, const BenchDeployment& given,
                                            bool strict) {

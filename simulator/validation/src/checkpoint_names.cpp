@@ -119,6 +119,17 @@ constexpr const char* kSuffixes[] = {
     "-nvfp4-v2", "-nvfp4",    "-mxfp4", "-mxfp8", "-fp4",     "-fp8",         "-bf16",
     "-fp8-kv",   "-ptpc",     "-hf",    "-it",    "-pt",      "-8k",          "-static-pertensor"};
 
+// The weights' format a precision suffix names: NVIDIA's "-FP4" checkpoints (nvidia/DeepSeek-R1-0528-FP4-v2,
+// nvidia/Llama-3.1-405B-Instruct-FP4) are NVFP4 (ModelOpt's quant_algo NVFP4); AMD's "-MXFP4" OCP MXFP4; an MXFP8
+// checkpoint's 8-bit values are FP8 with a shared scale per 32.
+std::string suffix_quant_mode(const std::string& suffix) {
+  if (suffix == "-fp8" || suffix == "-fp8-dynamic" || suffix == "-fp8-kv" || suffix == "-mxfp8") return "fp8";
+  if (suffix == "-fp4" || suffix == "-fp4-v2" || suffix == "-nvfp4" || suffix == "-nvfp4-v2") return "nvfp4";
+  if (suffix == "-mxfp4") return "mxfp4";
+  if (suffix == "-bf16") return "bf16";
+  return "";
+}
+
 // "-w-mxfp4-a-fp8": the weight and activation formats of a quantisation recipe (amd/gpt-oss-120b-w-mxfp4-a-fp8),
 // "-w-" and "-a-" each followed by one format name.
 bool strip_weight_activation_formats(std::string& s) {
@@ -184,19 +195,24 @@ CheckpointModel model_for_checkpoint(const std::string& model_path) {
         std::isdigit(static_cast<unsigned char>(name[i + 1])))
       name[i] = '.';
   }
+  std::string quant_mode;
   for (bool stripped = true; stripped;) {
     stripped = strip_date(name);
     stripped = strip_release_version(name) || stripped;
     stripped = strip_weight_activation_formats(name) || stripped;
-    for (const char* suffix : kSuffixes) stripped = strip_suffix(name, suffix) || stripped;
-  }
-  if (specs::has_preset(specs::PresetKind::model, name)) return {name, name, ""};
-  for (const auto& same : kSameArchitecture) {
-    if (name == same.checkpoint) {
-      return {same.preset, name, std::string("model ") + same.preset + ": " + same.source};
+    for (const char* suffix : kSuffixes) {
+      if (!strip_suffix(name, suffix)) continue;
+      stripped = true;
+      if (quant_mode.empty()) quant_mode = suffix_quant_mode(suffix);
     }
   }
-  return {"", name, ""};
+  if (specs::has_preset(specs::PresetKind::model, name)) return {name, name, "", quant_mode};
+  for (const auto& same : kSameArchitecture) {
+    if (name == same.checkpoint) {
+      return {same.preset, name, std::string("model ") + same.preset + ": " + same.source, quant_mode};
+    }
+  }
+  return {"", name, "", quant_mode};
 }
 
 }  // namespace fleetcast::validation

@@ -271,7 +271,13 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
 
   nlohmann::json model = specs::preset_json(PresetKind::model, model_name);
   const bool moe = !model["moe"].is_null();
-  const std::string fallback = precision_of(run.precision == "fp4" ? "nvfp4" : run.precision);
+  // A blank precision with no quant modes takes the one the checkpoint's name states (a benchmark file names only
+  // the checkpoint: nvidia/DeepSeek-R1-0528-FP4-v2 is NVFP4, not the preset's FP8).
+  const bool name_says = run.precision.empty() && run.gemm_quant_mode.empty() && run.moe_quant_mode.empty() &&
+                         !checkpoint.quant_mode.empty();
+  if (name_says) note("precision " + checkpoint.quant_mode + ": the checkpoint's name");
+  const std::string fallback =
+      name_says ? precision_of(checkpoint.quant_mode) : precision_of(run.precision == "fp4" ? "nvfp4" : run.precision);
   const std::string weights = precision_of(run.gemm_quant_mode).empty() ? fallback : precision_of(run.gemm_quant_mode);
   const std::string experts = precision_of(run.moe_quant_mode).empty() ? fallback : precision_of(run.moe_quant_mode);
   // A checkpoint published with MXFP4 experts (gpt-oss: MXFP4 experts, every other weight BF16) is served as

@@ -9,6 +9,7 @@
 #include <istream>
 #include <string>
 
+#include "fleetcast/traces/server_config.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 
 namespace fleetcast::traces {
@@ -26,7 +27,20 @@ struct BenchDeployment {
   int dp = 1;
   int ep = 1;
   int max_num_seqs = 0;  // 0: the engine's default
+  // How the engine was started (server_config.hpp): every record's engine settings; the layout in them is the
+  // caller's to merge into the fields above.
+  ServerSettings server;
 };
+
+// Which layout fields of a BenchDeployment the caller set itself (command-line flags).
+struct LayoutFieldsGiven {
+  bool tp = false, pp = false, dp = false, ep = false, max_num_seqs = false;
+};
+
+// Puts an engine's launch settings in `given`: their engine as the runtime where none is given (InputError where
+// they are another engine's), the model they serve where none is given, and their layout in the fields the caller
+// left alone. A layout value that differs from one the caller set is an InputError naming both.
+void take_server_settings(ServerSettings settings, BenchDeployment& given, const LayoutFieldsGiven& set_by_caller);
 
 // Reads every record; a record without completed requests, token totals or positive mean TTFT and TPOT, or
 // with a field of the wrong type, is bad: skipped and counted with its line, or under `strict` an InputError

@@ -12,6 +12,9 @@ struct CheckpointModel {
   std::string preset;  // the model preset, "" when no preset has this architecture
   std::string name;    // the name looked up: the checkpoint's without organisation, case and suffixes
   std::string note;    // "" unless the preset is another checkpoint's of the same architecture (and which)
+  // The weights' format the name's precision suffix states, as a quant mode ("fp8", "nvfp4", "mxfp4", "bf16"): the
+  // last such suffix ("-FP8" of "...-Instruct-2507-FP8"); "" when the name states none.
+  std::string quant_mode;
 };
 
 // The last part of model_path in lower case, without a leading "meta-" ("Meta-Llama-3.1-8B"), then without any
