@@ -155,6 +155,8 @@ commands:
         and --server-config FILE (TensorRT-LLM's --extra_llm_api_options YAML, vLLM's or SGLang's --config YAML)
         give the layout, batch cap, step budget, chunking, memory fraction, KV format and block size, TensorRT-LLM's
         batch waiting and attention-DP balance; each record's notes list what was taken and what is not modelled.
+        The percentiles a file reports beside the means (median, p90, p95, p99 of TTFT, TPOT and end-to-end
+        latency) are compared with the simulation's own (JSON: each row's "percentiles" and a summary).
   presets [models|hardware|scenarios]
         List the shipped presets with a one-line summary.
   bench sim [--requests N] [--replicas N]

@@ -80,6 +80,27 @@ void print_groups(const validation::ValidationResult& r) {
   std::printf("\n");
 }
 
+// The percentiles benchmark files report beside the means (p99 TTFT is what an SLO is written on): per row unless
+// only the summary is asked for, then per metric and percentile over the rows.
+void print_percentiles(const validation::ValidationResult& r, bool summary_only) {
+  if (r.percentiles.empty()) return;
+  std::printf("\npercentiles the benchmark files report, measured vs predicted:\n");
+  if (!summary_only) {
+    std::printf("%-56s %-5s %4s %11s %11s %7s\n", "id", "what", "p", "meas (ms)", "pred (ms)", "APE");
+    for (const auto& row : r.rows) {
+      for (const auto& q : row.percentiles) {
+        std::printf("%-56.56s %-5s %4d %11.2f %11.2f %6.1f%%\n", row.run.id.c_str(), q.metric.c_str(), q.percentile,
+                    q.measured_ms, q.predicted_ms, 100.0 * q.ape);
+      }
+    }
+  }
+  std::printf("%-5s %4s %5s %9s %9s\n", "what", "p", "rows", "APE med", "APE p90");
+  for (const auto& p : r.percentiles) {
+    std::printf("%-5s %4d %5d %8.1f%% %8.1f%%\n", p.metric.c_str(), p.percentile, p.error.count, 100.0 * p.error.median,
+                100.0 * p.error.p90);
+  }
+}
+
 void print_unmapped(const validation::ValidationResult& r) {
   std::map<std::string, std::vector<std::string>> by_reason;
   for (const auto& p : r.rows)
@@ -451,6 +472,7 @@ int run_validate(const Args& args) {
   if (!summary_only) print_rows(result);
   const std::vector<ProfileInUse> profiles = profiles_in_use(result);
   print_groups(result);
+  print_percentiles(result, summary_only);
   print_unmapped(result);
   print_profiles(profiles);
   Decompositions splits;

@@ -320,6 +320,19 @@ bench=$fixtures/../../traces/fixtures
 { [ $? -eq 0 ] && grep -q "coverage: 3 of 6 rows predicted" "$work/out" && grep -q "speculative decoding" "$work/out" &&
   grep -q "skipped record at line 3: mean_tpot_ms: missing" "$work/err" &&
   grep -q '"measured_ttft_ms": 118.4' "$work/b.json"; } && ok || bad "validate --bench: $(cat "$work/out" "$work/err")"
+# The percentiles the files report, each against the simulation's own: the measured values as written, and the
+# predicted median never above the predicted p99 of the same metric.
+python3 - "$work/b.json" <<'PY' && grep -q "percentiles the benchmark files report" "$work/out" && ok || bad "validate --bench percentiles"
+import json, sys
+j = json.load(open(sys.argv[1]))
+row = next(r for r in j["rows"] if r["id"] == "vllm-bench-result.json#1")
+got = {(q["metric"], q["percentile"]): q for q in row["percentiles"]}
+assert got[("ttft", 50)]["measured_ms"] == 96.2 and got[("e2e", 99)]["measured_ms"] == 1498.0, got
+for metric in ("ttft", "tpot", "e2e"):
+    assert got[(metric, 50)]["predicted_ms"] <= got[(metric, 99)]["predicted_ms"], metric
+summary = {(p["metric"], p["percentile"]): p["count"] for p in j["percentiles"]}
+assert summary[("ttft", 99)] == sum(1 for r in j["rows"] if any(q["metric"] == "ttft" and q["percentile"] == 99 for q in r.get("percentiles", []))), summary
+PY
 "$bin" validate --bench "$bench/sglang-bench-serving.jsonl" --strict --json "$work/b2.json" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q "line 3, field mean_tpot_ms" "$work/err" && [ ! -e "$work/b2.json" ]; } && ok ||
   bad "validate --bench --strict on a bad record: $(cat "$work/err")"

@@ -179,3 +179,35 @@ TEST_CASE("bench results: rates, burstiness, detailed lengths and words inside s
     CHECK(d.runs[0].notes.find("max_num_seqs atom_default: not given") != std::string::npos);
   }
 }
+
+TEST_CASE("bench results: the percentiles each writer reports beside the means", "[traces][bench]") {
+  // vLLM: median_ and p99_ (its default --metric-percentiles) of TTFT, TPOT and end-to-end latency (e2el).
+  const auto v = traces::read_bench_results(kFixtures + "/vllm-bench-result.json", {});
+  REQUIRE(v.runs.size() == 1);
+  const auto find = [](const traces::MeasuredServingRun& run, const std::string& metric, int p) {
+    for (const auto& q : run.percentiles) {
+      if (q.metric == metric && q.percentile == p) return q.ms;
+    }
+    return -1.0;
+  };
+  CHECK(find(v.runs[0], "ttft", 50) == Approx(96.2));
+  CHECK(find(v.runs[0], "ttft", 99) == Approx(301.5));
+  CHECK(find(v.runs[0], "tpot", 99) == Approx(10.6));
+  CHECK(find(v.runs[0], "e2e", 50) == Approx(1301.2));
+  CHECK(find(v.runs[0], "ttft", 90) == -1.0);  // not written: not reported
+  CHECK(v.runs[0].percentiles.size() == 6);
+  // SGLang: its end-to-end latency is e2e_latency; every --metric-percentiles key of vLLM's is read too.
+  const auto s = traces::read_bench_results(kFixtures + "/sglang-bench-serving.jsonl", {});
+  CHECK(find(s.runs[0], "e2e", 99) == Approx(7060.3));
+  CHECK(find(s.runs[0], "ttft", 50) == Approx(190.4));
+  const auto p95 = parse(kVllmCore + R"(, "p95_ttft_ms": 80.5, "p90_tpot_ms": 12.0})");
+  CHECK(find(p95.runs[0], "ttft", 95) == Approx(80.5));
+  CHECK(find(p95.runs[0], "tpot", 90) == Approx(12.0));
+  // A percentile that is not a positive number is a bad record, named.
+  const auto bad = parse(kVllmCore + R"(, "p99_ttft_ms": -3})");
+  CHECK(bad.skipped == 1);
+  REQUIRE(bad.first_bad_rows.size() == 1);
+  CHECK(bad.first_bad_rows[0].reason.find("p99_ttft_ms -3: must be > 0") != std::string::npos);
+  // A CSV row has none; a mean alone is what the validator compares there.
+  CHECK(parse(kVllmCore + "}").runs[0].percentiles.empty());
+}

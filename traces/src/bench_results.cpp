@@ -115,6 +115,32 @@ void read_lengths(const json& r, MeasuredServingRun& run) {
   }
 }
 
+// The distributions' percentiles the client wrote: vLLM median_ttft_ms, p99_ttft_ms (and any pNN of
+// --metric-percentiles), median_e2el_ms; SGLang median_ttft_ms, p90_ttft_ms, p99_ttft_ms, median_e2e_latency_ms.
+// A value that is not a positive number is a bad record; an absent one is not reported.
+std::optional<BadField> read_percentiles(const json& r, MeasuredServingRun& run) {
+  for (const auto& [metric, suffixes] :
+       {std::pair<const char*, std::vector<const char*>>{"ttft", {"_ttft_ms"}},
+        std::pair<const char*, std::vector<const char*>>{"tpot", {"_tpot_ms"}},
+        std::pair<const char*, std::vector<const char*>>{"e2e", {"_e2el_ms", "_e2e_latency_ms"}}}) {
+    for (const auto& [prefix, percentile] : {std::pair{"median", 50}, std::pair{"p50", 50}, std::pair{"p90", 90},
+                                             std::pair{"p95", 95}, std::pair{"p99", 99}}) {
+      for (const char* suffix : suffixes) {
+        const std::string key = std::string(prefix) + suffix;
+        auto v = number(r, key.c_str());
+        if (auto* bad = std::get_if<BadField>(&v)) return *bad;
+        const auto& value = std::get<std::optional<double>>(v);
+        if (!value) continue;
+        if (!(*value > 0.0) || !std::isfinite(*value)) return BadField{key, shown(r.at(key)), "must be > 0"};
+        const bool known = std::any_of(run.percentiles.begin(), run.percentiles.end(),
+                                       [&](const auto& p) { return p.metric == metric && p.percentile == percentile; });
+        if (!known) run.percentiles.push_back({metric, percentile, *value});
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 class RecordReader {
  public:
   RecordReader(const std::string& file, const BenchDeployment& given) : file_(file), given_(given) {}
@@ -144,6 +170,7 @@ class RecordReader {
       if (!(*value > 0.0) || !std::isfinite(*value)) return BadField{key, shown(r.at(key)), "must be > 0"};
       *target = *value;
     }
+    if (auto bad = read_percentiles(r, run)) return *bad;
     run.isl = static_cast<int>(std::lround(input_total / completed));
     run.osl = static_cast<int>(std::lround(output_total / completed));
     if (run.osl < 2)

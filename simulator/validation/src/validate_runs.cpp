@@ -20,7 +20,9 @@ std::string predict_in_child(const MappedRun& mapped, const std::string& where) 
     const specs::ScenarioSpec scenario = specs::parse_scenario(mapped.scenario, where);
     const nlohmann::json report = simulator::simulate(scenario);
     const auto& m = report.at("metrics");
-    reply = {{"ttft_ms", m.at("ttft_ms").at("mean")}, {"tpot_ms", m.at("tpot_ms").at("mean")}};
+    reply = {{"ttft_ms", m.at("ttft_ms").at("mean")},
+             {"tpot_ms", m.at("tpot_ms").at("mean")},
+             {"percentiles", {{"ttft", m.at("ttft_ms")}, {"tpot", m.at("tpot_ms")}, {"e2e", m.at("e2e_latency_ms")}}}};
   } catch (const InputError& e) {
     reply = {{"error", e.problem() + (e.field().empty() ? "" : " (" + e.field() + " = " + e.value() + ")")}};
   } catch (const std::exception& e) {
@@ -50,6 +52,35 @@ GroupSummary summarise(const std::string& group, const std::vector<const RowPred
   g.ttft = summarise_errors(ttft);
   g.tpot = summarise_errors(tpot);
   return g;
+}
+
+// Each percentile the run reports against the simulation's (its report's "p50" ... "p99"); one the simulation has
+// no value for (no request measured it) is left out.
+std::vector<PercentilePrediction> compare_percentiles(const traces::MeasuredServingRun& run,
+                                                      const nlohmann::json& simulated) {
+  std::vector<PercentilePrediction> out;
+  for (const traces::MeasuredPercentile& m : run.percentiles) {
+    const nlohmann::json& v = simulated.at(m.metric).at("p" + std::to_string(m.percentile));
+    if (!v.is_number()) continue;
+    const double predicted = v.get<double>();
+    out.push_back({m.metric, m.percentile, m.ms, predicted, std::abs(predicted - m.ms) / m.ms});
+  }
+  return out;
+}
+
+// Per metric and percentile, the APE over every row that reports it.
+std::vector<PercentileSummary> summarise_percentiles(const std::vector<RowPrediction>& rows) {
+  std::map<std::pair<std::string, int>, std::vector<double>> errors;
+  for (const RowPrediction& r : rows) {
+    for (const PercentilePrediction& p : r.percentiles) errors[{p.metric, p.percentile}].push_back(p.ape);
+  }
+  std::vector<PercentileSummary> out;
+  for (const char* metric : {"ttft", "tpot", "e2e"}) {
+    for (const auto& [key, values] : errors) {
+      if (key.first == metric) out.push_back({key.first, key.second, summarise_errors(values)});
+    }
+  }
+  return out;
 }
 
 nlohmann::json number_or_null(double v, bool present) { return present ? nlohmann::json(v) : nlohmann::json(); }
@@ -128,6 +159,7 @@ ValidationResult validate_runs(const traces::MeasuredServingResults& results, co
             row.predicted_tpot_ms = reply["tpot_ms"].get<double>();
             row.ttft_ape = std::abs(row.predicted_ttft_ms - row.run.ttft_ms) / row.run.ttft_ms;
             row.tpot_ape = std::abs(row.predicted_tpot_ms - row.run.tpot_ms) / row.run.tpot_ms;
+            row.percentiles = compare_percentiles(row.run, reply["percentiles"]);
           }
         }
         if (options.progress) options.progress(++done, mapped.size());
@@ -141,6 +173,7 @@ ValidationResult validate_runs(const traces::MeasuredServingResults& results, co
   }
   for (const auto& [group, rows] : by_group) out.groups.push_back(summarise(group, rows));
   out.overall = summarise("all", all);
+  out.percentiles = summarise_percentiles(out.rows);
   return out;
 }
 
@@ -162,18 +195,39 @@ nlohmann::json to_json(const ValidationResult& r) {
                     {"measured_tpot_ms", p.run.tpot_ms},
                     {"predicted_tpot_ms", number_or_null(p.predicted_tpot_ms, p.predicted)},
                     {"tpot_ape", number_or_null(p.tpot_ape, p.predicted)}});
+    if (!p.percentiles.empty()) {
+      nlohmann::json& list = rows.back()["percentiles"] = nlohmann::json::array();
+      for (const PercentilePrediction& q : p.percentiles) {
+        list.push_back({{"metric", q.metric},
+                        {"percentile", q.percentile},
+                        {"measured_ms", q.measured_ms},
+                        {"predicted_ms", q.predicted_ms},
+                        {"ape", q.ape}});
+      }
+    }
   }
   nlohmann::json groups = nlohmann::json::array();
   for (const GroupSummary& g : r.groups) groups.push_back(to_json(g));
-  return {{"schema", "fleetcast.validation/1"},
-          {"file", r.file},
-          {"rows_read", r.rows_read},
-          {"rows_skipped_unreadable", r.rows_skipped},
-          {"rows_predicted", r.overall.predicted},
-          {"coverage", r.coverage()},
-          {"overall", to_json(r.overall)},
-          {"groups", groups},
-          {"rows", rows}};
+  nlohmann::json out = {{"schema", "fleetcast.validation/1"},
+                        {"file", r.file},
+                        {"rows_read", r.rows_read},
+                        {"rows_skipped_unreadable", r.rows_skipped},
+                        {"rows_predicted", r.overall.predicted},
+                        {"coverage", r.coverage()},
+                        {"overall", to_json(r.overall)},
+                        {"groups", groups},
+                        {"rows", rows}};
+  if (!r.percentiles.empty()) {
+    nlohmann::json& list = out["percentiles"] = nlohmann::json::array();
+    for (const PercentileSummary& p : r.percentiles) {
+      list.push_back({{"metric", p.metric},
+                      {"percentile", p.percentile},
+                      {"count", p.error.count},
+                      {"median_ape", p.error.median},
+                      {"p90_ape", p.error.p90}});
+    }
+  }
+  return out;
 }
 
 }  // namespace fleetcast::validation

@@ -24,6 +24,15 @@ struct MeasuredLayout {
   bool operator==(const MeasuredLayout&) const = default;
 };
 
+// A percentile of a per-request latency the benchmark client reported beside its mean: vLLM's median_ and pNN_
+// (--metric-percentiles, 99 by default), SGLang's median_, p90_ and p99_ keys.
+struct MeasuredPercentile {
+  std::string metric;  // "ttft", "tpot", "e2e": the simulation report's ttft_ms, tpot_ms, e2e_latency_ms
+  int percentile = 0;  // 50, 90, 95 or 99
+  double ms = 0.0;
+  bool operator==(const MeasuredPercentile&) const = default;
+};
+
 struct MeasuredServingRun {
   long line = 0;        // 1-based line in the file
   std::string id;       // the row's id column
@@ -84,13 +93,14 @@ struct MeasuredServingRun {
   // SGLang's --enable-prefill-delayer (with attention DP) and its --prefill-delayer-max-delay-passes
   bool server_prefill_delayer = false;
   int server_prefill_delayer_max_delay_passes = 30;
-  double spec_accept_length = 0.0;  // speculative decoding's mean accepted tokens per step; 0: none
-  std::string notes;                // what the reader assumed that the file did not say
-  MeasuredLayout agg;               // mode agg
-  MeasuredLayout prefill;           // mode disagg
-  MeasuredLayout decode;            // mode disagg
-  double ttft_ms = 0.0;             // measured mean time to first token
-  double tpot_ms = 0.0;             // measured mean time per output token after the first
+  double spec_accept_length = 0.0;              // speculative decoding's mean accepted tokens per step; 0: none
+  std::string notes;                            // what the reader assumed that the file did not say
+  MeasuredLayout agg;                           // mode agg
+  MeasuredLayout prefill;                       // mode disagg
+  MeasuredLayout decode;                        // mode disagg
+  double ttft_ms = 0.0;                         // measured mean time to first token
+  double tpot_ms = 0.0;                         // measured mean time per output token after the first
+  std::vector<MeasuredPercentile> percentiles;  // what a benchmark file reports of the distributions; none in a CSV
   bool operator==(const MeasuredServingRun&) const = default;
 };
 

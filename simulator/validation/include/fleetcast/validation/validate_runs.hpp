@@ -13,6 +13,16 @@
 
 namespace fleetcast::validation {
 
+// A percentile the benchmark file reports beside a mean, against the simulation's same statistic (both computed as
+// `vllm bench serve` computes them: np.percentile, linear, over the measured requests).
+struct PercentilePrediction {
+  std::string metric;  // "ttft", "tpot", "e2e"
+  int percentile = 0;
+  double measured_ms = 0.0;
+  double predicted_ms = 0.0;
+  double ape = 0.0;
+};
+
 struct RowPrediction {
   traces::MeasuredServingRun run;
   std::string group;
@@ -23,6 +33,7 @@ struct RowPrediction {
   double predicted_tpot_ms = 0.0;
   double ttft_ape = 0.0;  // |predicted - measured| / measured
   double tpot_ape = 0.0;
+  std::vector<PercentilePrediction> percentiles;  // for each one the file reports (benchmark files only)
 };
 
 struct ErrorSummary {
@@ -39,6 +50,13 @@ struct GroupSummary {
   ErrorSummary tpot;
 };
 
+// One percentile of one metric over every row that reports it.
+struct PercentileSummary {
+  std::string metric;
+  int percentile = 0;
+  ErrorSummary error;
+};
+
 struct ValidationResult {
   std::string file;
   long rows_read = 0;                // data rows in the file
@@ -46,7 +64,8 @@ struct ValidationResult {
   std::vector<RowPrediction> rows;   // in file order
   std::vector<GroupSummary> groups;  // sorted by group
   GroupSummary overall;
-  double coverage() const;  // rows predicted / rows read
+  std::vector<PercentileSummary> percentiles;  // by metric, then percentile; empty when no file reports one
+  double coverage() const;                     // rows predicted / rows read
 };
 
 struct ValidateOptions {
