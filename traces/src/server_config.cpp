@@ -187,6 +187,15 @@ std::string engine_from_keys(const std::vector<ServerSetting>& entries) {
   return "";
 }
 
+// The model a `model` or `model_path` key names (the last one), "" when none does.
+std::string model_key(const std::vector<ServerSetting>& entries) {
+  std::string model;
+  for (const ServerSetting& e : entries) {
+    if (e.key == "model" || e.key == "model_path") model = e.value;
+  }
+  return model;
+}
+
 // The last value of each key, in first-written order.
 std::vector<ServerSetting> last_values(const std::vector<ServerSetting>& entries) {
   std::vector<ServerSetting> out;
@@ -363,9 +372,7 @@ ServerSettings parse_server_config(const std::string& yaml_text, const std::stri
     throw InputError(source, "line " + std::to_string(e.mark.line + 1), "", "not a key: value setting: " + e.msg);
   }
   s.engine = engine_from_keys(s.entries);
-  for (const ServerSetting& e : s.entries) {
-    if (e.key == "model" || e.key == "model_path") s.model = e.value;
-  }
+  if (const std::string named = model_key(s.entries); !named.empty()) s.model = named;
   return s;
 }
 
@@ -457,9 +464,7 @@ ServerSettings parse_server_command(const std::string& command, const std::strin
   }
   // A short alias vLLM and SGLang share (-tp) names no engine; only the program or a specific key does.
   if (s.engine.empty()) s.engine = engine_from_keys(s.entries);
-  for (const ServerSetting& e : s.entries) {
-    if (e.key == "model" || e.key == "model_path") s.model = e.value;
-  }
+  if (const std::string named = model_key(s.entries); !named.empty()) s.model = named;
   return s;
 }
 
