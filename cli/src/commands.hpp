@@ -20,6 +20,7 @@ int run_calibrate_serving(const Args& args);
 int run_calibrate_steps(const Args& args);
 int run_sweep(const Args& args);
 int run_plan(const Args& args);
+int run_scenario(const Args& args);
 std::string usage();
 
 }  // namespace fleetcast::cli

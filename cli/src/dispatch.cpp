@@ -157,6 +157,13 @@ commands:
         batch waiting and attention-DP balance; each record's notes list what was taken and what is not modelled.
         The percentiles a file reports beside the means (median, p90, p95, p99 of TTFT, TPOT and end-to-end
         latency) are compared with the simulation's own (JSON: each row's "percentiles" and a summary).
+  scenario --server-args CMD [--server-config YAML] --hardware H [--model M] [--precision P] [--runtime R]
+           [--nodes N] [--from SCENARIO] [-o OUT]
+        A deployment as its serve command starts it (the launch read as validate --bench reads it: layout,
+        batch cap, step budget, chunking, memory, KV format, the engine's defaults for the GPU where it says
+        nothing), with the workload, seed, request count and cost of SCENARIO (default: the shipped default), as
+        a scenario for simulate, sweep and plan. --nodes N: that many nodes of replicas. Change a flag in the
+        command, write it again and simulate both to see what the flag does.
   presets [models|hardware|scenarios]
         List the shipped presets with a one-line summary.
   bench sim [--requests N] [--replicas N]
@@ -223,8 +230,8 @@ int dispatch(int argc, char** argv) {
     const std::string text = command_help(topic);
     if (text.empty()) {
       throw InputError("", "command", topic,
-                       "unknown command; valid: simulate, step, sweep, plan, calibrate, workload, validate, presets, "
-                       "bench, version");
+                       "unknown command; valid: simulate, step, sweep, plan, calibrate, workload, validate, scenario, "
+                       "presets, bench, version");
     }
     std::fputs(("usage:\n" + text).c_str(), stdout);
     return 0;
@@ -242,10 +249,11 @@ int dispatch(int argc, char** argv) {
   if (cmd == "validate") return run_validate(args);
   if (cmd == "sweep") return run_sweep(args);
   if (cmd == "plan") return run_plan(args);
+  if (cmd == "scenario") return run_scenario(args);
   throw InputError(
       "", "command", cmd,
-      "unknown command; valid: simulate, step, sweep, plan, calibrate, workload, validate, presets, bench, "
-      "version, --help");
+      "unknown command; valid: simulate, step, sweep, plan, calibrate, workload, validate, scenario, presets, "
+      "bench, version, --help");
 }
 
 }  // namespace fleetcast::cli

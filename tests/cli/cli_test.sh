@@ -359,5 +359,31 @@ printf 'max_num_seqs: [1, 2\n' >"$work/bad.yml"
 "$bin" validate --bench "$bench/vllm-bench-result.json" --hardware h100 --tp 1 --server-config "$work/bad.yml" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q "bad.yml" "$work/err"; } && ok || bad "validate --bench, unparsable settings: $(cat "$work/err")"
 
+# scenario: a deployment as its serve command starts it, with another scenario's workload carried unchanged; a batch
+# cap below the clients makes requests wait for a slot, so flipping --max-num-seqs from 64 to 4 at 32 closed-loop
+# clients must raise the TTFT.
+printf '{"name": "w", "model": "llama-3.1-8b", "deployment": {"hardware": "h100", "nodes": 1, "replica": {"tp": 1}},
+ "workload": {"arrival": {"kind": "closed_loop", "clients": 32}, "input_tokens": {"kind": "fixed", "value": 512},
+ "output_tokens": {"kind": "fixed", "value": 64}}, "seed": 5, "num_requests": 320}\n' >"$work/w.json"
+for seqs in 4 64; do
+  "$bin" scenario --server-args "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-num-seqs $seqs --gpu-memory-utilization 0.9" \
+    --hardware h100 --from "$work/w.json" -o "$work/s$seqs.json" 2>"$work/err" &&
+    "$bin" simulate "$work/s$seqs.json" -o "$work/r$seqs.json" >/dev/null 2>>"$work/err" || bad "scenario --max-num-seqs $seqs: $(cat "$work/err")"
+done
+python3 - "$work/w.json" "$work/s4.json" "$work/s64.json" "$work/r4.json" "$work/r64.json" <<'PY' && ok || bad "scenario: a flipped flag"
+import json, sys
+w, s4, s64, r4, r64 = (json.load(open(f)) for f in sys.argv[1:])
+assert s64["workload"] == w["workload"] and s64["num_requests"] == 320, s64["workload"]
+d = s64["deployment"]
+assert d["runtime"] == "vllm" and d["scheduler"]["max_num_seqs"] == 64 and d["replica"]["tp"] == 1, d
+assert d["scheduler"]["gpu_memory_utilization"] == 0.9 and s4["deployment"]["scheduler"]["max_num_seqs"] == 4
+t4, t64 = r4["metrics"]["ttft_ms"]["mean"], r64["metrics"]["ttft_ms"]["mean"]
+assert t4 > 2 * t64, (t4, t64)
+PY
+"$bin" scenario --server-args "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 8" --hardware h100 --from nonesuch >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q -- "--from" "$work/err"; } && ok || bad "scenario --from a missing scenario: $(cat "$work/err")"
+"$bin" scenario --server-args "vllm serve --max-num-seqs 8" --hardware h100 >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q "names no model" "$work/err"; } && ok || bad "scenario without a model: $(cat "$work/err")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
