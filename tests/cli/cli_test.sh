@@ -320,6 +320,11 @@ bench=$fixtures/../../traces/fixtures
 { [ $? -eq 0 ] && grep -q "coverage: 3 of 6 rows predicted" "$work/out" && grep -q "speculative decoding" "$work/out" &&
   grep -q "skipped record at line 3: mean_tpot_ms: missing" "$work/err" &&
   grep -q '"measured_ttft_ms": 118.4' "$work/b.json"; } && ok || bad "validate --bench: $(cat "$work/out" "$work/err")"
+# An AIPerf export: the engine given on the command line, its 16 warm-up requests simulated and left out.
+"$bin" validate --bench "$bench/aiperf-profile-export.json" --hardware h100 --runtime vllm --tp 1 -j 1 \
+  --json "$work/ai.json" >"$work/out" 2>"$work/err"
+{ [ $? -eq 0 ] && grep -q "coverage: 1 of 1" "$work/out" && grep -q "16 warm-up requests" "$work/ai.json"; } && ok ||
+  bad "validate --bench an AIPerf export: $(cat "$work/out" "$work/err")"
 # The percentiles the files report, each against the simulation's own: the measured values as written, and the
 # predicted median never above the predicted p99 of the same metric.
 python3 - "$work/b.json" <<'PY' && grep -q "percentiles the benchmark files report" "$work/out" && ok || bad "validate --bench percentiles"

@@ -211,3 +211,86 @@ TEST_CASE("bench results: the percentiles each writer reports beside the means",
   // A CSV row has none; a mean alone is what the validator compares there.
   CHECK(parse(kVllmCore + "}").runs[0].percentiles.empty());
 }
+
+TEST_CASE("AIPerf and genai-perf exports: metric blocks, the run's configuration, warm-up left out of the means",
+          "[traces][bench]") {
+  traces::BenchDeployment given;
+  given.hardware = "h100";
+  given.runtime = "vllm";
+  given.tp = 1;
+  SECTION("AIPerf: request_count, loadgen's concurrency and warm-up, TPOT from inter_token_latency") {
+    const auto r = traces::read_bench_results(kFixtures + "/aiperf-profile-export.json", given);
+    REQUIRE(r.runs.size() == 1);
+    const auto& run = r.runs[0];
+    CHECK(run.model_path == "meta-llama/Llama-3.1-8B-Instruct");
+    CHECK(run.concurrency == 8);
+    CHECK(run.request_rate_per_s == 0.0);
+    CHECK(run.num_requests == 216);  // 200 measured after 16 warm-up requests
+    CHECK(run.warmup_requests == 16);
+    CHECK(run.isl == 1024);
+    CHECK(run.osl == 128);
+    CHECK(run.ttft_ms == Approx(180.2));
+    CHECK(run.tpot_ms == Approx(19.1));
+    CHECK(run.percentiles.size() == 12);  // p50, p90, p95, p99 of TTFT, TPOT and end-to-end
+    CHECK(run.notes.find("aiperf export") != std::string::npos);
+    CHECK(run.notes.find("2 failed requests") != std::string::npos);
+  }
+  SECTION("genai-perf: the request count from perf_analyzer's measurement, its stimulus' concurrency") {
+    const auto r = traces::read_bench_results(kFixtures + "/genai-perf-profile-export.json", given);
+    REQUIRE(r.runs.size() == 1);
+    const auto& run = r.runs[0];
+    CHECK(run.model_path == "Qwen/Qwen3-32B");
+    CHECK(run.concurrency == 16);
+    CHECK(run.num_requests == 192);
+    CHECK(run.warmup_requests == 32);
+    CHECK(run.isl == 2048);
+    CHECK(run.notes.find("genai-perf export") != std::string::npos);
+  }
+  SECTION("genai-perf's argparse-era flat input_config, microseconds, a rate") {
+    const auto r =
+        parse(R"({"time_to_first_token": {"unit": "us", "avg": 95000.0, "p99": 200000.0}, )"
+              R"("inter_token_latency": {"unit": "us", "avg": 12000.0}, "request_latency": {"unit": "us", "avg": 1e6},)"
+              R"("input_config": {"model": ["m"], "request_rate": 4.0, "synthetic_input_tokens_mean": 512,)"
+              R"("synthetic_input_tokens_stddev": 50, "output_tokens_mean": 64, "num_prompts": 100}})",
+              given);
+    REQUIRE(r.runs.size() == 1);
+    CHECK(r.runs[0].ttft_ms == Approx(95.0));
+    CHECK(r.runs[0].tpot_ms == Approx(12.0));
+    CHECK(r.runs[0].request_rate_per_s == Approx(4.0));
+    CHECK(r.runs[0].num_requests == 100);
+    CHECK(r.runs[0].isl == 512);
+    CHECK(r.runs[0].notes.find("simulated at the means") != std::string::npos);
+  }
+  SECTION("AIPerf's first releases: metrics under records, TTFT tagged ttft") {
+    const auto r = parse(R"({"records": {"ttft": {"unit": "ms", "avg": 50.0}, )"
+                         R"("inter_token_latency": {"unit": "ms", "avg": 9.0}, "request_count": {"avg": 40},)"
+                         R"("input_sequence_length": {"avg": 300}, "output_sequence_length": {"avg": 30}},)"
+                         R"("input_config": {"loadgen": {"concurrency": 4}}})",
+                         given);
+    REQUIRE(r.runs.size() == 1);
+    CHECK(r.runs[0].ttft_ms == Approx(50.0));
+    CHECK(r.runs[0].concurrency == 4);
+    CHECK(r.runs[0].num_requests == 40);
+  }
+  SECTION("what cannot be read is a bad record that says why") {
+    const std::string ttft = R"({"time_to_first_token": {"unit": "ms", "avg": 50.0}, )";
+    const std::string rest = R"("inter_token_latency": {"unit": "ms", "avg": 9.0}, "request_count": {"avg": 40},)"
+                             R"("input_sequence_length": {"avg": 300}, "output_sequence_length": {"avg": 30},)";
+    const auto sweep = parse(ttft + rest + R"("input_config": {"loadgen": {"concurrency": [1, 2]}}})", given);
+    REQUIRE(sweep.first_bad_rows.size() == 1);
+    CHECK(sweep.first_bad_rows[0].reason.find("one concurrency per file") != std::string::npos);
+    const auto minutes =
+        parse(R"({"time_to_first_token": {"unit": "min", "avg": 1.0}, )" + rest + R"("input_config": {}})", given);
+    REQUIRE(minutes.first_bad_rows.size() == 1);
+    CHECK(minutes.first_bad_rows[0].reason.find("a time unit") != std::string::npos);
+    const auto no_count =
+        parse(ttft + R"("inter_token_latency": {"unit": "ms", "avg": 9.0}, "input_config": {}})", given);
+    REQUIRE(no_count.first_bad_rows.size() == 1);
+    CHECK(no_count.first_bad_rows[0].reason.find("how many requests") != std::string::npos);
+    traces::BenchDeployment no_runtime = given;
+    no_runtime.runtime.clear();
+    const auto engine = parse(ttft + rest + R"("input_config": {}})", no_runtime);
+    REQUIRE(engine.first_bad_rows.size() == 1);
+    CHECK(engine.first_bad_rows[0].reason.find("give --runtime") != std::string::npos);
+  }
+}

@@ -357,6 +357,15 @@ TEST_CASE("mapping benchmark-file runs: open loop, burstiness, every request mea
     CHECK(s.measurement.warmup_fraction == 0.0);
     CHECK(s.measurement.cooldown_fraction == 0.0);
   }
+  {
+    // genai-perf and AIPerf send their warm-up requests first and leave them out: 16 of 216 simulated, unmeasured.
+    auto w = r;
+    w.num_requests = 216;
+    w.warmup_requests = 16;
+    const auto s = specs::parse_scenario(mapped(w).scenario, "row");
+    CHECK(s.num_requests == 216);
+    CHECK(static_cast<long>(s.measurement.warmup_fraction * 216) == 16);
+  }
   r.burstiness = 4.0;  // gamma of shape 4: inter-arrival CV 1/2
   {
     const auto s = specs::parse_scenario(mapped(r).scenario, "row");

@@ -23,6 +23,7 @@
 
 #include "engine_names.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "perf_export.hpp"
 
 namespace fleetcast::traces {
 namespace {
@@ -145,14 +146,24 @@ class RecordReader {
  public:
   RecordReader(const std::string& file, const BenchDeployment& given) : file_(file), given_(given) {}
 
-  std::variant<MeasuredServingRun, BadField> read(const json& r, long line, long record) const {
-    if (!r.is_object()) return BadField{"", r.dump().substr(0, 40), "a record is a JSON object"};
+  std::variant<MeasuredServingRun, BadField> read(const json& raw, long line, long record) const {
+    if (!raw.is_object()) return BadField{"", raw.dump().substr(0, 40), "a record is a JSON object"};
+    // AIPerf's and genai-perf's exports read as the vLLM record they say the same as.
+    json translated;
+    const bool perf_export = detail::is_perf_export(raw);
+    if (perf_export) {
+      auto t = detail::perf_export_as_bench_record(raw);
+      if (const auto* p = std::get_if<detail::PerfExportProblem>(&t)) return BadField{p->field, p->value, p->reason};
+      translated = std::move(std::get<json>(t));
+    }
+    const json& r = perf_export ? translated : raw;
     const bool vllm = r.contains("model_id") || r.contains("endpoint_type") || r.contains("mean_e2el_ms");
     const bool sglang = r.contains("mean_e2e_latency_ms") || r.contains("total_output_tokens_retokenized");
     if (!vllm && !sglang) {
       return BadField{"", "",
-                      "neither a vllm bench serve result (model_id, endpoint_type, mean_e2el_ms) nor an "
-                      "sglang bench_serving one (mean_e2e_latency_ms, total_output_tokens_retokenized)"};
+                      "neither a vllm bench serve result (model_id, endpoint_type, mean_e2el_ms), an sglang "
+                      "bench_serving one (mean_e2e_latency_ms, total_output_tokens_retokenized) nor an AIPerf or "
+                      "genai-perf export (time_to_first_token)"};
     }
     MeasuredServingRun run;
     run.line = line;
@@ -222,6 +233,13 @@ class RecordReader {
     const auto& conc_v = std::get<std::optional<double>>(concurrency);
     const auto& prompts_v = std::get<std::optional<double>>(prompts);
     run.num_requests = static_cast<long>(prompts_v ? *prompts_v : completed);
+    if (perf_export) {
+      run.warmup_requests = r.value("warmup_requests", 0L);
+      note(text(r, "benchmark_tool") +
+           " export: inter_token_latency read as TPOT (per request, (latency - TTFT) / "
+           "(output tokens - 1))");
+      if (r.contains("lengths_note")) note(text(r, "lengths_note"));
+    }
     if (conc_v) {
       if (*conc_v < 1 || *conc_v != std::floor(*conc_v))
         return BadField{"max_concurrency", shown(r.at("max_concurrency")), "a whole number >= 1 or null"};
@@ -257,6 +275,11 @@ class RecordReader {
     run.model_path = model;
     run.precision = pick("precision", given_.precision);
     std::string runtime = pick("runtime", given_.runtime);
+    if (runtime.empty() && perf_export) {
+      return BadField{"", "",
+                      "an AIPerf or genai-perf export does not say which engine served the run: give --runtime "
+                      "(or the launch, --server-args)"};
+    }
     if (runtime.empty()) {
       runtime = detail::engine_of(text(r, "backend"));
       if (runtime.empty()) {

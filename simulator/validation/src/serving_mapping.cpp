@@ -447,7 +447,8 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   // A benchmark file says how many requests it sent and averages over all of them, the first wave included; a row
   // whose client is known is simulated as that client ran, its warm-up sent and left out; for any other CSV row
   // enough waves are simulated to measure past the first.
-  const long warmup = static_cast<long>(run.warmup_requests_per_client) * clients;
+  const long warmup =
+      run.warmup_requests > 0 ? run.warmup_requests : static_cast<long>(run.warmup_requests_per_client) * clients;
   const long requests = run.num_requests > 0          ? run.num_requests
                         : run.requests_per_client > 0 ? warmup + static_cast<long>(run.requests_per_client) * clients
                                                       : requests_for_clients(clients);
@@ -458,6 +459,9 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
     const double warmup_fraction =
         warmup > 0 ? (static_cast<double>(warmup) + 0.5) / static_cast<double>(requests) : 0.0;
     scenario["measurement"] = {{"warmup_fraction", warmup_fraction}, {"cooldown_fraction", 0.0}};
+  }
+  if (run.warmup_requests > 0) {
+    note(std::to_string(run.warmup_requests) + " warm-up requests sent first and left out of the means");
   }
   if (run.requests_per_client > 0) {
     note((warmup > 0 ? std::to_string(run.warmup_requests_per_client) + " warm-up and " : std::string()) +

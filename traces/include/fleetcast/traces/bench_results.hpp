@@ -1,9 +1,10 @@
 #pragma once
 // Serving benchmark results as the benchmark clients write them: `vllm bench serve --save-result` (one JSON
-// object; `--append-result` adds one per line) and SGLang's `python -m sglang.bench_serving --output-file`
-// (one JSON object per line). Each record becomes a measured serving run (serving_results.hpp) the validator
-// maps to a scenario; what the files do not say about the deployment (GPU, layout) comes from the caller or
-// from the record's own metadata keys.
+// object; `--append-result` adds one per line), SGLang's `python -m sglang.bench_serving --output-file` (one JSON
+// object per line), and NVIDIA's AIPerf and genai-perf exports (profile_export_aiperf.json,
+// profile_export_genai_perf.json: metric blocks and the run's input_config; src/perf_export.hpp). Each record
+// becomes a measured serving run (serving_results.hpp) the validator maps to a scenario; what the files do not say
+// about the deployment (GPU, layout) comes from the caller or from the record's own metadata keys.
 
 #include <filesystem>
 #include <istream>
