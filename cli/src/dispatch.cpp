@@ -157,6 +157,8 @@ commands:
         and --server-config FILE (TensorRT-LLM's --extra_llm_api_options YAML, vLLM's or SGLang's --config YAML)
         give the layout, batch cap, step budget, chunking, memory fraction, KV format and block size, TensorRT-LLM's
         batch waiting and attention-DP balance; each record's notes list what was taken and what is not modelled.
+        A record that keeps its own launch (keys server_args or server_cmd, server_config or config_yaml, e.g.
+        vllm bench serve --metadata server_args="...") is mapped with it.
         The percentiles a file reports beside the means (median, p90, p95, p99 of TTFT, TPOT and end-to-end
         latency) are compared with the simulation's own (JSON: each row's "percentiles" and a summary).
   scenario --server-args CMD [--server-config YAML] --hardware H [--model M] [--precision P] [--runtime R]

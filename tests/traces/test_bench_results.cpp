@@ -294,3 +294,30 @@ TEST_CASE("AIPerf and genai-perf exports: metric blocks, the run's configuration
     CHECK(engine.first_bad_rows[0].reason.find("give --runtime") != std::string::npos);
   }
 }
+
+TEST_CASE("bench results: a record's own launch (server_cmd or server_args, config_yaml or server_config)",
+          "[traces][bench]") {
+  // A harness that keeps the serve command and the options file beside each result: each record is mapped as it
+  // was launched, whatever the command line says for the others.
+  const std::string launch =
+      R"(, "server_cmd": "mpirun -n 1 trtllm-serve /models/DeepSeek-R1-0528-NVFP4-v2 --tp_size=8 --ep_size=8",)"
+      R"( "config_yaml": "enable_attention_dp: true\nbatch_wait_timeout_iters: 40\nmax_batch_size: 64\n"})";
+  traces::BenchDeployment given;
+  given.hardware = "b200";
+  const auto r = parse(kVllmCore + R"(, "max_concurrency": 64, "request_rate": "inf")" + launch, given);
+  REQUIRE(r.runs.size() == 1);
+  const auto& run = r.runs[0];
+  CHECK(run.backend == "trtllm");  // the launch's engine, not the client's
+  CHECK(run.agg.tp == 1);
+  CHECK(run.agg.attention_dp == 8);
+  CHECK(run.agg.moe_ep == 8);
+  CHECK(run.agg.batch_size == 64);
+  CHECK(run.server_batch_wait_iters == 40);
+  CHECK(run.server_whole_prompts);
+  CHECK(run.model_path == "Qwen/Qwen3-32B");  // the record's model_id still wins
+  // A launch that cannot be read is this record's problem: skipped and counted, the others read.
+  const auto bad = parse(kVllmCore + R"(, "config_yaml": "max_batch_size: [1, 2\n"})" + "\n" + kVllmCore + "}", given);
+  CHECK(bad.rows == 2);
+  CHECK(bad.skipped == 1);
+  CHECK(bad.runs.size() == 1);
+}

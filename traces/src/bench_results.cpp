@@ -274,7 +274,26 @@ class RecordReader {
     const std::string model = pick("model", vllm ? pick("model_id", given_.model) : given_.model);
     run.model_path = model;
     run.precision = pick("precision", given_.precision);
+    // The record's own launch, where its writer kept it beside the result (vLLM's --metadata server_args="...", a
+    // harness that stores the serve command and the options file): for this record it replaces the command line's.
+    ServerSettings settings = given_.server;
+    const bool own_launch = !text(r, "server_args").empty() || !text(r, "server_cmd").empty() ||
+                            !text(r, "server_config").empty() || !text(r, "config_yaml").empty();
+    if (own_launch) {
+      const auto first = [&](const char* a, const char* b) { return text(r, a).empty() ? text(r, b) : text(r, a); };
+      const std::string cmd = first("server_args", "server_cmd"), yaml = first("server_config", "config_yaml");
+      const std::string where = file_ + " line " + std::to_string(line);
+      try {
+        settings =
+            merge_server_settings(cmd.empty() ? ServerSettings{} : parse_server_command(cmd, where + " launch"),
+                                  yaml.empty() ? ServerSettings{} : parse_server_config(yaml, where + " config"));
+      } catch (const InputError& e) {
+        return BadField{e.field(), e.value(), e.problem()};
+      }
+      if (run.model_path.empty()) run.model_path = settings.model;
+    }
     std::string runtime = pick("runtime", given_.runtime);
+    if (runtime.empty()) runtime = settings.engine;
     if (runtime.empty() && perf_export) {
       return BadField{"", "",
                       "an AIPerf or genai-perf export does not say which engine served the run: give --runtime "
@@ -291,6 +310,17 @@ class RecordReader {
     run.backend_version = text(r, "backend_version");
     run.mode = "agg";
     int layout[5] = {given_.tp, given_.pp, given_.dp, given_.ep, given_.max_num_seqs};
+    if (own_launch) {
+      try {
+        const ServerLayout l = server_layout(settings, runtime);
+        for (const auto& [k, v] : {std::pair{0, l.tp}, std::pair{1, l.pp}, std::pair{2, l.attention_dp},
+                                   std::pair{3, l.moe_ep}, std::pair{4, l.max_num_seqs}}) {
+          if (v > 0) layout[k] = v;
+        }
+      } catch (const InputError& e) {
+        return BadField{e.field(), e.value(), e.problem()};
+      }
+    }
     const char* keys[5] = {"tp", "pp", "dp", "ep", "max_num_seqs"};
     for (int k = 0; k < 5; ++k) {
       // A launcher's metadata may name the engine's own default instead of a number (ATOM runs write
@@ -314,7 +344,15 @@ class RecordReader {
     // No max_num_seqs given: left 0 for the mapping, which knows the GPU and gives the engine's own cap there
     // (the deployment spec's scheduler defaults).
     if (run.agg.batch_size == 0) note("max_num_seqs not given: " + runtime + "'s default for the GPU");
-    apply_server_settings(given_.server, run);
+    if (own_launch) {
+      try {
+        apply_server_settings(settings, run);
+      } catch (const InputError& e) {
+        return BadField{e.field(), e.value(), e.problem()};
+      }
+    } else {
+      apply_server_settings(settings, run);  // the command line's: a mistake there fails the command
+    }
     run.id = text(r, "id");
     if (run.id.empty()) {
       run.id = std::filesystem::path(file_).filename().string() + "#" + std::to_string(record);

@@ -17,7 +17,9 @@ namespace fleetcast::traces {
 
 // The deployment a benchmark measured, as far as the file does not say it. A record may carry the same keys
 // at its top level (vLLM's `--metadata hardware=h200 tp=8` writes them there), and a record's own key wins
-// over these defaults: hardware (or system), model, runtime, precision, tp, pp, dp, ep, max_num_seqs, id.
+// over these defaults: hardware (or system), model, runtime, precision, tp, pp, dp, ep, max_num_seqs, id. A record
+// that keeps its own launch (server_args or server_cmd: the serve command; server_config or config_yaml: the options
+// YAML) is mapped with it instead of `server`; one that cannot be read makes that record bad.
 struct BenchDeployment {
   std::string hardware;   // "h200", "b200_sxm": a hardware preset, suffixes as in the silicon CSV
   std::string model;      // Hugging Face id or preset name; vLLM records carry model_id, SGLang ones nothing
