@@ -9,6 +9,7 @@
 #include <set>
 
 #include "atomic_file.hpp"
+#include "bench_input.hpp"
 #include "commands.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile.hpp"
@@ -59,15 +60,20 @@ std::vector<calibration::UnseenModelAccuracy> read_unseen_model_table(const std:
 
 int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
-      "usage: fleetcast calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] "
+      "usage: fleetcast calibrate serving (--silicon FILE [--hardware H --runtime R] | --bench FILE... --hardware H "
+      "[--runtime R] [--tp N] [--pp N] [--dp N] [--ep N] [--model M] [--precision P] [--max-num-seqs N] "
+      "[--server-args CMD] [--server-config YAML]) [-o DIR] [--train-rows N] "
       "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory] "
       "[--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy "
       "FILE]]";
   std::string silicon, hardware, runtime, out_dir, accuracy_file;
   validation::ServingFitOptions options;
   bool cross_validate = false, benchmark_clients = false;
+  BenchInput bench;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
+    // --hardware and --runtime name the pair to fit, and for benchmark files the deployment too.
+    if (bench.take(args, i)) continue;
     if (a == "--bounded") {
       options.bounded = true;
       continue;
@@ -99,10 +105,6 @@ int run_calibrate_serving(const Args& args) {
     if (i + 1 >= args.size()) throw InputError("", "calibrate serving", a, usage_text);
     if (a == "--silicon") {
       silicon = args[++i];
-    } else if (a == "--hardware") {
-      hardware = args[++i];
-    } else if (a == "--runtime") {
-      runtime = args[++i];
     } else if (a == "-o") {
       out_dir = args[++i];
     } else if (a == "--train-rows") {
@@ -135,7 +137,21 @@ int run_calibrate_serving(const Args& args) {
       throw InputError("", "calibrate serving", a, usage_text);
     }
   }
-  if (silicon.empty()) throw InputError("", "calibrate serving", "", "--silicon FILE is required; " + usage_text);
+  if (silicon.empty() == bench.files.empty()) {
+    throw InputError("", "calibrate serving", "", "give either --silicon FILE or --bench FILE...; " + usage_text);
+  }
+  if (!silicon.empty() && (bench.has_launch() || bench.layout_flags.tp || !bench.given.model.empty())) {
+    throw InputError("", "calibrate serving", silicon,
+                     "a silicon CSV's rows carry their own deployment; the deployment flags go with --bench files");
+  }
+  hardware = bench.given.hardware;
+  runtime = bench.given.runtime;
+  if (!bench.files.empty()) {
+    // The files' runs say their pair once mapped (a GPU spelt h200_sxm is the h200 preset): every pair they hold.
+    if (hardware.empty()) throw InputError("", "--hardware", "", "which GPU the benchmark files measured");
+    hardware.clear();
+    runtime.clear();
+  }
   if (hardware.empty() != runtime.empty()) {
     throw InputError("", "calibrate serving", hardware + runtime, "give both --hardware and --runtime, or neither");
   }
@@ -152,8 +168,8 @@ int run_calibrate_serving(const Args& args) {
     throw InputError("", "-o", out_dir, "not a directory");
   }
   if (!accuracy_file.empty()) read_unseen_model_table(accuracy_file);  // a bad table is named before hours of fits
-  auto results = traces::read_silicon_csv(silicon);
-  if (!benchmark_clients) traces::forget_benchmark_clients(results);
+  auto results = silicon.empty() ? bench.read(false) : traces::read_silicon_csv(silicon);
+  if (!benchmark_clients && !silicon.empty()) traces::forget_benchmark_clients(results);
   options.benchmark_clients = benchmark_clients;
   // The (hardware, runtime) pairs of the aggregated rows that map, each with its models (for --cross-validate).
   std::map<std::pair<std::string, std::string>, std::set<std::string>> pairs;

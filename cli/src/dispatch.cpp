@@ -83,7 +83,9 @@ commands:
         collective latency, a MoE model's experts; at most the kernel-level figures; every fifth step held out),
         one profile for every pair given (one hardware and runtime), writes it as kind measured
         (FLEETCAST_PROFILE_DIR makes it the hardware's profile) and checks the steps with it.
-  calibrate serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N] [--iterations N]
+  calibrate serving (--silicon FILE [--hardware H --runtime R] | --bench FILE... --hardware H [--runtime R]
+                    [--tp N] [--pp N] [--dp N] [--ep N] [--model M] [--precision P] [--max-num-seqs N]
+                    [--server-args CMD] [--server-config YAML]) [-o DIR] [--train-rows N] [--iterations N]
                     [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory]
                     [--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
@@ -102,6 +104,8 @@ commands:
         forecasts of a model outside a fit's runs quote; needs --datasheet-profiles, since a fit in use saw
         the left-out models).
         --iterations 0 fits nothing: the fast replay's error of the profile in use, on the same rows.
+        --bench: your own benchmark files (as validate --bench reads them, closed-loop runs; at least 6 training
+        rows) instead of a silicon CSV, fitted for every (hardware, runtime) pair they hold.
         --benchmark-clients: as validate's. --no-experts fits no experts' efficiency (the routed experts at
         the GEMM rate, as the shipped profiles are fitted: a format's figure set by one model's rows does not
         carry to another model). --expert-memory, where the training rows hold dense and MoE models both,

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "atomic_file.hpp"
+#include "bench_input.hpp"
 #include "commands.hpp"
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
@@ -297,33 +298,11 @@ std::string markdown_groups(const validation::ValidationResult& r, const std::ve
   return out;
 }
 
-// Every record of every file, read before anything runs, so a bad file fails the command up front.
-traces::MeasuredServingResults read_bench_files(const std::vector<std::string>& files,
-                                                const traces::BenchDeployment& given, bool strict) {
-  traces::MeasuredServingResults all;
-  for (const std::string& f : files) {
-    traces::MeasuredServingResults one = traces::read_bench_results(f, given, strict);
-    all.file += (all.file.empty() ? "" : ", ") + one.file;
-    all.rows += one.rows;
-    all.skipped += one.skipped;
-    for (auto& b : one.first_bad_rows) {
-      if (all.first_bad_rows.size() < traces::kBadRowsKept) all.first_bad_rows.push_back(b);
-    }
-    for (auto& r : one.runs) all.runs.push_back(std::move(r));
-  }
-  for (const auto& b : all.first_bad_rows)
-    std::fprintf(stderr, "skipped record at line %ld: %s\n", b.line, b.reason.c_str());
-  return all;
-}
-
 }  // namespace
 
 int run_validate(const Args& args) {
   std::string silicon, json_out;
-  std::vector<std::string> bench_files;
-  traces::BenchDeployment given;
-  traces::LayoutFieldsGiven layout_flags;
-  std::string server_args, server_config;
+  BenchInput bench;
   bool strict = false, progress_json = false, summary_only = false, benchmark_clients = false, decompose = false;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int every = 1;
@@ -334,37 +313,9 @@ int run_validate(const Args& args) {
       if (i + 1 >= args.size()) throw InputError("", a, "", std::string("needs a value; ") + kUsage);
       return args[++i];
     };
+    if (bench.take(args, i)) continue;
     if (a == "--silicon") {
       silicon = value();
-    } else if (a == "--bench") {
-      bench_files.push_back(value());
-    } else if (a == "--hardware") {
-      given.hardware = value();
-    } else if (a == "--model") {
-      given.model = value();
-    } else if (a == "--runtime") {
-      given.runtime = value();
-    } else if (a == "--precision") {
-      given.precision = value();
-    } else if (a == "--tp") {
-      given.tp = whole_arg(a, value(), 1);
-      layout_flags.tp = true;
-    } else if (a == "--pp") {
-      given.pp = whole_arg(a, value(), 1);
-      layout_flags.pp = true;
-    } else if (a == "--dp") {
-      given.dp = whole_arg(a, value(), 1);
-      layout_flags.dp = true;
-    } else if (a == "--ep") {
-      given.ep = whole_arg(a, value(), 1);
-      layout_flags.ep = true;
-    } else if (a == "--max-num-seqs") {
-      given.max_num_seqs = whole_arg(a, value(), 1);
-      layout_flags.max_num_seqs = true;
-    } else if (a == "--server-args") {
-      server_args = value();
-    } else if (a == "--server-config") {
-      server_config = value();
     } else if (a == "--json") {
       json_out = value();
     } else if (a == "-j" || a == "--jobs") {
@@ -415,22 +366,15 @@ int run_validate(const Args& args) {
                      "FILE and no --split, --match or --every");
   }
   const std::vector<calibration::PairAccuracy> existing_accuracy = read_accuracy(accuracy, accuracy_schema);
-  if (silicon.empty() == bench_files.empty()) {
+  if (silicon.empty() == bench.files.empty()) {
     throw InputError("", "validate", "", std::string("give either --silicon FILE or --bench FILE...; ") + kUsage);
   }
-  if (!server_args.empty() || !server_config.empty()) {
-    if (!silicon.empty()) {
-      throw InputError("", server_config.empty() ? "--server-args" : "--server-config", "",
-                       "a silicon CSV's rows carry their own launch settings; engine settings go with --bench files");
-    }
-    traces::take_server_settings(
-        traces::merge_server_settings(
-            server_args.empty() ? traces::ServerSettings{} : traces::parse_server_command(server_args),
-            server_config.empty() ? traces::ServerSettings{} : traces::read_server_config(server_config)),
-        given, layout_flags);
+  if (bench.has_launch() && !silicon.empty()) {
+    throw InputError("", bench.server_config.empty() ? "--server-args" : "--server-config", "",
+                     "a silicon CSV's rows carry their own launch settings; engine settings go with --bench files");
   }
   traces::MeasuredServingResults results =
-      silicon.empty() ? read_bench_files(bench_files, given, strict) : traces::read_silicon_csv(silicon, strict);
+      silicon.empty() ? bench.read(strict) : traces::read_silicon_csv(silicon, strict);
   // A CSV row's client is inferred from its provenance and dropped unless asked for; a benchmark file states its
   // own lengths (random_range_ratio), which stay.
   if (!benchmark_clients && !silicon.empty()) traces::forget_benchmark_clients(results);

@@ -364,6 +364,37 @@ printf 'max_num_seqs: [1, 2\n' >"$work/bad.yml"
 "$bin" validate --bench "$bench/vllm-bench-result.json" --hardware h100 --tp 1 --server-config "$work/bad.yml" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q "bad.yml" "$work/err"; } && ok || bad "validate --bench, unparsable settings: $(cat "$work/err")"
 
+# calibrate serving --bench: runs whose "measured" means are the simulation's own under the profile in use give a
+# fit from the datasheet profile that reproduces them (0% on training and held-out rows), written as a profile.
+python3 - "$work/seed.jsonl" <<'PY'
+import json, sys
+runs = [(1, 512, 64), (2, 512, 64), (4, 1024, 64), (8, 512, 128), (16, 1024, 64), (32, 512, 64), (48, 2048, 64),
+        (64, 512, 128), (12, 1536, 96), (24, 768, 80)]
+with open(sys.argv[1], "w") as f:
+    for i, (c, isl, osl) in enumerate(runs):
+        n = 4 * c
+        f.write(json.dumps({"endpoint_type": "vllm", "model_id": "meta-llama/Llama-3.1-8B-Instruct", "num_prompts": n,
+                            "completed": n, "total_input_tokens": isl * n, "total_output_tokens": osl * n,
+                            "mean_ttft_ms": 100.0, "mean_tpot_ms": 10.0, "max_concurrency": c, "request_rate": "inf",
+                            "id": f"r{i}"}) + "\n")
+PY
+"$bin" validate --bench "$work/seed.jsonl" --hardware h100 --tp 1 -j 2 --json "$work/seed.json" >/dev/null 2>"$work/err" &&
+  python3 - "$work/seed.jsonl" "$work/seed.json" "$work/made.jsonl" <<'PY' &&
+import json, sys
+predicted = {r["id"]: r for r in json.load(open(sys.argv[2]))["rows"]}
+with open(sys.argv[3], "w") as f:
+    for line in open(sys.argv[1]):
+        r = json.loads(line)
+        r["mean_ttft_ms"], r["mean_tpot_ms"] = predicted[r["id"]]["predicted_ttft_ms"], predicted[r["id"]]["predicted_tpot_ms"]
+        f.write(json.dumps(r) + "\n")
+PY
+  mkdir -p "$work/fit" && "$bin" --datasheet-profiles calibrate serving --bench "$work/made.jsonl" --hardware h100 \
+    --runtime vllm --tp 1 -o "$work/fit" >"$work/out" 2>>"$work/err"
+{ [ $? -eq 0 ] && grep -q "^h100     vllm    1 in 5 by id .* ->   0%/  0% | .* ->   0%/  0% |" "$work/out" &&
+  grep -q '"kind": "fitted"' "$work/fit/h100-vllm.json"; } && ok || bad "calibrate serving --bench: $(cat "$work/out" "$work/err")"
+"$bin" calibrate serving --bench "$work/made.jsonl" --silicon "$silicon" --hardware h100 >/dev/null 2>"$work/err"
+[ $? -eq 2 ] && ok || bad "calibrate serving with both --bench and --silicon: $(cat "$work/err")"
+
 # scenario: a deployment as its serve command starts it, with another scenario's workload carried unchanged; a batch
 # cap below the clients makes requests wait for a slot, so flipping --max-num-seqs from 64 to 4 at 32 closed-loop
 # clients must raise the TTFT.

@@ -1,0 +1,88 @@
+#include "bench_input.hpp"
+
+#include <cstdio>
+
+#include "fleetcast/specs/error.hpp"
+#include "fleetcast/traces/server_config.hpp"
+
+namespace fleetcast::cli {
+namespace {
+
+int whole_arg(const std::string& flag, const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const int v = std::stoi(text, &used);
+    if (used == text.size() && v >= 1) return v;
+  } catch (const std::exception&) {
+  }
+  throw InputError("", flag, text, "expected a whole number >= 1");
+}
+
+}  // namespace
+
+bool BenchInput::take(const Args& args, std::size_t& i) {
+  const std::string& a = args[i];
+  const auto value = [&]() -> const std::string& {
+    if (i + 1 >= args.size()) throw InputError("", a, "", "needs a value");
+    return args[++i];
+  };
+  const auto layout = [&](int& field, bool& given_flag) {
+    field = whole_arg(a, value());
+    given_flag = true;
+  };
+  if (a == "--bench") {
+    files.push_back(value());
+  } else if (a == "--hardware") {
+    given.hardware = value();
+  } else if (a == "--model") {
+    given.model = value();
+  } else if (a == "--runtime") {
+    given.runtime = value();
+  } else if (a == "--precision") {
+    given.precision = value();
+  } else if (a == "--tp") {
+    layout(given.tp, layout_flags.tp);
+  } else if (a == "--pp") {
+    layout(given.pp, layout_flags.pp);
+  } else if (a == "--dp") {
+    layout(given.dp, layout_flags.dp);
+  } else if (a == "--ep") {
+    layout(given.ep, layout_flags.ep);
+  } else if (a == "--max-num-seqs") {
+    layout(given.max_num_seqs, layout_flags.max_num_seqs);
+  } else if (a == "--server-args") {
+    server_args = value();
+  } else if (a == "--server-config") {
+    server_config = value();
+  } else {
+    return false;
+  }
+  return true;
+}
+
+traces::MeasuredServingResults BenchInput::read(bool strict) const {
+  traces::BenchDeployment deployment = given;
+  if (has_launch()) {
+    traces::take_server_settings(
+        traces::merge_server_settings(
+            server_args.empty() ? traces::ServerSettings{} : traces::parse_server_command(server_args),
+            server_config.empty() ? traces::ServerSettings{} : traces::read_server_config(server_config)),
+        deployment, layout_flags);
+  }
+  traces::MeasuredServingResults all;
+  for (const std::string& f : files) {
+    traces::MeasuredServingResults one = traces::read_bench_results(f, deployment, strict);
+    all.file += (all.file.empty() ? "" : ", ") + one.file;
+    all.rows += one.rows;
+    all.skipped += one.skipped;
+    for (auto& b : one.first_bad_rows) {
+      if (all.first_bad_rows.size() < traces::kBadRowsKept) all.first_bad_rows.push_back(b);
+    }
+    for (auto& r : one.runs) all.runs.push_back(std::move(r));
+  }
+  for (const auto& b : all.first_bad_rows)
+    std::fprintf(stderr, "skipped record at line %ld: %s\n", b.line, b.reason.c_str());
+  return all;
+}
+
+}  // namespace fleetcast::cli

@@ -1,0 +1,31 @@
+#pragma once
+// Measured runs from benchmark-client files (`--bench FILE...`), with what the files do not say given on the command
+// line (GPU, layout, model, runtime) and the engine's launch (--server-args, --server-config): one reader for
+// `validate` and `calibrate serving`.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "fleetcast/traces/bench_results.hpp"
+
+namespace fleetcast::cli {
+
+struct BenchInput {
+  std::vector<std::string> files;
+  traces::BenchDeployment given;
+  traces::LayoutFieldsGiven layout_flags;
+  std::string server_args, server_config;
+
+  // Takes args[i] and its value when it is one of the flags above (--bench, --hardware, --model, --runtime,
+  // --precision, --tp, --pp, --dp, --ep, --max-num-seqs, --server-args, --server-config), advancing i; false for
+  // any other argument. InputError for a missing or bad value.
+  bool take(const Args& args, std::size_t& i);
+  bool has_launch() const { return !server_args.empty() || !server_config.empty(); }
+  // The launch merged into the deployment, then every record of every file, read before anything runs so that a bad
+  // file fails up front; skipped records are listed on stderr.
+  traces::MeasuredServingResults read(bool strict) const;
+};
+
+}  // namespace fleetcast::cli
