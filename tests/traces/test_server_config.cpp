@@ -68,6 +68,9 @@ TEST_CASE("a trtllm-serve command line: launchers skipped, the model and every f
   CHECK(value_of(s, "trust_remote_code") == "true");
   CHECK(value_of(s, "n") == "(absent)");  // mpirun's -n 1 is the launcher's
   CHECK(value_of(s, "oversubscribe") == "(absent)");
+  // Its `serve` subcommand spelling.
+  CHECK(parse_server_command("trtllm-serve serve nvidia/Llama-3.1-8B-Instruct-FP8 --tp_size 2").model ==
+        "nvidia/Llama-3.1-8B-Instruct-FP8");
 }
 
 TEST_CASE("TensorRT-LLM: command and options file give attention DP over tp_size GPUs and the scheduler's settings",

@@ -402,7 +402,7 @@ ServerSettings parse_server_command(const std::string& command, const std::strin
     const bool serve_next = i + 1 < words.size() && words[i + 1] == "serve";
     if (base == "trtllm-serve") {
       s.engine = "trtllm";
-      first = i + 1;
+      first = i + (serve_next ? 2 : 1);  // `trtllm-serve serve MODEL` as well as `trtllm-serve MODEL`
       positional_model = true;
     } else if ((base == "vllm" || base == "sglang") && serve_next) {
       s.engine = base;
