@@ -135,6 +135,18 @@ TEST_CASE("vLLM: -tp, data parallel and expert parallel over tp x dp; its memory
   CHECK(r.server_kv_cache == "fp8");
   CHECK(r.server_chunk_tokens == 2048);
   CHECK_FALSE(r.server_whole_prompts);  // vLLM chunks unless told not to
+  // Online quantisation sets the weights' format unless the run states one; a method the models do not know is noted.
+  MeasuredServingRun q = run_of("vllm");
+  apply_server_settings(parse_server_command("vllm serve m --quantization fp8"), q);
+  CHECK(q.precision == "fp8");
+  MeasuredServingRun stated = run_of("vllm");
+  stated.precision = "bf16";
+  apply_server_settings(parse_server_command("vllm serve m --quantization modelopt_fp4"), stated);
+  CHECK(stated.precision == "bf16");
+  MeasuredServingRun odd = run_of("sglang");
+  apply_server_settings(parse_server_command("python -m sglang.launch_server --quantization bitsandbytes"), odd);
+  CHECK(odd.precision.empty());
+  CHECK(odd.notes.find("not modelled: quantization bitsandbytes") != std::string::npos);
 }
 
 TEST_CASE("SGLang: DP attention splits tp_size, -1 turns chunking off, a list flag takes its numbers",

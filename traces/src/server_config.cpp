@@ -65,6 +65,7 @@ enum class Meaning {
   mixed_chunk,
   recv_interval,
   prefill_delayer,
+  quantization,
   model,
   ignored
 };
@@ -121,6 +122,7 @@ constexpr KeyRule kRules[] = {
     {"enable_mixed_chunk", kSglang, Meaning::mixed_chunk},
     {"scheduler_recv_interval", kSglang, Meaning::recv_interval},
     {"enable_prefill_delayer", kSglang, Meaning::prefill_delayer},
+    {"quantization", kVllm | kSglang, Meaning::quantization},
     {"model_path", kSglang, Meaning::model},
     {"model", kTrt | kVllm | kSglang, Meaning::model},
     // The engines' own keys that change nothing modelled; they still name the engine.
@@ -272,6 +274,17 @@ std::vector<std::string> shell_words(const std::string& command) {
   if (quote != 0) throw InputError("", "--server-args", command.substr(0, 60), "an unclosed quote");
   if (in_word) words.push_back(word);
   return words;
+}
+
+// The weights' format a --quantization method names ("fp8", "modelopt_fp4", "mxfp4", "awq"), as a measured run's
+// precision; "" for a method that names none the models know.
+std::string quantized_precision(const std::string& method) {
+  const std::string m = lower(method);
+  if (m == "fp8" || m == "ptpc_fp8" || m == "fbgemm_fp8" || m == "w8a8_fp8" || m == "modelopt") return "fp8";
+  if (m == "modelopt_fp4" || m == "nvfp4") return "nvfp4";
+  if (m == "mxfp4") return "mxfp4";
+  if (m == "awq" || m == "awq_marlin" || m == "gptq" || m == "gptq_marlin" || m == "w4afp8") return "int4";
+  return "";
 }
 
 bool is_bool_text(const std::string& v) {
@@ -684,6 +697,15 @@ void apply_server_settings(const ServerSettings& s, MeasuredServingRun& run) {
         break;
       case Meaning::prefill_delayer:
         run.server_prefill_delayer = read.flag(e);
+        break;
+      case Meaning::quantization:
+        // vLLM's and SGLang's online quantisation of the checkpoint's weights: the run's precision, unless given.
+        if (const std::string p = quantized_precision(e.value); p.empty()) {
+          not_modelled += (not_modelled.empty() ? "" : ", ") + e.key + " " + e.value;
+          continue;
+        } else if (run.precision.empty()) {
+          run.precision = p;
+        }
         break;
       default:
         break;  // the layout and the model: server_layout and the caller
