@@ -4,21 +4,9 @@
 
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/server_config.hpp"
+#include "number_arg.hpp"
 
 namespace fleetcast::cli {
-namespace {
-
-int whole_arg(const std::string& flag, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const int v = std::stoi(text, &used);
-    if (used == text.size() && v >= 1) return v;
-  } catch (const std::exception&) {
-  }
-  throw InputError("", flag, text, "expected a whole number >= 1");
-}
-
-}  // namespace
 
 bool BenchInput::take(const Args& args, std::size_t& i) {
   const std::string& a = args[i];
@@ -27,7 +15,7 @@ bool BenchInput::take(const Args& args, std::size_t& i) {
     return args[++i];
   };
   const auto layout = [&](int& field, bool& given_flag) {
-    field = whole_arg(a, value());
+    field = whole_number_arg(a, value(), 1);
     given_flag = true;
   };
   if (a == "--bench") {

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "fleetcast/specs/error.hpp"
+
 namespace fleetcast::cli {
 
 inline std::optional<double> parse_number(const std::string& text) {
@@ -15,6 +17,15 @@ inline std::optional<double> parse_number(const std::string& text) {
   } catch (const std::exception&) {
   }
   return std::nullopt;
+}
+
+// A whole number >= min given to `flag`, or an InputError naming the flag and the text.
+inline int whole_number_arg(const std::string& flag, const std::string& text, int min) {
+  const auto v = parse_number(text);
+  if (!v || *v != static_cast<double>(static_cast<long long>(*v)) || *v < min || *v > 2147483647.0) {
+    throw InputError("", flag, text, "expected a whole number >= " + std::to_string(min));
+  }
+  return static_cast<int>(*v);
 }
 
 }  // namespace fleetcast::cli

@@ -15,6 +15,7 @@
 #include "fleetcast/traces/bench_results.hpp"
 #include "fleetcast/traces/server_config.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
+#include "number_arg.hpp"
 
 namespace fleetcast::cli {
 namespace {
@@ -35,16 +36,6 @@ nlohmann::json scenario_json(const std::string& arg) {
   }
   if (specs::has_preset(specs::PresetKind::scenario, arg)) return specs::preset_json(specs::PresetKind::scenario, arg);
   throw InputError("", "--from", arg, "neither a scenario file nor a shipped scenario (fleetcast presets scenarios)");
-}
-
-int whole(const std::string& flag, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const int v = std::stoi(text, &used);
-    if (used == text.size() && v >= 1) return v;
-  } catch (const std::exception&) {
-  }
-  throw InputError("", flag, text, "a whole number >= 1");
 }
 
 }  // namespace
@@ -72,7 +63,7 @@ int run_scenario(const Args& args) {
     } else if (a == "--runtime") {
       given.runtime = value();
     } else if (a == "--nodes") {
-      nodes = whole(a, value());
+      nodes = whole_number_arg(a, value(), 1);
     } else if (a == "--from") {
       from = value();
     } else if (a == "-o" || a == "--output") {

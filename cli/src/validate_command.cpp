@@ -27,6 +27,7 @@
 #include "fleetcast/traces/serving_results.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
+#include "number_arg.hpp"
 #include "validate_decomposition.hpp"
 
 namespace fleetcast::cli {
@@ -38,16 +39,6 @@ constexpr const char* kUsage =
     "OUT] [-j N] [--strict] [--match TEXT] "
     "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] "
     "[--benchmark-clients] [--decompose] [--accuracy FILE]";
-
-int whole_arg(const std::string& flag, const std::string& text, int min) {
-  try {
-    std::size_t used = 0;
-    const int v = std::stoi(text, &used);
-    if (used == text.size() && v >= min) return v;
-  } catch (const std::exception&) {
-  }
-  throw InputError("", flag, text, "expected a whole number >= " + std::to_string(min));
-}
 
 void print_rows(const validation::ValidationResult& r) {
   std::printf("%-72s %10s %10s %7s %9s %9s %7s\n", "id", "TTFT meas", "pred (ms)", "APE", "TPOT meas", "pred (ms)",
@@ -319,9 +310,9 @@ int run_validate(const Args& args) {
     } else if (a == "--json") {
       json_out = value();
     } else if (a == "-j" || a == "--jobs") {
-      jobs = whole_arg(a, value(), 1);
+      jobs = whole_number_arg(a, value(), 1);
     } else if (a == "--every") {
-      every = whole_arg(a, value(), 1);
+      every = whole_number_arg(a, value(), 1);
     } else if (a == "--match") {
       match = value();
     } else if (a == "--split") {
