@@ -16,7 +16,12 @@ CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const specs::Re
 
   double batch = d.scheduler.max_num_seqs;
   est.limited_by = "max_num_seqs";
-  const double kv_per_seq = kv_bytes_per_gpu(s.model, d, in + out / 2.0);
+  // A sequence holds its prompt and, on average over its life, half its output; TensorRT-LLM's guaranteed_no_evict
+  // admits a request only when the KV every started request holds at completion fits, so there each holds its whole
+  // length from the start.
+  const bool reserves_whole_length = d.scheduler.policy == specs::SchedulerPolicy::trtllm &&
+                                     d.scheduler.capacity == specs::CapacityPolicy::guaranteed_no_evict;
+  const double kv_per_seq = kv_bytes_per_gpu(s.model, d, in + (reserves_whole_length ? out : out / 2.0));
   const double kv_batch = std::floor(memory.kv_bytes / kv_per_seq);
   if (kv_batch < batch) {
     batch = kv_batch;
@@ -45,14 +50,30 @@ CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const specs::Re
   shape.draft_tokens = drafts;
   const int decodes = static_cast<int>(std::lround(batch));
   shape.decode_contexts.assign(static_cast<std::size_t>(decodes), static_cast<int>(in + out / 2.0));
-  // Prefill work of the step as whole-prompt chunks (plus a remainder) starting from an empty cache.
-  double prefill = batch * accept * in / out;
-  while (prefill >= 1.0) {
-    const double chunk = std::min(prefill, in);
-    shape.prefill.push_back({static_cast<int>(std::lround(chunk)), 0, true});
-    prefill -= chunk;
+  // Prefill work per decode step, as whole-prompt chunks (plus a remainder) starting from an empty cache.
+  const auto add_prompts = [&](BatchShape& step, double tokens) {
+    while (tokens >= 1.0) {
+      const double chunk = std::min(tokens, in);
+      step.prefill.push_back({static_cast<int>(std::lround(chunk)), 0, true});
+      tokens -= chunk;
+    }
+  };
+  const double prefill = batch * accept * in / out;
+  // SGLang (without --enable-mixed-chunk) and ATOM never put prompts and decodes in one step: a prefill step runs
+  // alone and the decodes wait for it, streaming the weights once more. A cycle is then one decode step of the batch
+  // and the prefill steps, each at most the step's prompt budget, that admit its replacements.
+  const bool separate_prefill = (d.scheduler.policy == specs::SchedulerPolicy::sglang && !d.scheduler.mixed_chunk) ||
+                                d.scheduler.policy == specs::SchedulerPolicy::atom;
+  if (separate_prefill) {
+    const double per_step = d.scheduler.chunk_tokens > 0 ? std::min<double>(budget, d.scheduler.chunk_tokens) : budget;
+    BatchShape prefill_step;
+    add_prompts(prefill_step, std::min(prefill, per_step));
+    const double prefill_s = prefill_step.prefill.empty() ? 0.0 : model.predict(prefill_step).total_s;
+    est.step_s = model.predict(shape).total_s + (prefill > per_step ? prefill / per_step : 1.0) * prefill_s;
+  } else {
+    add_prompts(shape, prefill);
+    est.step_s = model.predict(shape).total_s;  // every DP rank running `shape`
   }
-  est.step_s = model.predict(shape).total_s;  // every DP rank running `shape`
   est.batch_per_replica = batch * dp;
   est.requests_per_s = d.num_replicas() * est.batch_per_replica * accept / (out * est.step_s);
   return est;

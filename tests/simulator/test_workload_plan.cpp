@@ -88,8 +88,8 @@ TEST_CASE("closed-loop classes share the requests by their expected rate", "[pla
   const auto s = test::parse(j);
   const simulator::StepTimeModel model(s.model, s.deployment,
                                        calibration::datasheet_profile(s.deployment.hardware, "vllm"));
-  const auto at_four = simulator::estimate_capacity(s, s.workload.classes[1], model,
-                                                    simulator::plan_memory(s.model, s.deployment), 4.0);
+  const auto at_four =
+      simulator::estimate_capacity(s, s.workload.classes[1], model, simulator::plan_memory(s.model, s.deployment), 4.0);
   CHECK(at_four.limited_by == "clients");
   CHECK(at_four.batch_per_replica == 4.0);
   CHECK(agents.expected_rate_per_s == Approx(4.0 / (1.0 + 50.0 * at_four.step_s)));
@@ -98,4 +98,60 @@ TEST_CASE("closed-loop classes share the requests by their expected rate", "[pla
   CHECK(plan.classes[0].requests + agents.requests == 900);
   CHECK(static_cast<double>(agents.requests) / plan.classes[0].requests ==
         Approx(agents.expected_rate_per_s / 2.0).epsilon(0.02));
+}
+
+TEST_CASE("capacity: engines that run prompts in steps of their own pay for those steps apart from the decodes",
+          "[plan]") {
+  // 64 sequences of 500 in / 50 out on one H100: a decode step of 64 and, per decode step, 640 prompt tokens.
+  auto j = test::small_scenario();
+  const auto estimate = [&](const nlohmann::json& scheduler) {
+    j["deployment"]["scheduler"] = scheduler;
+    const auto s = test::parse(j);
+    const simulator::StepTimeModel model(s.model, s.deployment,
+                                         calibration::datasheet_profile(s.deployment.hardware, "vllm"));
+    return std::pair{
+        simulator::estimate_capacity(s, s.workload.classes[0], model, simulator::plan_memory(s.model, s.deployment)),
+        model};
+  };
+  const nlohmann::json base = {{"max_num_seqs", 64}, {"max_num_batched_tokens", 2048}};
+  auto sglang = base;
+  sglang["policy"] = "sglang";
+  const auto [separate, model] = estimate(sglang);
+  simulator::BatchShape decodes, prompts;
+  decodes.decode_contexts.assign(64, 525);
+  prompts.prefill = {{500, 0, true}, {140, 0, true}};
+  // SGLang: one decode step of the batch, then one prefill step of its 640 replacement tokens.
+  CHECK(separate.step_s == Approx(model.predict(decodes).total_s + model.predict(prompts).total_s));
+  // vLLM (and SGLang with --enable-mixed-chunk) put both in one step, streaming the weights once: more requests/s.
+  const auto mixed = estimate(base).first;
+  auto mixed_sglang = sglang;
+  mixed_sglang["mixed_chunk"] = true;
+  CHECK(estimate(mixed_sglang).first.step_s == Approx(mixed.step_s));
+  CHECK(separate.requests_per_s < mixed.requests_per_s);
+  CHECK(separate.requests_per_s == Approx(64.0 / (50.0 * separate.step_s)));
+}
+
+TEST_CASE("capacity: TensorRT-LLM's guaranteed_no_evict holds a request's whole length in the KV cache", "[plan]") {
+  // Long requests on one H100 so that the KV cache, not the batch cap, sets the batch: vLLM fits prompts plus half
+  // their outputs, TensorRT-LLM's no-evict admission prompts plus whole outputs.
+  auto j = test::small_scenario();
+  j["workload"]["input_tokens"] = {{"kind", "fixed"}, {"value", 8000}};
+  j["workload"]["output_tokens"] = {{"kind", "fixed"}, {"value", 2000}};
+  j["model"] = specs::preset_json(specs::PresetKind::model, "llama-3.1-8b");
+  const auto batch_under = [&](const char* policy) {
+    j["deployment"]["scheduler"] = {{"policy", policy}, {"max_num_seqs", 1024}, {"max_num_batched_tokens", 65536}};
+    const auto s = test::parse(j);
+    const simulator::StepTimeModel model(s.model, s.deployment,
+                                         calibration::datasheet_profile(s.deployment.hardware, "vllm"));
+    const auto memory = simulator::plan_memory(s.model, s.deployment);
+    const auto est = simulator::estimate_capacity(s, s.workload.classes[0], model, memory);
+    CHECK(est.limited_by == "kv_cache");
+    return std::pair{est.batch_per_replica, memory.kv_bytes};
+  };
+  const auto [vllm, vllm_kv] = batch_under("vllm");
+  const auto [trtllm, trtllm_kv] = batch_under("trtllm");  // its memory plan sizes the cache its own way
+  const auto s = test::parse(j);
+  CHECK(vllm == std::floor(vllm_kv / simulator::kv_bytes_per_gpu(s.model, s.deployment, 9000.0)));
+  CHECK(trtllm == std::floor(trtllm_kv / simulator::kv_bytes_per_gpu(s.model, s.deployment, 10000.0)));
+  CHECK(trtllm / trtllm_kv < vllm / vllm_kv);
 }

@@ -20,7 +20,10 @@ struct CapacityEstimate {
 
 // A saturated replica runs B sequences; each request needs `mean input` prefill tokens and `mean output`
 // steps, so a step carries B decodes plus B x in / out prefill tokens and finishes B / out requests. With
-// speculative decoding a decode runs 1 + n tokens and a request needs out / (acceptance length) steps.
+// speculative decoding a decode runs 1 + n tokens and a request needs out / (acceptance length) steps. Where the
+// policy runs prompts in steps of their own (SGLang without mixed_chunk, ATOM) the step time is that of a cycle:
+// the decode step plus the prefill steps; TensorRT-LLM's guaranteed_no_evict holds in + out per sequence in the KV
+// cache, the others in + out / 2 (docs/MODEL.md, Capacity estimate).
 // The whole deployment serving class `c` alone, with at most `max_batch_per_replica` sequences per replica
 // (closed-loop clients cap the batch at their number).
 CapacityEstimate estimate_capacity(const specs::ScenarioSpec& s, const specs::RequestClass& c,
