@@ -344,14 +344,11 @@ class RecordReader {
     // No max_num_seqs given: left 0 for the mapping, which knows the GPU and gives the engine's own cap there
     // (the deployment spec's scheduler defaults).
     if (run.agg.batch_size == 0) note("max_num_seqs not given: " + runtime + "'s default for the GPU");
-    if (own_launch) {
-      try {
-        apply_server_settings(settings, run);
-      } catch (const InputError& e) {
-        return BadField{e.field(), e.value(), e.problem()};
-      }
-    } else {
-      apply_server_settings(settings, run);  // the command line's: a mistake there fails the command
+    try {
+      apply_server_settings(settings, run);
+    } catch (const InputError& e) {
+      if (!own_launch) throw;  // the command line's launch: a mistake there fails the command
+      return BadField{e.field(), e.value(), e.problem()};
     }
     run.id = text(r, "id");
     if (run.id.empty()) {
