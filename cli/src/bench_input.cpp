@@ -48,18 +48,23 @@ bool BenchInput::take(const Args& args, std::size_t& i) {
   return true;
 }
 
-traces::MeasuredServingResults BenchInput::read(bool strict) const {
-  traces::BenchDeployment deployment = given;
+traces::BenchDeployment BenchInput::deployment() const {
+  traces::BenchDeployment merged = given;
   if (has_launch()) {
     traces::take_server_settings(
         traces::merge_server_settings(
             server_args.empty() ? traces::ServerSettings{} : traces::parse_server_command(server_args),
             server_config.empty() ? traces::ServerSettings{} : traces::read_server_config(server_config)),
-        deployment, layout_flags);
+        merged, layout_flags);
   }
+  return merged;
+}
+
+traces::MeasuredServingResults BenchInput::read(bool strict) const {
+  const traces::BenchDeployment merged = deployment();
   traces::MeasuredServingResults all;
   for (const std::string& f : files) {
-    traces::MeasuredServingResults one = traces::read_bench_results(f, deployment, strict);
+    traces::MeasuredServingResults one = traces::read_bench_results(f, merged, strict);
     all.file += (all.file.empty() ? "" : ", ") + one.file;
     all.rows += one.rows;
     all.skipped += one.skipped;

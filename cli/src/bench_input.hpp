@@ -1,7 +1,7 @@
 #pragma once
 // Measured runs from benchmark-client files (`--bench FILE...`), with what the files do not say given on the command
 // line (GPU, layout, model, runtime) and the engine's launch (--server-args, --server-config): one reader for
-// `validate` and `calibrate serving`.
+// `validate`, `calibrate serving` and `scenario`.
 
 #include <cstddef>
 #include <string>
@@ -23,8 +23,11 @@ struct BenchInput {
   // any other argument. InputError for a missing or bad value.
   bool take(const Args& args, std::size_t& i);
   bool has_launch() const { return !server_args.empty() || !server_config.empty(); }
-  // The launch merged into the deployment, then every record of every file, read before anything runs so that a bad
-  // file fails up front; skipped records are listed on stderr.
+  // The deployment with the launch merged in (traces::take_server_settings): its engine, model and layout where the
+  // flags left them open; InputError where they contradict it.
+  traces::BenchDeployment deployment() const;
+  // Every record of every file under deployment(), read before anything runs so that a bad file fails up front;
+  // skipped records are listed on stderr.
   traces::MeasuredServingResults read(bool strict) const;
 };
 

@@ -166,10 +166,11 @@ commands:
         The percentiles a file reports beside the means (median, p90, p95, p99 of TTFT, TPOT and end-to-end
         latency) are compared with the simulation's own (JSON: each row's "percentiles" and a summary).
   scenario --server-args CMD [--server-config YAML] --hardware H [--model M] [--precision P] [--runtime R]
-           [--nodes N] [--from SCENARIO] [-o OUT]
+           [--tp N] [--pp N] [--dp N] [--ep N] [--max-num-seqs N] [--nodes N] [--from SCENARIO] [-o OUT]
         A deployment as its serve command starts it (the launch read as validate --bench reads it: layout,
         batch cap, step budget, chunking, memory, KV format, the engine's defaults for the GPU where it says
-        nothing), with the workload, seed, request count and cost of SCENARIO (default: the shipped default), as
+        nothing; the layout flags fill what it leaves out and may not contradict it), with the workload, seed,
+        request count and cost of SCENARIO (default: the shipped default), as
         a scenario for simulate, sweep and plan. --nodes N: that many nodes of replicas. Change a flag in the
         command, write it again and simulate both to see what the flag does.
   presets [models|hardware|scenarios]

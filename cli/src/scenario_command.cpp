@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "atomic_file.hpp"
+#include "bench_input.hpp"
 #include "commands.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/presets.hpp"
-#include "fleetcast/traces/bench_results.hpp"
 #include "fleetcast/traces/server_config.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
 #include "number_arg.hpp"
@@ -22,7 +22,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: fleetcast scenario (--server-args CMD | --server-config YAML)... --hardware H [--model M] [--precision P] "
-    "[--runtime R] [--nodes N] [--from SCENARIO] [-o OUT]";
+    "[--runtime R] [--tp N] [--pp N] [--dp N] [--ep N] [--max-num-seqs N] [--nodes N] [--from SCENARIO] [-o OUT]";
 
 // A scenario's JSON as written: a file, or a shipped preset's by name.
 nlohmann::json scenario_json(const std::string& arg) {
@@ -41,8 +41,8 @@ nlohmann::json scenario_json(const std::string& arg) {
 }  // namespace
 
 int run_scenario(const Args& args) {
-  std::string server_args, server_config, from = "default", out;
-  traces::BenchDeployment given;
+  std::string from = "default", out;
+  BenchInput launch;  // its --bench is not taken here
   int nodes = 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -50,19 +50,8 @@ int run_scenario(const Args& args) {
       if (i + 1 >= args.size()) throw InputError("", a, "", std::string("needs a value; ") + kUsage);
       return args[++i];
     };
-    if (a == "--server-args") {
-      server_args = value();
-    } else if (a == "--server-config") {
-      server_config = value();
-    } else if (a == "--hardware") {
-      given.hardware = value();
-    } else if (a == "--model") {
-      given.model = value();
-    } else if (a == "--precision") {
-      given.precision = value();
-    } else if (a == "--runtime") {
-      given.runtime = value();
-    } else if (a == "--nodes") {
+    if (a != "--bench" && launch.take(args, i)) continue;
+    if (a == "--nodes") {
       nodes = whole_number_arg(a, value(), 1);
     } else if (a == "--from") {
       from = value();
@@ -72,18 +61,15 @@ int run_scenario(const Args& args) {
       throw InputError("", "scenario", a, kUsage);
     }
   }
-  if (server_args.empty() && server_config.empty()) {
+  if (!launch.has_launch()) {
     throw InputError("", "scenario", "",
                      std::string("give the launch: --server-args and/or --server-config; ") + kUsage);
   }
-  if (given.hardware.empty()) throw InputError("", "--hardware", "", std::string("which GPU it runs on; ") + kUsage);
+  if (launch.given.hardware.empty()) {
+    throw InputError("", "--hardware", "", std::string("which GPU it runs on; ") + kUsage);
+  }
   nlohmann::json scenario = scenario_json(from);
-
-  traces::take_server_settings(
-      traces::merge_server_settings(
-          server_args.empty() ? traces::ServerSettings{} : traces::parse_server_command(server_args),
-          server_config.empty() ? traces::ServerSettings{} : traces::read_server_config(server_config)),
-      given, {});
+  const traces::BenchDeployment given = launch.deployment();
   if (given.model.empty()) {
     throw InputError(given.server.source, "model", "", "the launch names no model: give --model");
   }
