@@ -1,6 +1,8 @@
 #include "bench_input.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/server_config.hpp"
@@ -60,10 +62,37 @@ traces::BenchDeployment BenchInput::deployment() const {
   return merged;
 }
 
+namespace {
+
+// The result files a --bench argument names: the file itself, or under a directory every AIPerf and genai-perf export
+// (an artifacts tree holds one per run, beside inputs and per-request records that are not results), sorted by path.
+std::vector<std::string> result_files(const std::string& arg) {
+  if (!std::filesystem::is_directory(arg)) return {arg};
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(arg)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && (name == "profile_export_aiperf.json" || name == "profile_export_genai_perf.json"))
+      found.push_back(entry.path().string());
+  }
+  if (found.empty()) {
+    throw InputError(arg, "", "",
+                     "no profile_export_aiperf.json or profile_export_genai_perf.json under the directory: give the "
+                     "result files themselves");
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
+
 traces::MeasuredServingResults BenchInput::read(bool strict) const {
   const traces::BenchDeployment merged = deployment();
+  std::vector<std::string> paths;
+  for (const std::string& arg : files) {
+    for (std::string& f : result_files(arg)) paths.push_back(std::move(f));
+  }
   traces::MeasuredServingResults all;
-  for (const std::string& f : files) {
+  for (const std::string& f : paths) {
     traces::MeasuredServingResults one = traces::read_bench_results(f, merged, strict);
     all.file += (all.file.empty() ? "" : ", ") + one.file;
     all.rows += one.rows;

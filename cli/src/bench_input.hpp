@@ -27,7 +27,7 @@ struct BenchInput {
   // flags left them open; InputError where they contradict it.
   traces::BenchDeployment deployment() const;
   // Every record of every file under deployment(), read before anything runs so that a bad file fails up front;
-  // skipped records are listed on stderr.
+  // skipped records are listed on stderr. A directory stands for the AIPerf and genai-perf exports under it.
   traces::MeasuredServingResults read(bool strict) const;
 };
 

@@ -151,7 +151,8 @@ commands:
         The same for the result files of `vllm bench serve --save-result`, SGLang's bench_serving
         --output-file (one record or one per line), AIPerf's profile_export_aiperf.json and genai-perf's
         profile_export_genai_perf.json (their warm-up simulated and left out; they do not name the engine:
-        give --runtime or --server-args): what the files do not say (GPU, layout) comes from the
+        give --runtime or --server-args; a directory stands for every such export under it): what the files
+        do not say (GPU, layout) comes from the
         flags or from a record's own keys (vLLM --metadata hardware=h200 tp=8 ...), which win. Max
         concurrency at an unbounded rate is that many closed-loop clients; a finite rate is Poisson (gamma
         with --burstiness); every request the benchmark sent is simulated and measured. A random dataset's

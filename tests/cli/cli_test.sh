@@ -325,6 +325,16 @@ bench=$fixtures/../../traces/fixtures
   --json "$work/ai.json" >"$work/out" 2>"$work/err"
 { [ $? -eq 0 ] && grep -q "coverage: 1 of 1" "$work/out" && grep -q "16 warm-up requests" "$work/ai.json"; } && ok ||
   bad "validate --bench an AIPerf export: $(cat "$work/out" "$work/err")"
+# A directory stands for the AIPerf and genai-perf exports under it (an artifacts tree), not its other JSON files.
+mkdir -p "$work/artifacts/c8" "$work/artifacts/c16" "$work/empty"
+cp "$bench/aiperf-profile-export.json" "$work/artifacts/c8/profile_export_aiperf.json"
+cp "$bench/genai-perf-profile-export.json" "$work/artifacts/c16/profile_export_genai_perf.json"
+echo '{"data": []}' >"$work/artifacts/c8/inputs.json"
+"$bin" validate --bench "$work/artifacts" --hardware h100 --runtime vllm --tp 1 -j 1 >"$work/out" 2>"$work/err"
+{ [ $? -eq 0 ] && grep -q "of 2 rows predicted" "$work/out" && ! grep -q "skipped record" "$work/err"; } && ok ||
+  bad "validate --bench DIR: $(cat "$work/out" "$work/err")"
+"$bin" validate --bench "$work/empty" --hardware h100 --runtime vllm --tp 1 >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q "profile_export_aiperf.json" "$work/err"; } && ok || bad "validate --bench EMPTY_DIR: $(cat "$work/err")"
 # The percentiles the files report, each against the simulation's own: the measured values as written, and the
 # predicted median never above the predicted p99 of the same metric.
 python3 - "$work/b.json" <<'PY' && grep -q "percentiles the benchmark files report" "$work/out" && ok || bad "validate --bench percentiles"
