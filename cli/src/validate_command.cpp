@@ -40,13 +40,16 @@ constexpr const char* kUsage =
     "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] "
     "[--benchmark-clients] [--decompose] [--accuracy FILE]";
 
-void print_rows(const validation::ValidationResult& r) {
+// One line per predicted row; with `notes` (benchmark files: a few runs, each read with its own assumptions) the
+// mapping's notes under it, so that how a run and its launch were read is in plain sight.
+void print_rows(const validation::ValidationResult& r, bool notes) {
   std::printf("%-72s %10s %10s %7s %9s %9s %7s\n", "id", "TTFT meas", "pred (ms)", "APE", "TPOT meas", "pred (ms)",
               "APE");
   for (const auto& p : r.rows) {
     if (!p.predicted) continue;
     std::printf("%-72.72s %10.1f %10.1f %6.1f%% %9.2f %9.2f %6.1f%%\n", p.run.id.c_str(), p.run.ttft_ms,
                 p.predicted_ttft_ms, 100.0 * p.ttft_ape, p.run.tpot_ms, p.predicted_tpot_ms, 100.0 * p.tpot_ape);
+    if (notes && !p.notes.empty()) std::printf("    read as: %s\n", p.notes.c_str());
   }
   std::printf("\n");
 }
@@ -404,7 +407,7 @@ int run_validate(const Args& args) {
     };
   }
   const validation::ValidationResult result = validation::validate_runs(results, options);
-  if (!summary_only) print_rows(result);
+  if (!summary_only) print_rows(result, silicon.empty());
   const std::vector<ProfileInUse> profiles = profiles_in_use(result);
   print_groups(result);
   print_percentiles(result, summary_only);

@@ -323,7 +323,8 @@ bench=$fixtures/../../traces/fixtures
 # An AIPerf export: the engine given on the command line, its 16 warm-up requests simulated and left out.
 "$bin" validate --bench "$bench/aiperf-profile-export.json" --hardware h100 --runtime vllm --tp 1 -j 1 \
   --json "$work/ai.json" >"$work/out" 2>"$work/err"
-{ [ $? -eq 0 ] && grep -q "coverage: 1 of 1" "$work/out" && grep -q "16 warm-up requests" "$work/ai.json"; } && ok ||
+{ [ $? -eq 0 ] && grep -q "coverage: 1 of 1" "$work/out" && grep -q "16 warm-up requests" "$work/ai.json" &&
+  grep -q "^    read as: .*aiperf export" "$work/out"; } && ok ||
   bad "validate --bench an AIPerf export: $(cat "$work/out" "$work/err")"
 # A directory stands for the AIPerf and genai-perf exports under it (an artifacts tree), not its other JSON files.
 mkdir -p "$work/artifacts/c8" "$work/artifacts/c16" "$work/empty"
