@@ -165,7 +165,8 @@ commands:
         A record that keeps its own launch (keys server_args or server_cmd, server_config or config_yaml, e.g.
         vllm bench serve --metadata server_args="...") is mapped with it.
         The percentiles a file reports beside the means (median, p90, p95, p99 of TTFT, TPOT and end-to-end
-        latency) are compared with the simulation's own (JSON: each row's "percentiles" and a summary).
+        latency; those the summary leaves out from the per-request ttfts and itls of --save-detailed or
+        --output-details) are compared with the simulation's own (JSON: each row's "percentiles" and a summary).
   scenario --server-args CMD [--server-config YAML] --hardware H [--model M] [--precision P] [--runtime R]
            [--tp N] [--pp N] [--dp N] [--ep N] [--max-num-seqs N] [--nodes N] [--from SCENARIO] [-o OUT]
         A deployment as its serve command starts it (the launch read as validate --bench reads it: layout,

@@ -321,3 +321,30 @@ TEST_CASE("bench results: a record's own launch (server_cmd or server_args, conf
   CHECK(bad.skipped == 1);
   CHECK(bad.runs.size() == 1);
 }
+
+TEST_CASE("bench results: percentiles the summary leaves out, from the per-request details", "[traces][bench]") {
+  // vLLM --save-detailed: five requests (one failed), TTFTs and inter-token gaps in seconds. The summary gives the
+  // median and p99 of TTFT, which stay; the rest is computed as np.percentile (linear) does.
+  const auto r =
+      parse(kVllmCore + R"(, "median_ttft_ms": 55.0, "p99_ttft_ms": 99.0,)"
+                        R"( "ttfts": [0.010, 0.020, 0.0, 0.040, 0.030], "output_lens": [3, 2, 0, 5, 4],)"
+                        R"( "input_lens": [100, 100, 100, 100, 100],)"
+                        R"( "itls": [[0.01, 0.03], [0.02], [], [0.01, 0.01, 0.01, 0.01], [0.02, 0.02, 0.02]]})");
+  REQUIRE(r.runs.size() == 1);
+  const auto find = [&](const std::string& metric, int p) {
+    for (const auto& q : r.runs[0].percentiles) {
+      if (q.metric == metric && q.percentile == p) return q.ms;
+    }
+    return -1.0;
+  };
+  CHECK(find("ttft", 50) == Approx(55.0));  // the summary's own
+  CHECK(find("ttft", 99) == Approx(99.0));
+  // TTFT of the four that succeeded, sorted: 10, 20, 30, 40 ms; p90 at index 2.7: 30 + 0.7 x 10.
+  CHECK(find("ttft", 90) == Approx(37.0));
+  CHECK(find("ttft", 95) == Approx(38.5));
+  // TPOT per request: 40/2 = 20, 20/1 = 20, 40/4 = 10, 60/3 = 20 ms; sorted 10, 20, 20, 20: the median 20.
+  CHECK(find("tpot", 50) == Approx(20.0));
+  // End to end: 50, 40, 80, 90 ms; sorted 40, 50, 80, 90: the median 65, p99 at index 2.97: 80 + 0.97 x 10.
+  CHECK(find("e2e", 50) == Approx(65.0));
+  CHECK(find("e2e", 99) == Approx(89.7));
+}

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -23,6 +24,7 @@
 
 #include "engine_names.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "fleetcast/stats/summary.hpp"
 #include "perf_export.hpp"
 
 namespace fleetcast::traces {
@@ -142,6 +144,36 @@ std::optional<BadField> read_percentiles(const json& r, MeasuredServingRun& run)
   return std::nullopt;
 }
 
+// vLLM's --save-detailed and SGLang's --output-details list each request's TTFT and inter-token gaps in seconds
+// (ttfts, itls; a failed request has output length 0). The percentiles the summary keys leave out (vLLM writes the
+// median and p99 unless --metric-percentiles asks for more) come from them, as the writers compute theirs
+// (np.percentile, linear): TTFT, TPOT = the gaps' sum / (output tokens - 1), end-to-end = TTFT + the gaps' sum.
+void percentiles_from_details(const json& r, MeasuredServingRun& run) {
+  const auto ttfts = r.find("ttfts"), outs = r.find("output_lens"), itls = r.find("itls");
+  if (ttfts == r.end() || outs == r.end() || !ttfts->is_array() || !outs->is_array() || ttfts->size() != outs->size())
+    return;
+  const bool gaps = itls != r.end() && itls->is_array() && itls->size() == ttfts->size();
+  std::map<std::string, std::vector<double>> values;
+  for (std::size_t i = 0; i < ttfts->size(); ++i) {
+    const json &t = (*ttfts)[i], &n = (*outs)[i];
+    if (!t.is_number() || !n.is_number_integer() || n.get<long>() <= 0 || !(t.get<double>() > 0.0)) continue;
+    values["ttft"].push_back(1e3 * t.get<double>());
+    if (!gaps || !(*itls)[i].is_array()) continue;
+    double sum = 0.0;
+    for (const json& g : (*itls)[i]) sum += g.is_number() ? g.get<double>() : 0.0;
+    values["e2e"].push_back(1e3 * (t.get<double>() + sum));
+    if (n.get<long>() > 1) values["tpot"].push_back(1e3 * sum / static_cast<double>(n.get<long>() - 1));
+  }
+  for (auto& [metric, v] : values) {
+    std::sort(v.begin(), v.end());
+    for (const int p : {50, 90, 95, 99}) {
+      const bool known = std::any_of(run.percentiles.begin(), run.percentiles.end(),
+                                     [&](const auto& q) { return q.metric == metric && q.percentile == p; });
+      if (!known) run.percentiles.push_back({metric, p, stats::percentile_sorted(v, p)});
+    }
+  }
+}
+
 class RecordReader {
  public:
   RecordReader(const std::string& file, const BenchDeployment& given) : file_(file), given_(given) {}
@@ -182,6 +214,7 @@ class RecordReader {
       *target = *value;
     }
     if (auto bad = read_percentiles(r, run)) return *bad;
+    percentiles_from_details(r, run);
     run.isl = static_cast<int>(std::lround(input_total / completed));
     run.osl = static_cast<int>(std::lround(output_total / completed));
     if (run.osl < 2)
