@@ -23,6 +23,13 @@ traces::MeasuredServingResults parse(const std::string& text, const traces::Benc
 const std::string kVllmCore =
     R"({"endpoint_type": "vllm", "model_id": "Qwen/Qwen3-32B", "num_prompts": 10, "completed": 10, )"
     R"("total_input_tokens": 1000, "total_output_tokens": 500, "mean_ttft_ms": 50.0, "mean_tpot_ms": 10.0)";
+// The run's reported percentile of a metric in ms, -1 when it has none.
+double percentile_ms(const traces::MeasuredServingRun& run, const std::string& metric, int p) {
+  for (const auto& q : run.percentiles) {
+    if (q.metric == metric && q.percentile == p) return q.ms;
+  }
+  return -1.0;
+}
 }  // namespace
 
 TEST_CASE("vllm bench serve result: concurrency at an unbounded rate is closed loop, metadata gives the layout",
@@ -184,12 +191,7 @@ TEST_CASE("bench results: the percentiles each writer reports beside the means",
   // vLLM: median_ and p99_ (its default --metric-percentiles) of TTFT, TPOT and end-to-end latency (e2el).
   const auto v = traces::read_bench_results(kFixtures + "/vllm-bench-result.json", {});
   REQUIRE(v.runs.size() == 1);
-  const auto find = [](const traces::MeasuredServingRun& run, const std::string& metric, int p) {
-    for (const auto& q : run.percentiles) {
-      if (q.metric == metric && q.percentile == p) return q.ms;
-    }
-    return -1.0;
-  };
+  const auto find = percentile_ms;
   CHECK(find(v.runs[0], "ttft", 50) == Approx(96.2));
   CHECK(find(v.runs[0], "ttft", 99) == Approx(301.5));
   CHECK(find(v.runs[0], "tpot", 99) == Approx(10.6));
@@ -331,12 +333,7 @@ TEST_CASE("bench results: percentiles the summary leaves out, from the per-reque
                         R"( "input_lens": [100, 100, 100, 100, 100],)"
                         R"( "itls": [[0.01, 0.03], [0.02], [], [0.01, 0.01, 0.01, 0.01], [0.02, 0.02, 0.02]]})");
   REQUIRE(r.runs.size() == 1);
-  const auto find = [&](const std::string& metric, int p) {
-    for (const auto& q : r.runs[0].percentiles) {
-      if (q.metric == metric && q.percentile == p) return q.ms;
-    }
-    return -1.0;
-  };
+  const auto find = [&](const std::string& metric, int p) { return percentile_ms(r.runs[0], metric, p); };
   CHECK(find("ttft", 50) == Approx(55.0));  // the summary's own
   CHECK(find("ttft", 99) == Approx(99.0));
   // TTFT of the four that succeeded, sorted: 10, 20, 30, 40 ms; p90 at index 2.7: 30 + 0.7 x 10.
