@@ -41,6 +41,18 @@ MeasuredServingRun run_of(const std::string& backend) {
   return r;
 }
 
+// The InputError applying the settings to a run of `backend` raises; FAIL when none is.
+InputError apply_error(const ServerSettings& s, const std::string& backend) {
+  MeasuredServingRun r = run_of(backend);
+  try {
+    apply_server_settings(s, r);
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("no error");
+  return InputError("", "", "", "");
+}
+
 std::string value_of(const ServerSettings& s, const std::string& key) {
   std::string v = "(absent)";
   for (const auto& e : s.entries) {
@@ -191,15 +203,9 @@ TEST_CASE("bad settings name the source, the key and the value", "[server_config
     }
   }
   SECTION("another engine's key") {
-    const ServerSettings s = parse_server_config("max_batch_size: 8\n", "trt.yml");
-    MeasuredServingRun r = run_of("vllm");
-    try {
-      apply_server_settings(s, r);
-      FAIL("no error");
-    } catch (const InputError& e) {
-      CHECK(e.file() == "trt.yml");
-      CHECK(e.value() == "trtllm");  // the settings are TensorRT-LLM's
-    }
+    const InputError e = apply_error(parse_server_config("max_batch_size: 8\n", "trt.yml"), "vllm");
+    CHECK(e.file() == "trt.yml");
+    CHECK(e.value() == "trtllm");  // the settings are TensorRT-LLM's
   }
   SECTION("keys of two engines in one file") {
     const ServerSettings s = parse_server_config("max_batch_size: 8\nmem_fraction_static: 0.8\n", "mixed.yml");
@@ -207,15 +213,10 @@ TEST_CASE("bad settings name the source, the key and the value", "[server_config
     CHECK_THROWS_WITH(server_engine(s, ""), Catch::Contains("mem_fraction_static"));
   }
   SECTION("a fraction above one") {
-    const ServerSettings s = parse_server_config("kv_cache_config:\n  free_gpu_memory_fraction: 1.5\n", "f.yml");
-    MeasuredServingRun r = run_of("trtllm");
-    try {
-      apply_server_settings(s, r);
-      FAIL("no error");
-    } catch (const InputError& e) {
-      CHECK(e.field() == "kv_cache_config.free_gpu_memory_fraction");
-      CHECK(e.value() == "1.5");
-    }
+    const InputError e =
+        apply_error(parse_server_config("kv_cache_config:\n  free_gpu_memory_fraction: 1.5\n", "f.yml"), "trtllm");
+    CHECK(e.field() == "kv_cache_config.free_gpu_memory_fraction");
+    CHECK(e.value() == "1.5");
   }
   SECTION("SGLang data parallel without DP attention is several engines") {
     CHECK_THROWS_AS(server_layout(parse_server_command("python -m sglang.launch_server --tp 2 --dp 2"), "sglang"),

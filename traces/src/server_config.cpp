@@ -3,6 +3,7 @@
 #include "fleetcast/traces/server_config.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <sstream>
 
@@ -26,37 +27,36 @@ std::string quantized_precision(const std::string& method) {
   return "";
 }
 
+// The whole text as one number ("0.8x" is not one), or nothing.
+std::optional<double> number(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 class Reader {
  public:
   explicit Reader(const ServerSettings& s) : s_(s) {}
 
   int whole(const ServerSetting& e, int least) const {
-    try {
-      std::size_t used = 0;
-      const long v = std::stol(e.value, &used);
-      if (used == e.value.size() && v >= least && v <= 1'000'000'000) return static_cast<int>(v);
-    } catch (const std::exception&) {
-    }
+    const auto v = number(e.value);
+    if (v && *v == std::floor(*v) && *v >= least && *v <= 1e9) return static_cast<int>(*v);
     throw InputError(s_.source, e.key, e.value, "a whole number >= " + std::to_string(least));
   }
 
   double fraction(const ServerSetting& e) const {
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(e.value, &used);
-      if (used == e.value.size() && v > 0.0 && v <= 1.0) return v;
-    } catch (const std::exception&) {
-    }
+    const auto v = number(e.value);
+    if (v && *v > 0.0 && *v <= 1.0) return *v;
     throw InputError(s_.source, e.key, e.value, "a fraction in (0, 1]");
   }
 
   double ratio(const ServerSetting& e) const {
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(e.value, &used);
-      if (used == e.value.size() && v >= 0.0 && v <= 1.0) return v;
-    } catch (const std::exception&) {
-    }
+    const auto v = number(e.value);
+    if (v && *v >= 0.0 && *v <= 1.0) return *v;
     throw InputError(s_.source, e.key, e.value, "a ratio in [0, 1]");
   }
 
