@@ -40,6 +40,14 @@ bool BenchInput::take(const Args& args, std::size_t& i) {
     layout(given.ep, layout_flags.ep);
   } else if (a == "--max-num-seqs") {
     layout(given.max_num_seqs, layout_flags.max_num_seqs);
+  } else if (a == "--acceptance-length") {
+    const std::string& text = value();
+    const auto v = parse_number(text);
+    if (!v || !(*v >= 1.0) || *v > 17.0) {
+      throw InputError("", a, text,
+                       "the mean tokens a speculative step yields per sequence, the verified one counted: in [1, 17]");
+    }
+    given.accept_length = *v;
   } else if (a == "--server-args") {
     server_args = value();
   } else if (a == "--server-config") {

@@ -19,8 +19,8 @@ struct BenchInput {
   std::string server_args, server_config;
 
   // Takes args[i] and its value when it is one of the flags above (--bench, --hardware, --model, --runtime,
-  // --precision, --tp, --pp, --dp, --ep, --max-num-seqs, --server-args, --server-config), advancing i; false for
-  // any other argument. InputError for a missing or bad value.
+  // --precision, --tp, --pp, --dp, --ep, --max-num-seqs, --server-args, --server-config, --acceptance-length),
+  // advancing i; false for any other argument. InputError for a missing or bad value.
   bool take(const Args& args, std::size_t& i);
   bool has_launch() const { return !server_args.empty() || !server_config.empty(); }
   // The deployment with the launch merged in (traces::take_server_settings): its engine, model and layout where the

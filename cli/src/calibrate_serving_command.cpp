@@ -62,7 +62,7 @@ int run_calibrate_serving(const Args& args) {
   const std::string usage_text =
       "usage: fleetcast calibrate serving (--silicon FILE [--hardware H --runtime R] | --bench FILE... --hardware H "
       "[--runtime R] [--tp N] [--pp N] [--dp N] [--ep N] [--model M] [--precision P] [--max-num-seqs N] "
-      "[--server-args CMD] [--server-config YAML]) [-o DIR] [--train-rows N] "
+      "[--server-args CMD] [--server-config YAML] [--acceptance-length L]) [-o DIR] [--train-rows N] "
       "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory] "
       "[--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy "
       "FILE]]";

@@ -85,7 +85,8 @@ commands:
         (FLEETCAST_PROFILE_DIR makes it the hardware's profile) and checks the steps with it.
   calibrate serving (--silicon FILE [--hardware H --runtime R] | --bench FILE... --hardware H [--runtime R]
                     [--tp N] [--pp N] [--dp N] [--ep N] [--model M] [--precision P] [--max-num-seqs N]
-                    [--server-args CMD] [--server-config YAML]) [-o DIR] [--train-rows N] [--iterations N]
+                    [--server-args CMD] [--server-config YAML] [--acceptance-length L]) [-o DIR] [--train-rows N]
+                    [--iterations N]
                     [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory]
                     [--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
@@ -146,8 +147,8 @@ commands:
         under --unfitted-profiles (every row) into the one forecasts on a GPU without a fit quote
         (calibration/profiles/accuracy/unfitted-gpus.json).
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
-           [--precision P] [--max-num-seqs N] [--server-args CMD] [--server-config YAML] [--json OUT] [-j N]
-           [--strict]
+           [--precision P] [--max-num-seqs N] [--server-args CMD] [--server-config YAML] [--acceptance-length L]
+           [--json OUT] [-j N] [--strict]
         The same for the result files of `vllm bench serve --save-result`, SGLang's bench_serving
         --output-file (one record or one per line), AIPerf's profile_export_aiperf.json and genai-perf's
         profile_export_genai_perf.json (their warm-up simulated and left out; they do not name the engine:
@@ -163,16 +164,22 @@ commands:
         give the layout, batch cap, step budget, chunking, memory fraction, KV format and block size, TensorRT-LLM's
         batch waiting and attention-DP balance; each record's notes list what was taken and what is not modelled.
         A record that keeps its own launch (keys server_args or server_cmd, server_config or config_yaml, e.g.
-        vllm bench serve --metadata server_args="...") is mapped with it.
+        vllm bench serve --metadata server_args="...") is mapped with it. Speculative decoding by the model's own
+        MTP layers (TensorRT-LLM's speculative_config, vLLM's --speculative-config, SGLang's --speculative-*) is
+        simulated with the drafts per step the launch gives and the acceptance the run measured (vLLM's
+        spec_decode_* keys, per position where given; SGLang's accept_length; else --acceptance-length L, the mean
+        tokens per step the engine's log reports); other drafting methods are listed unmapped.
         The percentiles a file reports beside the means (median, p90, p95, p99 of TTFT, TPOT and end-to-end
         latency; those the summary leaves out from the per-request ttfts and itls of --save-detailed or
         --output-details) are compared with the simulation's own (JSON: each row's "percentiles" and a summary).
   scenario --server-args CMD [--server-config YAML] --hardware H [--model M] [--precision P] [--runtime R]
-           [--tp N] [--pp N] [--dp N] [--ep N] [--max-num-seqs N] [--nodes N] [--from SCENARIO] [-o OUT]
+           [--tp N] [--pp N] [--dp N] [--ep N] [--max-num-seqs N] [--acceptance-length L] [--nodes N]
+           [--from SCENARIO] [-o OUT]
         A deployment as its serve command starts it (the launch read as validate --bench reads it: layout,
         batch cap, step budget, chunking, memory, KV format, the engine's defaults for the GPU where it says
         nothing; the layout flags fill what it leaves out and may not contradict it), with the workload, seed,
-        request count and cost of SCENARIO (default: the shipped default), as
+        request count and cost of SCENARIO (default: the shipped default; a launch with MTP speculative
+        decoding needs --acceptance-length L, the mean tokens per step your traffic gets), as
         a scenario for simulate, sweep and plan. --nodes N: that many nodes of replicas. Change a flag in the
         command, write it again and simulate both to see what the flag does.
   presets [models|hardware|scenarios]

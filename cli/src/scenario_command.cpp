@@ -22,7 +22,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: fleetcast scenario (--server-args CMD | --server-config YAML)... --hardware H [--model M] [--precision P] "
-    "[--runtime R] [--tp N] [--pp N] [--dp N] [--ep N] [--max-num-seqs N] [--nodes N] [--from SCENARIO] [-o OUT]";
+    "[--runtime R] [--tp N] [--pp N] [--dp N] [--ep N] [--max-num-seqs N] [--acceptance-length L] [--nodes N] "
+    "[--from SCENARIO] [-o OUT]";
 
 // A scenario's JSON as written: a file, or a shipped preset's by name.
 nlohmann::json scenario_json(const std::string& arg) {
@@ -91,6 +92,7 @@ int run_scenario(const Args& args) {
   run.agg.attention_dp = given.dp;
   run.agg.moe_ep = given.ep;
   run.agg.batch_size = given.max_num_seqs;
+  run.spec_accept_length = given.accept_length;
   traces::apply_server_settings(given.server, run);
   const auto mapped = validation::map_serving_run(run);
   if (const auto* u = std::get_if<validation::Unmapped>(&mapped)) {

@@ -369,6 +369,36 @@ plain, waiting = (json.load(open(f))["rows"][0] for f in sys.argv[1:])
 assert "batch_wait_timeout_iters 20" in waiting["notes"] and "trtllm" in waiting["group"], waiting["notes"]
 assert waiting["predicted_ttft_ms"] > 1.2 * plain["predicted_ttft_ms"], (plain["predicted_ttft_ms"], waiting["predicted_ttft_ms"])
 PY
+
+# Speculative decoding as launched: vLLM's --speculative-config with DeepSeek's MTP layers, 3 drafts per step at a mean
+# of 2.8 tokens per step, against the same run without. Each step verifies 4 tokens per sequence and runs 3 draft
+# passes, but yields 2.8 tokens: the predicted TPOT falls well below the plain run's. Without an acceptance figure
+# the run is listed unmapped, and `scenario` refuses the launch.
+python3 - "$work/r1.json" <<'PY'
+import json, sys
+json.dump({"endpoint_type": "vllm", "model_id": "deepseek-ai/DeepSeek-R1", "num_prompts": 16, "completed": 16,
+           "total_input_tokens": 16 * 1024, "total_output_tokens": 16 * 256, "mean_ttft_ms": 100.0,
+           "mean_tpot_ms": 10.0, "max_concurrency": 4, "request_rate": "inf", "id": "r1"}, open(sys.argv[1], "w"))
+PY
+r1="vllm serve deepseek-ai/DeepSeek-R1 -tp 8"
+mtp="$r1 --speculative-config '{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 3}'"
+"$bin" validate --bench "$work/r1.json" --hardware b200 --server-args "$r1" -j 1 --json "$work/s0.json" >/dev/null 2>"$work/err" &&
+  "$bin" validate --bench "$work/r1.json" --hardware b200 --server-args "$mtp" --acceptance-length 2.8 -j 1 \
+    --json "$work/s1.json" >/dev/null 2>>"$work/err" &&
+  "$bin" validate --bench "$work/r1.json" --hardware b200 --server-args "$mtp" -j 1 --json "$work/s2.json" >/dev/null 2>>"$work/err"
+{ [ $? -eq 0 ] && python3 - "$work/s0.json" "$work/s1.json" "$work/s2.json" <<'PY'; } && ok || bad "validate --bench with MTP: $(cat "$work/err")"
+import json, sys
+plain, mtp = (json.load(open(f))["rows"][0] for f in sys.argv[1:3])
+assert "3 drafts per step" in mtp["notes"], mtp["notes"]
+assert mtp["predicted_tpot_ms"] < 0.75 * plain["predicted_tpot_ms"], (plain["predicted_tpot_ms"], mtp["predicted_tpot_ms"])
+unmapped = json.load(open(sys.argv[3]))["rows"][0]
+assert not unmapped["predicted"] and "--acceptance-length" in unmapped["reason"], unmapped["reason"]
+PY
+"$bin" scenario --server-args "$mtp" --hardware b200 >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q -- "--acceptance-length" "$work/err"; } && ok || bad "scenario with MTP and no acceptance: $(cat "$work/err")"
+"$bin" scenario --server-args "$mtp" --hardware b200 --acceptance-length 2.8 -o "$work/mtp-scenario.json" 2>"$work/err" &&
+  python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['deployment']['speculative']; assert s['num_draft_tokens']==3, s" "$work/mtp-scenario.json" &&
+  ok || bad "scenario with MTP: $(cat "$work/err")"
 "$bin" validate --bench "$bench/vllm-bench-result.json" --hardware h100 --tp 2 --server-args "$trt" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q -- "--tp 2" "$work/err"; } && ok || bad "validate --bench, --tp against the settings: $(cat "$work/err")"
 printf 'max_num_seqs: [1, 2\n' >"$work/bad.yml"

@@ -345,3 +345,34 @@ TEST_CASE("bench results: percentiles the summary leaves out, from the per-reque
   CHECK(find("e2e", 50) == Approx(65.0));
   CHECK(find("e2e", 99) == Approx(89.7));
 }
+
+TEST_CASE("vllm bench serve's spec_decode keys: drafts per step, accepted length and per-position shares",
+          "[traces][bench]") {
+  // The deltas of the server's counters as vllm/benchmarks/serve.py writes them: 1,000 steps of 3 drafts each that
+  // accepted 900, 540 and 162 of positions 1, 2 and 3: 1 + 1,602 / 1,000 = 2.602 tokens per step.
+  const std::string spec = R"(, "max_concurrency": 4, "spec_decode_acceptance_rate": 53.4, )"
+                           R"("spec_decode_acceptance_length": 2.602, "spec_decode_num_drafts": 1000, )"
+                           R"("spec_decode_draft_tokens": 3000, "spec_decode_accepted_tokens": 1602, )";
+  const auto r = parse(kVllmCore + spec + R"("spec_decode_per_position_acceptance_rates": [0.9, 0.54, 0.162]})");
+  REQUIRE(r.runs.size() == 1);
+  const auto& run = r.runs[0];
+  CHECK(run.spec_accept_length == Approx(2.602));
+  CHECK(run.spec_draft_tokens == 3);
+  REQUIRE(run.spec_position_acceptance.size() == 3);
+  CHECK(run.spec_position_acceptance[2] == Approx(0.162));
+  CHECK(run.spec_method.empty());  // the file does not say how the drafts were made
+
+  // A later position accepted more often than an earlier one cannot happen: a bad record, named.
+  const auto rising = parse(kVllmCore + spec + R"("spec_decode_per_position_acceptance_rates": [0.5, 0.7, 0.2]})");
+  REQUIRE(rising.first_bad_rows.size() == 1);
+  CHECK(rising.first_bad_rows[0].reason.find("spec_decode_per_position_acceptance_rates") != std::string::npos);
+  const auto short_length = parse(kVllmCore + R"(, "max_concurrency": 4, "accept_length": 0.6})");
+  REQUIRE(short_length.first_bad_rows.size() == 1);
+  CHECK(short_length.first_bad_rows[0].reason.find("accept_length") != std::string::npos);
+
+  // A client that records no acceptance (TensorRT-LLM's) takes --acceptance-length; a file's own figure wins.
+  traces::BenchDeployment given;
+  given.accept_length = 3.4;
+  CHECK(parse(kVllmCore + R"(, "max_concurrency": 4})", given).runs.at(0).spec_accept_length == Approx(3.4));
+  CHECK(parse(kVllmCore + spec + "\"x\": 0}", given).runs.at(0).spec_accept_length == Approx(2.602));
+}

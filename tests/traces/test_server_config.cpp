@@ -247,3 +247,78 @@ TEST_CASE("the settings fill the deployment the flags left open and refuse one t
   other.runtime = "vllm";
   CHECK_THROWS_AS(take_server_settings(s, other, {}), InputError);
 }
+
+namespace {
+
+// The run after applying a launch: its speculative method and drafts per step.
+MeasuredServingRun applied(const ServerSettings& s, const std::string& backend) {
+  MeasuredServingRun r = run_of(backend);
+  r.model_path = s.model;
+  apply_server_settings(s, r);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("speculative decoding as each engine's launch sets it: MTP drafts per step, other methods by name",
+          "[server_config]") {
+  SECTION("TensorRT-LLM's speculative_config: MTP with its count, MTP's default of one, Eagle3 by name") {
+    const auto mtp = applied(
+        parse_server_config("speculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: 3\n", "t.yml"),
+        "trtllm");
+    CHECK(mtp.spec_method == "mtp");
+    CHECK(mtp.spec_draft_tokens == 3);
+    const auto one = applied(parse_server_config("speculative_config:\n  decoding_type: MTP\n", "t.yml"), "trtllm");
+    CHECK(one.spec_draft_tokens == 1);
+    const auto eagle = applied(
+        parse_server_config("speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 3\n", "t.yml"), "trtllm");
+    CHECK(eagle.spec_method == "Eagle3");
+    CHECK(eagle.spec_draft_tokens == 3);
+  }
+  SECTION("vLLM's --speculative-config JSON is read as nested keys; an MTP method or no draft model is MTP") {
+    const ServerSettings s = parse_server_command(
+        R"(vllm serve deepseek-ai/DeepSeek-R1 -tp 8 --speculative-config '{"method": "deepseek_mtp", "num_speculative_tokens": 2}')");
+    CHECK(s.engine == "vllm");
+    CHECK(value_of(s, "speculative_config.num_speculative_tokens") == "2");
+    const auto mtp = applied(s, "vllm");
+    CHECK(mtp.spec_method == "mtp");
+    CHECK(mtp.spec_draft_tokens == 2);
+    CHECK(applied(parse_server_command(R"(vllm serve m --speculative-config '{"num_speculative_tokens": 1}')"), "vllm")
+              .spec_method == "mtp");
+    const auto eagle = applied(
+        parse_server_command(
+            R"(vllm serve m --speculative-config '{"method": "eagle3", "model": "a/b-eagle3", "num_speculative_tokens": 3}')"),
+        "vllm");
+    CHECK(eagle.spec_method == "eagle3");
+    CHECK_THROWS_AS(parse_server_command("vllm serve m --speculative-config '{method: mtp'"), InputError);
+  }
+  SECTION("SGLang: EAGLE over the checkpoint's own layers or NEXTN is MTP; a draft model or top-k trees are not") {
+    const auto chain =
+        applied(parse_server_command("python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 8 "
+                                     "--speculative-algorithm EAGLE --speculative-num-steps 3 "
+                                     "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4"),
+                "sglang");
+    CHECK(chain.spec_method == "mtp");
+    CHECK(chain.spec_draft_tokens == 3);
+    // A chain verifies its drafts plus one token: 4 verified tokens are 3 drafts.
+    const auto nextn = applied(parse_server_command("sglang serve m --speculative-algorithm NEXTN "
+                                                    "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4"),
+                               "sglang");
+    CHECK(nextn.spec_method == "mtp");
+    CHECK(nextn.spec_draft_tokens == 3);
+    const auto trees = applied(parse_server_command("sglang serve m --speculative-algorithm EAGLE "
+                                                    "--speculative-num-steps 3 --speculative-eagle-topk 4"),
+                               "sglang");
+    CHECK(trees.spec_method == "EAGLE with top-4 draft trees");
+    const auto draft = applied(parse_server_command("sglang serve m --speculative-algorithm EAGLE "
+                                                    "--speculative-draft-model-path x/eagle --speculative-num-steps 3"),
+                               "sglang");
+    CHECK(draft.spec_method == "EAGLE with the draft model x/eagle");
+    // Steps without an algorithm: SGLang does not speculate.
+    CHECK(applied(parse_server_command("sglang serve m --speculative-num-steps 3"), "sglang").spec_method.empty());
+  }
+  SECTION("a brace-started value of a key not modelled stays as written") {
+    const ServerSettings s = parse_server_config("chat_template: \"{% for m in messages %}\"\n", "c.yml");
+    CHECK(value_of(s, "chat_template") == "{% for m in messages %}");
+  }
+}

@@ -97,6 +97,45 @@ std::string text(const json& r, const char* key) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
+// What a speculative run measured: SGLang's accept_length (the server's mean accepted length per verify step, the
+// verified token counted), vLLM's spec_decode_* keys (vllm/benchmarks/serve.py, the deltas of the server's counters
+// over the run: acceptance_length = 1 + accepted / drafts, per_position_acceptance_rates[i] = drafts that accepted
+// position i / drafts, draft_tokens / num_drafts the drafts proposed per step). A length of 0 or null: none.
+std::optional<BadField> read_speculative(const json& r, MeasuredServingRun& run) {
+  for (const char* key : {"accept_length", "spec_decode_acceptance_length"}) {
+    auto v = number(r, key);
+    if (auto* bad = std::get_if<BadField>(&v)) return *bad;
+    const auto& length = std::get<std::optional<double>>(v);
+    if (!length || *length == 0.0) continue;
+    if (!(*length >= 1.0) || !std::isfinite(*length)) {
+      return BadField{key, shown(r.at(key)), "a mean accepted length per step is >= 1 (the verified token counts)"};
+    }
+    run.spec_accept_length = *length;
+  }
+  auto drafts = number(r, "spec_decode_num_drafts"), tokens = number(r, "spec_decode_draft_tokens");
+  for (const auto* v : {&drafts, &tokens}) {
+    if (const auto* bad = std::get_if<BadField>(v)) return *bad;
+  }
+  const auto& d = std::get<std::optional<double>>(drafts);
+  const auto& t = std::get<std::optional<double>>(tokens);
+  if (d && t && *d > 0.0 && *t > 0.0) run.spec_draft_tokens = static_cast<int>(std::lround(*t / *d));
+  const auto pos = r.find("spec_decode_per_position_acceptance_rates");
+  if (pos != r.end() && pos->is_array()) {
+    std::vector<double> shares;
+    for (const json& p : *pos) {
+      const double prior = shares.empty() ? 1.0 : shares.back();
+      if (!p.is_number() || p.get<double>() < 0.0 || p.get<double>() > prior + 1e-9) {
+        return BadField{"spec_decode_per_position_acceptance_rates", pos->dump(),
+                        "shares of drafts in [0, 1], each at most the one before (a position is accepted only after "
+                        "every one before it)"};
+      }
+      shares.push_back(p.get<double>());
+    }
+    run.spec_position_acceptance = std::move(shares);
+  }
+  return std::nullopt;
+}
+
 // Per-request lengths of the successful requests (a failed one has output length 0 in both writers).
 void read_lengths(const json& r, MeasuredServingRun& run) {
   const auto in = r.find("input_lens"), out = r.find("output_lens");
@@ -293,10 +332,11 @@ class RecordReader {
     if (const auto* f = std::get_if<std::optional<double>>(&failed); f && *f && **f > 0) {
       note(std::to_string(static_cast<long>(**f)) + " failed requests in the benchmark");
     }
-    auto accept = number(r, "accept_length");
-    if (const auto* a = std::get_if<std::optional<double>>(&accept); a && *a) run.spec_accept_length = **a;
-    auto spec = number(r, "spec_decode_acceptance_length");
-    if (const auto* a = std::get_if<std::optional<double>>(&spec); a && *a) run.spec_accept_length = **a;
+    if (auto bad = read_speculative(r, run)) return *bad;
+    if (run.spec_accept_length == 0.0 && given_.accept_length > 0.0) {
+      run.spec_accept_length = given_.accept_length;
+      note("accepted length per step from --acceptance-length");
+    }
 
     // The deployment: the record's own keys, else the caller's.
     auto pick = [&](const char* key, const std::string& fallback) {

@@ -38,6 +38,49 @@ std::optional<double> number(const std::string& text) {
   return std::nullopt;
 }
 
+// A launch's speculative decoding settings, in each engine's terms.
+struct SpeculativeSettings {
+  std::string method;       // TensorRT-LLM's decoding_type, vLLM's method, SGLang's speculative_algorithm
+  std::string draft_model;  // a separate draft model's path or id
+  int drafts = 0;           // num_nextn_predict_layers / max_draft_len, num_speculative_tokens, speculative_num_steps
+  int topk = 0;             // SGLang's speculative_eagle_topk: above 1 the drafts are trees
+  int verify_tokens = 0;    // SGLang's speculative_num_draft_tokens: the tokens verified per step, steps + 1 as a chain
+  // TensorRT-LLM's block needs its decoding_type and SGLang drafts only with a speculative_algorithm; vLLM drafts
+  // with the target's MTP layers given no more than num_speculative_tokens.
+  bool said(const std::string& engine) const {
+    if (engine == "vllm") return !method.empty() || !draft_model.empty() || drafts > 0;
+    return !method.empty();
+  }
+
+  // Drafts proposed per step; 0 where the launch leaves them to the engine's own choice.
+  int draft_tokens(const std::string& engine) const {
+    if (drafts > 0) return drafts;
+    if (engine == "sglang" && topk <= 1 && verify_tokens > 1) return verify_tokens - 1;
+    // TensorRT-LLM's MTPDecodingConfig: num_nextn_predict_layers defaults to 1.
+    if (engine == "trtllm" && lower(method) == "mtp") return 1;
+    return 0;
+  }
+};
+
+// "mtp" where the drafts come from the served model's own MTP layers, else a name for the method that says what it is
+// (not modelled). vLLM drafts with the target's MTP layers given an MTP method or no draft model at all; SGLang's NEXTN
+// is EAGLE over the checkpoint's own next-n layers, as EAGLE is without a draft model of its own.
+std::string speculative_method(const std::string& engine, const SpeculativeSettings& spec, const std::string& model) {
+  const std::string m = lower(spec.method);
+  if (engine == "trtllm") return m == "mtp" ? "mtp" : spec.method.empty() ? "" : spec.method;
+  if (engine == "vllm") {
+    if (m.ends_with("mtp") || (m.empty() && spec.draft_model.empty())) return "mtp";
+    return m.empty() ? "draft model " + spec.draft_model : spec.method;
+  }
+  if (engine == "sglang") {
+    if (spec.topk > 1) return spec.method + " with top-" + std::to_string(spec.topk) + " draft trees";
+    const bool own_layers = spec.draft_model.empty() || spec.draft_model == model;
+    if (m == "nextn" || m == "mtp" || (m == "eagle" && own_layers)) return "mtp";
+    return m == "eagle" ? "EAGLE with the draft model " + spec.draft_model : spec.method;
+  }
+  return spec.method;
+}
+
 class Reader {
  public:
   explicit Reader(const ServerSettings& s) : s_(s) {}
@@ -220,6 +263,7 @@ void apply_server_settings(const ServerSettings& s, MeasuredServingRun& run) {
   std::string taken, not_modelled;
   auto take = [&](const ServerSetting& e) { taken += (taken.empty() ? "" : ", ") + e.key + " " + e.value; };
   bool chunking_said = false;
+  SpeculativeSettings spec;
   for (const ServerSetting& e : last_values(s.entries)) {
     const KeyRule* r = rule_of(e.key);
     if (r == nullptr || r->meaning == Meaning::ignored) {
@@ -310,10 +354,34 @@ void apply_server_settings(const ServerSettings& s, MeasuredServingRun& run) {
           run.precision = p;
         }
         break;
+      case Meaning::spec_method:
+        spec.method = e.value;
+        break;
+      case Meaning::spec_drafts:
+        spec.drafts = read.whole(e, 1);
+        break;
+      case Meaning::spec_topk:
+        spec.topk = read.whole(e, 1);
+        break;
+      case Meaning::spec_verify_tokens:
+        spec.verify_tokens = read.whole(e, 1);
+        break;
+      case Meaning::spec_draft_model:
+        spec.draft_model = e.value;
+        break;
       default:
         break;  // the layout and the model: server_layout and the caller
     }
     take(e);
+  }
+  if (spec.said(engine)) {
+    const std::string model = run.model_path.empty() ? s.model : run.model_path;
+    run.spec_method = speculative_method(engine, spec, model);
+    const int drafts = spec.draft_tokens(engine);
+    if (drafts > 0 && run.spec_draft_tokens > 0 && run.spec_draft_tokens != drafts) {
+      taken += ", the benchmark's counts say " + std::to_string(run.spec_draft_tokens) + " drafts per step";
+    }
+    if (drafts > 0) run.spec_draft_tokens = drafts;
   }
   // TensorRT-LLM's PyTorch backend runs each prompt whole unless enable_chunked_prefill says otherwise.
   if (engine == "trtllm" && !chunking_said) {

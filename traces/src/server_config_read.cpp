@@ -16,12 +16,38 @@ namespace {
 
 using namespace detail;
 
+void flatten(const YAML::Node& node, const std::string& prefix, const std::string& source,
+             std::vector<ServerSetting>& out);
+
+// One setting; a value written as a JSON object (vLLM's --speculative-config '{"method": "mtp", ...}', a YAML string
+// holding one) becomes its keys under the setting's name, as a nested YAML mapping does. Other text that starts with
+// a brace (a chat template) stays as written, except where the key is one whose settings are modelled.
+void add_setting(const std::string& key, const std::string& value, const std::string& source,
+                 std::vector<ServerSetting>& out) {
+  YAML::Node object;
+  if (value.starts_with("{") && value.ends_with("}")) {
+    try {
+      object = YAML::Load(value);
+    } catch (const YAML::Exception& e) {
+      if (key == "speculative_config") throw InputError(source, key, value, "not a JSON object: " + e.msg);
+    }
+  }
+  if (object.IsMap()) {
+    flatten(object, key, source, out);
+  } else if (key == "speculative_config") {
+    throw InputError(source, key, value, "a JSON object of speculative decoding settings");
+  } else {
+    out.push_back({key, value});
+  }
+}
+
 // Nested mappings as dotted keys down to their scalars; a list as its items joined by ',' (a mapping item as {...}).
-void flatten(const YAML::Node& node, const std::string& prefix, std::vector<ServerSetting>& out) {
+void flatten(const YAML::Node& node, const std::string& prefix, const std::string& source,
+             std::vector<ServerSetting>& out) {
   if (node.IsMap()) {
     for (const auto& kv : node) {
       const std::string key = normal_key(kv.first.as<std::string>());
-      flatten(kv.second, prefix.empty() ? key : prefix + "." + key, out);
+      flatten(kv.second, prefix.empty() ? key : prefix + "." + key, source, out);
     }
   } else if (node.IsSequence()) {
     std::string joined;
@@ -30,7 +56,7 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::vector<Serv
     }
     out.push_back({prefix, joined});
   } else if (node.IsScalar()) {
-    out.push_back({prefix, node.as<std::string>()});
+    add_setting(prefix, node.as<std::string>(), source, out);
   }
   // null: not given
 }
@@ -118,7 +144,7 @@ ServerSettings parse_server_config(const std::string& yaml_text, const std::stri
   if (root.IsNull()) return s;
   if (!root.IsMap()) throw InputError(source, "", "", "the settings are a YAML mapping of key: value");
   try {
-    flatten(root, "", s.entries);
+    flatten(root, "", source, s.entries);
   } catch (const YAML::Exception& e) {
     throw InputError(source, "line " + std::to_string(e.mark.line + 1), "", "not a key: value setting: " + e.msg);
   }
@@ -211,7 +237,7 @@ ServerSettings parse_server_command(const std::string& command, const std::strin
       key = key.substr(3);
       value = "false";
     }
-    s.entries.push_back({key, value});
+    add_setting(key, value, source, s.entries);
   }
   // A short alias vLLM and SGLang share (-tp) names no engine; only the program or a specific key does.
   if (s.engine.empty()) s.engine = engine_from_keys(s.entries);

@@ -54,6 +54,21 @@ constexpr KeyRule kRules[] = {
     {"scheduler_recv_interval", kSglang, Meaning::recv_interval},
     {"enable_prefill_delayer", kSglang, Meaning::prefill_delayer},
     {"quantization", kVllm | kSglang, Meaning::quantization},
+    {"speculative_config.decoding_type", kTrt, Meaning::spec_method},
+    {"speculative_config.num_nextn_predict_layers", kTrt, Meaning::spec_drafts},
+    {"speculative_config.max_draft_len", kTrt, Meaning::spec_drafts},
+    {"speculative_config.speculative_model_dir", kTrt, Meaning::spec_draft_model},
+    {"speculative_config.speculative_model", kTrt, Meaning::spec_draft_model},
+    {"speculative_config.method", kVllm, Meaning::spec_method},
+    {"speculative_config.num_speculative_tokens", kVllm, Meaning::spec_drafts},
+    {"num_speculative_tokens", kVllm, Meaning::spec_drafts},
+    {"speculative_config.model", kVllm, Meaning::spec_draft_model},
+    {"speculative_model", kVllm, Meaning::spec_draft_model},
+    {"speculative_algorithm", kSglang, Meaning::spec_method},
+    {"speculative_num_steps", kSglang, Meaning::spec_drafts},
+    {"speculative_eagle_topk", kSglang, Meaning::spec_topk},
+    {"speculative_num_draft_tokens", kSglang, Meaning::spec_verify_tokens},
+    {"speculative_draft_model_path", kSglang, Meaning::spec_draft_model},
     {"model_path", kSglang, Meaning::model},
     {"model", kTrt | kVllm | kSglang, Meaning::model},
     // The engines' own keys that change nothing modelled; they still name the engine.
@@ -73,11 +88,16 @@ const KeyRule* rule_of(const std::string& key) {
   }
   // Whole blocks of one engine's options: TensorRT-LLM's nested configs.
   for (const char* prefix : {"kv_cache_config.", "cuda_graph_config.", "moe_config.", "attention_dp_config.",
-                             "torch_compile_config.", "speculative_config.", "scheduler_config."}) {
+                             "torch_compile_config.", "scheduler_config."}) {
     if (key.starts_with(prefix)) {
       static constexpr KeyRule kTrtBlock{"", kTrt, Meaning::ignored};
       return &kTrtBlock;
     }
+  }
+  // TensorRT-LLM's speculative_config block and vLLM's --speculative-config JSON share a name.
+  if (key.starts_with("speculative_config.")) {
+    static constexpr KeyRule kSpeculativeBlock{"", kTrt | kVllm, Meaning::ignored};
+    return &kSpeculativeBlock;
   }
   return nullptr;
 }

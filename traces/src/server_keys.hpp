@@ -6,15 +6,18 @@
 //     enable_attention_dp, max_batch_size, max_num_tokens, enable_chunked_prefill (default false),
 //     kv_cache_config.{free_gpu_memory_fraction, dtype, tokens_per_block} (--kv_cache_free_gpu_memory_fraction),
 //     batch_wait_timeout_iters, batch_wait_max_tokens_ratio, attention_dp_config.{enable_balance, timeout_iters,
-//     batching_wait_iters}.
+//     batching_wait_iters}, speculative_config.{decoding_type, num_nextn_predict_layers (default 1), max_draft_len,
+//     speculative_model_dir}.
 //   vLLM (vllm/engine/arg_utils.py, EngineArgs; --config YAML keys are the flags' names): tensor_parallel_size (-tp),
 //     pipeline_parallel_size (-pp), data_parallel_size (-dp), enable_expert_parallel, max_num_seqs,
 //     max_num_batched_tokens, long_prefill_token_threshold, enable_chunked_prefill, gpu_memory_utilization,
-//     block_size, kv_cache_dtype.
+//     block_size, kv_cache_dtype, speculative_config.{method, num_speculative_tokens, model} (--speculative-config
+//     takes JSON; parse_server_command flattens it).
 //   SGLang (sglang/srt/server_args.py, ServerArgs): tp_size (--tp), dp_size (--dp), ep_size (--ep),
 //     enable_dp_attention, max_running_requests, max_prefill_tokens, chunked_prefill_size (-1: no chunking),
 //     mem_fraction_static, page_size, kv_cache_dtype, cuda_graph_max_bs, cuda_graph_bs, enable_mixed_chunk,
-//     scheduler_recv_interval, enable_prefill_delayer.
+//     scheduler_recv_interval, enable_prefill_delayer, speculative_algorithm, speculative_num_steps,
+//     speculative_eagle_topk, speculative_num_draft_tokens, speculative_draft_model_path.
 
 #include <string>
 #include <vector>
@@ -56,6 +59,11 @@ enum class Meaning {
   recv_interval,
   prefill_delayer,
   quantization,
+  spec_method,
+  spec_drafts,
+  spec_topk,
+  spec_verify_tokens,
+  spec_draft_model,
   model,
   ignored
 };

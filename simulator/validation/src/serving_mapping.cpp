@@ -15,6 +15,7 @@
 #include "fleetcast/specs/load.hpp"
 #include "fleetcast/specs/presets.hpp"
 #include "fleetcast/validation/checkpoint_names.hpp"
+#include "fleetcast/validation/speculative_run.hpp"
 #include "text.hpp"
 
 namespace fleetcast::validation {
@@ -253,12 +254,6 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   if (run.backend != "vllm" && run.backend != "sglang" && run.backend != "trtllm" && run.backend != "atom") {
     return Unmapped{"backend " + run.backend + ": no scheduler model (vllm, sglang, trtllm, atom)"};
   }
-  if (run.spec_accept_length > 0.0) {
-    char accepted[32];
-    std::snprintf(accepted, sizeof accepted, "%.2f", run.spec_accept_length);
-    return Unmapped{std::string("speculative decoding (accepted length ") + accepted +
-                    "): the file does not give the draft length and per-position acceptance"};
-  }
   if (run.request_rate_per_s > 0.0 && run.concurrency > 0) {
     char rate[32];
     std::snprintf(rate, sizeof rate, "%g", run.request_rate_per_s);
@@ -271,6 +266,8 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
 
   nlohmann::json model = specs::preset_json(PresetKind::model, model_name);
   const bool moe = !model["moe"].is_null();
+  const auto speculative = speculative_for_run(run, model_name, model.value("mtp_layers", 0), notes);
+  if (const auto* u = std::get_if<Unmapped>(&speculative)) return *u;
   // A blank precision with no quant modes takes the one the checkpoint's name states (a benchmark file names only
   // the checkpoint: nvidia/DeepSeek-R1-0528-FP4-v2 is NVFP4, not the preset's FP8).
   const bool name_says = run.precision.empty() && run.gemm_quant_mode.empty() && run.moe_quant_mode.empty() &&
@@ -418,6 +415,7 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   } else {
     return Unmapped{"mode " + run.mode + ": neither agg nor disagg"};
   }
+  if (const auto& spec = std::get<nlohmann::json>(speculative); !spec.is_null()) deployment["speculative"] = spec;
 
   nlohmann::json arrival = {{"kind", "closed_loop"}, {"clients", clients}};
   if (run.request_rate_per_s > 0.0) {

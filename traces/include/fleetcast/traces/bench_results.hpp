@@ -30,6 +30,9 @@ struct BenchDeployment {
   int dp = 1;
   int ep = 1;
   int max_num_seqs = 0;  // 0: the engine's default
+  // Speculative decoding's mean accepted length per step (the verified token counted), for records that do not report
+  // it (TensorRT-LLM's clients; the engines' logs print it); 0: not given.
+  double accept_length = 0.0;
   // How the engine was started (server_config.hpp): every record's engine settings; the layout in them is the
   // caller's to merge into the fields above.
   ServerSettings server;

@@ -3,27 +3,26 @@
 // predicted result and a measured one can be laid side by side. Predicted records come from reports,
 // measured ones (later) from vLLM, SGLang and silicon result readers.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace fleetcast::traces {
 
 struct BenchmarkRecord {
-  std::string source;        // "fleetcast-simulation" or the measuring tool
-  std::string checkpoint;    // model name and revision
-  std::string runtime;       // serving engine (and version or commit where known)
+  std::string source;      // "fleetcast-simulation" or the measuring tool
+  std::string checkpoint;  // model name and revision
+  std::string runtime;     // serving engine (and version or commit where known)
   std::string gpu;
   int gpu_count = 0;
   std::string interconnect;
-  std::string precision;     // weights / experts / KV cache
+  std::string precision;               // weights / experts / KV cache
   int tp = 1, pp = 1, ep = 1, dp = 1;  // dp: attention data-parallel ranks per replica
-  std::string input_lengths;   // distribution, in words and parameters
+  std::string input_lengths;           // distribution, in words and parameters
   std::string output_lengths;
-  std::string arrival;         // "poisson 10.5 req/s", "closed loop, 64 clients"
-  int concurrency = 0;         // closed loop clients, 0 for open loop
-  bool warm = true;            // warm-up excluded
-  double duration_s = 0.0;     // measurement window
+  std::string arrival;      // "poisson 10.5 req/s", "closed loop, 64 clients"
+  int concurrency = 0;      // closed loop clients, 0 for open loop
+  bool warm = true;         // warm-up excluded
+  double duration_s = 0.0;  // measurement window
   double success_rate = 0.0;
   double total_tokens_per_s = 0.0;
   double output_tokens_per_s = 0.0;

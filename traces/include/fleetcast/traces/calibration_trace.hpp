@@ -5,10 +5,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace fleetcast::traces {
 
@@ -16,21 +15,21 @@ inline constexpr const char* kCalibrationTraceSchema = "fleetcast.calibration-tr
 
 struct CalibrationHeader {
   std::string schema = kCalibrationTraceSchema;
-  std::string backend;           // "cuda" or "cpu"
-  std::string device;            // GPU name ("NVIDIA H200"), or the CPU model on the CPU backend
-  int sm_count = 0;              // streaming multiprocessors; 0 on the CPU backend
-  double sm_clock_mhz = 0.0;     // peak SM clock; 0 on the CPU backend
+  std::string backend;            // "cuda" or "cpu"
+  std::string device;             // GPU name ("NVIDIA H200"), or the CPU model on the CPU backend
+  int sm_count = 0;               // streaming multiprocessors; 0 on the CPU backend
+  double sm_clock_mhz = 0.0;      // peak SM clock; 0 on the CPU backend
   double memory_clock_mhz = 0.0;  // peak memory clock; 0 on the CPU backend
-  std::string driver_version;    // "" on the CPU backend
-  std::string cuda_version;      // runtime, "13.0"; "" on the CPU backend
-  std::string cublas_version;    // cuBLASLt, "13.0.0"; "" on the CPU backend
-  std::string nccl_version;      // "" on the CPU backend or where the build has no NCCL
-  std::string cpu_model;         // the host's CPU, on every backend
-  int cpu_cores = 0;             // logical CPUs the process may use; on the CPU backend, the threads it ran on
-  std::string git_commit;        // of the engine that measured
+  std::string driver_version;     // "" on the CPU backend
+  std::string cuda_version;       // runtime, "13.0"; "" on the CPU backend
+  std::string cublas_version;     // cuBLASLt, "13.0.0"; "" on the CPU backend
+  std::string nccl_version;       // "" on the CPU backend or where the build has no NCCL
+  std::string cpu_model;          // the host's CPU, on every backend
+  int cpu_cores = 0;              // logical CPUs the process may use; on the CPU backend, the threads it ran on
+  std::string git_commit;         // of the engine that measured
   std::string host;
-  std::string date;              // UTC, ISO 8601: "2025-06-01T12:34:56Z"
-  std::string plan;              // name of the sweep plan that was run
+  std::string date;  // UTC, ISO 8601: "2025-06-01T12:34:56Z"
+  std::string plan;  // name of the sweep plan that was run
   bool operator==(const CalibrationHeader&) const = default;
 };
 
@@ -41,16 +40,16 @@ struct CalibrationMeasurement {
   // ({"m": 128, "n": 4096, "k": 4096} for a GEMM).
   nlohmann::ordered_json shape = nlohmann::ordered_json::object();
   int gpus = 1;
-  int repetitions = 0;        // timed samples behind the percentiles
+  int repetitions = 0;  // timed samples behind the percentiles
   double median_s = 0.0;
   double p10_s = 0.0;
   double p90_s = 0.0;
-  double flops = 0.0;         // hand-counted floating-point operations of one run (0: a pure copy)
-  double bytes = 0.0;         // hand-counted bytes one run must move to and from memory
+  double flops = 0.0;              // hand-counted floating-point operations of one run (0: a pure copy)
+  double bytes = 0.0;              // hand-counted bytes one run must move to and from memory
   double achieved_tflops = 0.0;    // flops / median_s / 1e12
   double achieved_gb_per_s = 0.0;  // bytes / median_s / 1e9
-  bool checked = false;       // the result was compared with the CPU reference before timing
-  double max_rel_error = 0.0;  // largest error that comparison found (see engine/src/check.hpp)
+  bool checked = false;            // the result was compared with the CPU reference before timing
+  double max_rel_error = 0.0;      // largest error that comparison found (see engine/src/check.hpp)
   // A model_step of a MoE model: the token-expert rows each of this rank's routed experts received, one list per
   // MoE layer, in the checked run (the routing follows the step's data, so one rank may get half or twice its
   // expected share). Empty for every other record, and then not written.

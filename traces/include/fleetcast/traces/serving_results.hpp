@@ -94,7 +94,15 @@ struct MeasuredServingRun {
   // SGLang's --enable-prefill-delayer (with attention DP) and its --prefill-delayer-max-delay-passes
   bool server_prefill_delayer = false;
   int server_prefill_delayer_max_delay_passes = 30;
-  double spec_accept_length = 0.0;              // speculative decoding's mean accepted tokens per step; 0: none
+  // Speculative decoding as the server ran it. The method, from the launch: "mtp" (drafts from the model's own MTP
+  // layers), else the engine's name of another (not modelled); "": not said. Drafts proposed per step, from the launch
+  // or vLLM's counts; 0: not said. What the run measured: the mean accepted length per step (the verified token plus
+  // the accepted drafts; SGLang's accept_length, vLLM's spec_decode_acceptance_length; 0: none) and, where vLLM reports
+  // it, the share of steps that accepted each draft position (position i accepted means 1..i-1 were too).
+  std::string spec_method;
+  int spec_draft_tokens = 0;
+  double spec_accept_length = 0.0;
+  std::vector<double> spec_position_acceptance;
   std::string notes;                            // what the reader assumed that the file did not say
   MeasuredLayout agg;                           // mode agg
   MeasuredLayout prefill;                       // mode disagg

@@ -20,9 +20,9 @@ struct LengthFit {
 struct WorkloadFit {
   long requests = 0;
   double duration_s = 0.0;
-  double rate_per_s = 0.0;       // requests / duration (the gaps' mean rate)
-  double interarrival_cv = 0.0;  // sd / mean of the gaps: 1 for Poisson, > 1 bursty (in operational time: the
-                                 // rate profile's swings taken out, so that they are not counted twice)
+  double rate_per_s = 0.0;           // requests / duration (the gaps' mean rate)
+  double interarrival_cv = 0.0;      // sd / mean of the gaps: 1 for Poisson, > 1 bursty (in operational time: the
+                                     // rate profile's swings taken out, so that they are not counted twice)
   double interarrival_cv_raw = 0.0;  // the same over the trace's own gaps
   // The rate's periodic shape: a diurnal cycle (24 hourly bins by time of day, the trace's clock when it has one,
   // averaged over the days it covers) when the trace spans a day or more; its own hour-by-hour shape, repeating
