@@ -6,6 +6,7 @@
 
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/traces/server_config.hpp"
+#include "fleetcast/traces/trt_perf_metrics.hpp"
 #include "number_arg.hpp"
 
 namespace fleetcast::cli {
@@ -48,6 +49,8 @@ bool BenchInput::take(const Args& args, std::size_t& i) {
                        "the mean tokens a speculative step yields per sequence, the verified one counted: in [1, 17]");
     }
     given.accept_length = *v;
+  } else if (a == "--perf-metrics") {
+    perf_metrics = value();
   } else if (a == "--server-args") {
     server_args = value();
   } else if (a == "--server-config") {
@@ -94,6 +97,10 @@ std::vector<std::string> result_files(const std::string& arg) {
 }  // namespace
 
 traces::MeasuredServingResults BenchInput::read(bool strict) const {
+  if (!perf_metrics.empty() && given.accept_length > 0.0) {
+    throw InputError("", "--acceptance-length", std::to_string(given.accept_length),
+                     "--perf-metrics gives the run's own accepted length: give one of the two");
+  }
   const traces::BenchDeployment merged = deployment();
   std::vector<std::string> paths;
   for (const std::string& arg : files) {
@@ -112,6 +119,18 @@ traces::MeasuredServingResults BenchInput::read(bool strict) const {
   }
   for (const auto& b : all.first_bad_rows)
     std::fprintf(stderr, "skipped record at line %ld: %s\n", b.line, b.reason.c_str());
+  if (!perf_metrics.empty()) {
+    if (all.runs.size() != 1) {
+      throw InputError(
+          "", "--perf-metrics", perf_metrics,
+          "the engine's timing of one benchmark run; --bench gave " + std::to_string(all.runs.size()) + " records");
+    }
+    traces::MeasuredServingRun& run = all.runs.front();
+    const long measured = run.num_requests - run.warmup_requests;
+    traces::apply_engine_timing(traces::summarize_engine_timing(traces::read_trt_perf_metrics(perf_metrics), measured,
+                                                                run.output_tokens, perf_metrics),
+                                run);
+  }
   return all;
 }
 

@@ -17,10 +17,11 @@ struct BenchInput {
   traces::BenchDeployment given;
   traces::LayoutFieldsGiven layout_flags;
   std::string server_args, server_config;
+  std::string perf_metrics;  // TensorRT-LLM's /perf_metrics of the one run --bench names (trt_perf_metrics.hpp)
 
   // Takes args[i] and its value when it is one of the flags above (--bench, --hardware, --model, --runtime,
-  // --precision, --tp, --pp, --dp, --ep, --max-num-seqs, --server-args, --server-config, --acceptance-length),
-  // advancing i; false for any other argument. InputError for a missing or bad value.
+  // --precision, --tp, --pp, --dp, --ep, --max-num-seqs, --server-args, --server-config, --acceptance-length,
+  // --perf-metrics), advancing i; false for any other argument. InputError for a missing or bad value.
   bool take(const Args& args, std::size_t& i);
   bool has_launch() const { return !server_args.empty() || !server_config.empty(); }
   // The deployment with the launch merged in (traces::take_server_settings): its engine, model and layout where the

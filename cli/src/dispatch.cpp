@@ -147,8 +147,8 @@ commands:
         under --unfitted-profiles (every row) into the one forecasts on a GPU without a fit quote
         (calibration/profiles/accuracy/unfitted-gpus.json).
   validate --bench FILE... --hardware H --tp N [--pp N] [--dp N] [--ep N] [--model M] [--runtime R]
-           [--precision P] [--max-num-seqs N] [--server-args CMD] [--server-config YAML] [--acceptance-length L]
-           [--json OUT] [-j N] [--strict]
+           [--precision P] [--max-num-seqs N] [--server-args CMD] [--server-config YAML]
+           [--acceptance-length L | --perf-metrics FILE] [--json OUT] [-j N] [--strict]
         The same for the result files of `vllm bench serve --save-result`, SGLang's bench_serving
         --output-file (one record or one per line), AIPerf's profile_export_aiperf.json and genai-perf's
         profile_export_genai_perf.json (their warm-up simulated and left out; they do not name the engine:
@@ -168,7 +168,10 @@ commands:
         MTP layers (TensorRT-LLM's speculative_config, vLLM's --speculative-config, SGLang's --speculative-*) is
         simulated with the drafts per step the launch gives and the acceptance the run measured (vLLM's
         spec_decode_* keys, per position where given; SGLang's accept_length; else --acceptance-length L, the mean
-        tokens per step the engine's log reports); other drafting methods are listed unmapped.
+        tokens per step the engine's log reports); other drafting methods are listed unmapped. --perf-metrics
+        FILE: TensorRT-LLM's GET /perf_metrics list for the one run given (return_perf_metrics: true): the
+        engine's own medians of front end, wait, prompt iteration, response and decode iteration go in the
+        row's notes, and its tokens per decode iteration are a speculative run's accepted length.
         The percentiles a file reports beside the means (median, p90, p95, p99 of TTFT, TPOT and end-to-end
         latency; those the summary leaves out from the per-request ttfts and itls of --save-detailed or
         --output-details) are compared with the simulation's own (JSON: each row's "percentiles" and a summary).

@@ -51,7 +51,7 @@ int run_scenario(const Args& args) {
       if (i + 1 >= args.size()) throw InputError("", a, "", std::string("needs a value; ") + kUsage);
       return args[++i];
     };
-    if (a != "--bench" && launch.take(args, i)) continue;
+    if (a != "--bench" && a != "--perf-metrics" && launch.take(args, i)) continue;
     if (a == "--nodes") {
       nodes = whole_number_arg(a, value(), 1);
     } else if (a == "--from") {

@@ -36,7 +36,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: fleetcast validate (--silicon FILE | --bench FILE... [--hardware H] [--tp N] [--pp N] [--dp N] [--ep N] "
     "[--model M] [--runtime R] [--precision P] [--max-num-seqs N] [--server-args CMD] [--server-config YAML] "
-    "[--acceptance-length L]) [--json OUT] [-j N] [--strict] [--match TEXT] "
+    "[--acceptance-length L | --perf-metrics FILE]) [--json OUT] [-j N] [--strict] [--match TEXT] "
     "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] "
     "[--benchmark-clients] [--decompose] [--accuracy FILE]";
 

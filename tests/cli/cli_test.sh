@@ -394,6 +394,32 @@ assert mtp["predicted_tpot_ms"] < 0.75 * plain["predicted_tpot_ms"], (plain["pre
 unmapped = json.load(open(sys.argv[3]))["rows"][0]
 assert not unmapped["predicted"] and "--acceptance-length" in unmapped["reason"], unmapped["reason"]
 PY
+# TensorRT-LLM's per-request timing (/perf_metrics) of the same run under trtllm-serve with MTP: 16 measured requests
+# (after 2 warm-ups) of 256 tokens over 102 decode iterations each are 4,080 / 1,632 = 2.5 tokens per iteration, the
+# run's accepted length; --acceptance-length beside it is refused.
+python3 - "$work/perf.json" <<'PY'
+import json, sys
+entries = []
+for i in range(18):
+    t = 10.0 * i
+    entries.append({"request_id": i, "perf_metrics": {"first_iter": 200 * i, "last_iter": 200 * i + 102, "timing_metrics": {
+        "server_arrival_time": t, "arrival_time": t + 0.005, "first_scheduled_time": t + 0.008, "first_token_time": t + 0.068,
+        "server_first_token_time": t + 0.069, "last_token_time": t + 0.068 + 102 * 0.012}}})
+json.dump(entries, open(sys.argv[1], "w"))
+PY
+printf 'speculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: 3\n' >"$work/mtp.yml"
+"$bin" validate --bench "$work/r1.json" --hardware b200 --server-args "trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8" \
+  --server-config "$work/mtp.yml" --perf-metrics "$work/perf.json" -j 1 --json "$work/s3.json" >/dev/null 2>"$work/err"
+{ [ $? -eq 0 ] && python3 - "$work/s3.json" <<'PY'; } && ok || bad "validate --bench --perf-metrics: $(cat "$work/err")"
+import json, sys
+row = json.load(open(sys.argv[1]))["rows"][0]
+assert row["predicted"], row["reason"]
+for said in ("2.50 tokens per decode iteration", "prompt iteration 60.0 ms", "2 warm-ups left out", "from the engine's decode iterations"):
+    assert said in row["notes"], (said, row["notes"])
+PY
+"$bin" validate --bench "$work/r1.json" --hardware b200 --server-args "trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8" \
+  --server-config "$work/mtp.yml" --perf-metrics "$work/perf.json" --acceptance-length 3 >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q -- "--acceptance-length" "$work/err"; } && ok || bad "--perf-metrics with --acceptance-length: $(cat "$work/err")"
 "$bin" scenario --server-args "$mtp" --hardware b200 >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q -- "--acceptance-length" "$work/err"; } && ok || bad "scenario with MTP and no acceptance: $(cat "$work/err")"
 "$bin" scenario --server-args "$mtp" --hardware b200 --acceptance-length 2.8 -o "$work/mtp-scenario.json" 2>"$work/err" &&

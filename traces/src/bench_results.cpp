@@ -256,6 +256,7 @@ class RecordReader {
     percentiles_from_details(r, run);
     run.isl = static_cast<int>(std::lround(input_total / completed));
     run.osl = static_cast<int>(std::lround(output_total / completed));
+    run.output_tokens = std::lround(output_total);
     if (run.osl < 2)
       return BadField{"total_output_tokens", shown(r.at("total_output_tokens")),
                       "TPOT needs >= 2 output tokens per request"};

@@ -52,6 +52,7 @@ struct MeasuredServingRun {
   double request_rate_per_s = 0.0;
   double burstiness = 1.0;
   long num_requests = 0;        // requests the benchmark sent, all measured; 0: not given (a CSV row)
+  long output_tokens = 0;       // the benchmark's output tokens over them all; 0: not given (a CSV row)
   long warmup_requests = 0;     // of num_requests, sent first and left out of the means (genai-perf's, AIPerf's)
   std::vector<int> input_lens;  // per-request lengths when the file lists them (else isl and osl for all)
   std::vector<int> output_lens;
