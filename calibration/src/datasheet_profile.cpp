@@ -174,6 +174,7 @@ nlohmann::json to_json(const Profile& p) {
   // Written only when set, so that profiles without them (every datasheet one) keep their bytes.
   if (p.sequence_overhead_s > 0.0) j["sequence_overhead_s"] = p.sequence_overhead_s;
   if (p.request_overhead_s > 0.0) j["request_overhead_s"] = p.request_overhead_s;
+  if (p.eager_launch_s > 0.0) j["eager_launch_s"] = p.eager_launch_s;
   if (!p.fitted_models.empty()) j["fitted_models"] = p.fitted_models;
   if (!p.model_kind.empty()) j["model_kind"] = p.model_kind;
   if (p.expert_memory_efficiency != 1.0) j["expert_memory_efficiency"] = p.expert_memory_efficiency;

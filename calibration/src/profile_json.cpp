@@ -13,7 +13,7 @@ const std::set<std::string> kKeys = {"hardware", "runtime", "kind", "matmul_effi
                                      "memory_efficiency", "nvlink_efficiency", "nic_efficiency", "op_latency_s",
                                      "collective_latency_s", "step_overhead_s", "sources",
                                      // optional: host overheads fitted to serving runs (0 when absent)
-                                     "sequence_overhead_s", "request_overhead_s",
+                                     "sequence_overhead_s", "request_overhead_s", "eager_launch_s",
                                      // optional: fitted to serving runs (1 when absent)
                                      "expert_kernel_efficiency", "expert_memory_efficiency",
                                      // optional: the model presets a serving fit was made on (none when absent)
@@ -123,6 +123,7 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file) {
   // Optional: profiles written before these fields existed leave them at 0.
   if (j.contains("sequence_overhead_s")) p.sequence_overhead_s = seconds(j, "sequence_overhead_s", file);
   if (j.contains("request_overhead_s")) p.request_overhead_s = seconds(j, "request_overhead_s", file);
+  if (j.contains("eager_launch_s")) p.eager_launch_s = seconds(j, "eager_launch_s", file);
   if (j.contains("expert_kernel_efficiency")) p.expert_kernel_efficiency = expert_efficiencies(j, file);
   if (j.contains("expert_memory_efficiency"))
     p.expert_memory_efficiency = efficiency(j, "expert_memory_efficiency", file);

@@ -40,6 +40,7 @@ std::string recipe_text(const validation::ServingFitOptions& o) {
   if (o.benchmark_clients) text += " --benchmark-clients";
   if (!o.fit_experts) text += " --no-experts";
   if (o.fit_expert_memory) text += " --expert-memory";
+  if (o.fit_eager_launch) text += " --eager-launch";
   if (!o.model_kind.empty()) text += " --models " + o.model_kind;
   if (o.max_step_overhead_s != d.max_step_overhead_s)
     text += " --max-step-ms " + std::to_string(1e3 * o.max_step_overhead_s);
@@ -64,6 +65,7 @@ int run_calibrate_serving(const Args& args) {
       "[--runtime R] [--tp N] [--pp N] [--dp N] [--ep N] [--model M] [--precision P] [--max-num-seqs N] "
       "[--server-args CMD] [--server-config YAML] [--acceptance-length L]) [-o DIR] [--train-rows N] "
       "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory] "
+      "[--eager-launch] "
       "[--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy "
       "FILE]]";
   std::string silicon, hardware, runtime, out_dir, accuracy_file;
@@ -92,6 +94,10 @@ int run_calibrate_serving(const Args& args) {
     }
     if (a == "--expert-memory") {
       options.fit_expert_memory = true;
+      continue;
+    }
+    if (a == "--eager-launch") {
+      options.fit_eager_launch = true;
       continue;
     }
     if (a == "--cross-validate") {

@@ -49,6 +49,8 @@ std::string_view to_string(Op op) {
       return "overlap";
     case Op::step_overhead:
       return "step_overhead";
+    case Op::launch_wait:
+      return "launch_wait";
     case Op::count_:
       break;
   }
@@ -93,6 +95,7 @@ void StepTimeModel::cost_token_gemm(OpCost& op, double params, specs::Precision 
   op.flops_decode = 2.0 * decode_tokens * params;
   op.bytes = params * specs::bytes_per_element(weights) + (prefill_tokens + decode_tokens) * activation_bytes_per_token;
   op.time_s = roofline_s(op, rates_.gemm_flops(weights, gemm_inputs(weights)), rates_.hbm_bytes_per_s(), kernels);
+  op.kernels = kernels;
   op.prefill_share = share(prefill_tokens, decode_tokens);
 }
 
@@ -182,6 +185,21 @@ StepTime StepTimeModel::predict_lockstep(std::span<const BatchShape> ranks) cons
   for (const BatchShape& r : ranks) sequences = std::max(sequences, r.decode_contexts.size() + r.prefill.size());
   overhead.time_s += sequence_overhead_s_ * static_cast<double>(sequences);
   overhead.prefill_share = share(moe.prefill, moe.decode);
+  // An engine that runs a prompt's iteration eagerly (outside CUDA graphs: TensorRT-LLM's and SGLang's context
+  // batches) launches its kernels one by one from the host while the GPU runs them; where launching takes longer than
+  // the GPU's work, the GPU waits for it (Profile::eager_launch_s; 0: every step runs as a graph).
+  if (moe.prefill > 0.0 && profile_.eager_launch_s > 0.0) {
+    double kernels = 0.0, gpu_s = 0.0;
+    for (int i = 0; i < kNumOps; ++i) {
+      const auto op = static_cast<Op>(i);
+      if (op == Op::step_overhead || op == Op::launch_wait) continue;
+      kernels += busiest.ops[i].kernels;
+      gpu_s += busiest.ops[i].time_s;
+    }
+    OpCost& wait = busiest.ops[static_cast<int>(Op::launch_wait)];
+    wait.time_s = std::max(0.0, kernels * profile_.eager_launch_s - gpu_s);
+    wait.prefill_share = 1.0;
+  }
   add_totals(busiest);
   return busiest;
 }
@@ -211,6 +229,7 @@ StepTime StepTimeModel::predict_overlapped(std::span<const BatchShape> ranks) co
     c.flops_decode = x.flops_decode + y.flops_decode;
     c.bytes = x.bytes + y.bytes;
     c.time_s = x.time_s + y.time_s;
+    c.kernels = x.kernels + y.kernels;
     c.prefill_share = c.time_s > 0.0 ? (x.time_s * x.prefill_share + y.time_s * y.prefill_share) / c.time_s : 0.0;
     (is_communication(op) ? communication : compute) += c.time_s;
   }
@@ -253,6 +272,7 @@ void StepTimeModel::cost_projections(const BatchShape& b, const Layers& l, StepT
   ew.flops_decode = 10.0 * dec * h * l.all;
   ew.bytes = 8.0 * (pre + dec) * h * abytes * l.all;
   ew.time_s = roofline_s(ew, rates_.vector_flops(), rates_.hbm_bytes_per_s(), 3 * layers);
+  ew.kernels = 3 * layers;
   ew.prefill_share = share(pre, dec);
 }
 
@@ -265,6 +285,7 @@ void StepTimeModel::cost_embedding(const BatchShape& b, StepTime& st) const {
   OpCost& emb = st.ops[static_cast<int>(Op::embedding)];
   emb.bytes = tokens * model_.hidden_size * wbytes;  // a gather of one row per token
   emb.time_s = emb.bytes / rates.hbm_bytes_per_s() + profile_.op_latency_s;
+  emb.kernels = 1;
   emb.prefill_share = share(pre, dec);
 
   if (model_.lookup_memory) {
@@ -274,6 +295,7 @@ void StepTimeModel::cost_embedding(const BatchShape& b, StepTime& st) const {
     look.bytes = tokens * lm.lookup_layers * static_cast<double>(lm.row_bytes) / tp;
     const double bw = lm.in_host_memory ? rates.host_link_bytes_per_s() : rates.hbm_bytes_per_s();
     look.time_s = look.bytes / bw + lm.lookup_layers * profile_.op_latency_s;
+    look.kernels = lm.lookup_layers;
   }
 }
 
@@ -296,6 +318,7 @@ void StepTimeModel::cost_head(const BatchShape& b, StepTime& st) const {
   head.bytes = params * specs::bytes_per_element(head_precision) +
                (sampling_prefill + sampling_decode) * model_.vocab_size / tp * 4.0;  // fp32 logits
   head.time_s = roofline_s(head, rates.matmul_flops(head_precision), rates.hbm_bytes_per_s(), 2);
+  head.kernels = 2;
   head.prefill_share = share(sampling_prefill, sampling_decode);
   predict_head(sampling_prefill + sampling_decode, head_precision, st);
 }

@@ -29,10 +29,12 @@ void StepTimeModel::cost_draft(const BatchShape& b, const MoeTokens& draft_moe, 
       draft.flops_decode += c.flops();
       draft.bytes += c.bytes;
       draft.time_s += c.time_s;
+      draft.kernels += c.kernels;
     }
     draft.flops_decode += eh.flops();
     draft.bytes += eh.bytes;
     draft.time_s += eh.time_s;
+    draft.kernels += eh.kernels;
     // The next pass drafts one position further: each sequence's MTP KV holds one more token.
     for (int& c : pass.decode_contexts) ++c;
   }

@@ -212,6 +212,8 @@ void StepTimeModel::cost_attention(const BatchShape& b, const Layers& l, StepTim
   att.flops_decode = dec.flops_decode + dec_ix.flops_decode;
   att.bytes = pre.bytes + dec.bytes + pre_ix.bytes + dec_ix.bytes;
   att.time_s = pre_s + dec_s;
+  att.kernels = (has_pre ? attention_kernels + (indexed ? indexer_kernels : 0) : 0) +
+                (has_dec ? attention_kernels + (indexed ? indexer_kernels : 0) : 0);
   att.prefill_share = att.time_s > 0.0 ? pre_s / att.time_s : 0.0;
 }
 
@@ -268,6 +270,7 @@ void StepTimeModel::cost_linear_attention(const BatchShape& b, const Layers& l, 
   op.flops_decode = dec.flops_decode;
   op.bytes = pre.bytes + dec.bytes;
   op.time_s = pre_s + dec_s;
+  op.kernels = (has_pre ? kPrefillKernelsPerLayer * layers : 0) + (has_dec ? kDecodeKernelsPerLayer * layers : 0);
   op.prefill_share = op.time_s > 0.0 ? pre_s / op.time_s : 0.0;
 }
 
@@ -295,6 +298,7 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   gate.bytes = params_.router_per_moe_layer * 2.0 * moe_layers;  // router weights stay 16-bit
   gate.time_s =
       roofline_s(gate, rates_.matmul_flops(specs::Precision::bf16), rates_.hbm_bytes_per_s(), 2 * moe_kernels);
+  gate.kernels = 2 * moe_kernels;
   gate.prefill_share = share(pre, dec);
 
   // The experts see every attention-DP rank's tokens (one rank's without attention DP).
@@ -333,6 +337,7 @@ void StepTimeModel::cost_ffn(const BatchShape& b, const Layers& l, const MoeToke
   const double rate = rates_.expert_kernel_efficiency(model_.precision.experts) *
                       rates_.gemm_flops(model_.precision.experts, expert_inputs_);
   ex.time_s = roofline_s(ex, rate / padding, rates_.expert_hbm_bytes_per_s(), 4 * moe_kernels);
+  ex.kernels = 4 * moe_kernels;
   ex.prefill_share = share(moe_tokens.prefill, moe_tokens.decode);
 
   // The shared experts and a latent MoE's down and up projections: 16-bit GEMMs every token takes, split over TP.
@@ -383,6 +388,7 @@ void StepTimeModel::cost_allreduce(const BatchShape& b, const Layers& l, StepTim
   ar.bytes = intra + inter;
   ar.time_s = collective_s(intra, rates_.nvlink_bus_bytes_per_s(g), g > 1 ? calls : 0) +
               collective_s(inter, rates_.nic_bytes_per_s(), n > 1 ? calls : 0);
+  ar.kernels = (g > 1 ? calls : 0) + (n > 1 ? calls : 0);
   ar.prefill_share = share(pre, dec);
 }
 
@@ -414,6 +420,7 @@ void StepTimeModel::cost_alltoall(const BatchShape& b, const Layers& l, const Mo
   a2a.time_s =
       collective_s(a2a.bytes, nvlink ? rates_.nvlink_bus_bytes_per_s(layout.stage_gpus()) : rates_.nic_bytes_per_s(),
                    2 * static_cast<int>(l.moe));
+  a2a.kernels = 2 * static_cast<int>(l.moe);
   a2a.prefill_share = share(b.prefill_tokens(), b.decode_tokens());
 }
 
@@ -429,6 +436,7 @@ void StepTimeModel::cost_pipeline(const BatchShape& b, StepTime& st) const {
   OpCost& send = st.ops[static_cast<int>(Op::pp_send)];
   send.bytes = (layout.pp - 1) * message / layout.tp;
   send.time_s = collective_s(send.bytes, bw, layout.pp - 1);
+  send.kernels = layout.pp - 1;
   send.prefill_share = share(pre, dec);
 }
 

@@ -69,6 +69,12 @@ TEST_CASE("a fitted profile cites the trace's SHA-256 and survives a round trip"
   const auto back = calibration::read_profile(path);
   CHECK(calibration::to_json(back) == calibration::to_json(p));
   CHECK(back.predictors == p.predictors);
+  // The host time per eager kernel launch is written only where set, and read back as written.
+  CHECK(!calibration::to_json(p).contains("eager_launch_s"));
+  auto eager = p;
+  eager.eager_launch_s = 2.3e-5;
+  calibration::write_profile(path, eager);
+  CHECK(calibration::read_profile(path).eager_launch_s == 2.3e-5);
   std::filesystem::remove(path);
 }
 

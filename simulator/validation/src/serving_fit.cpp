@@ -70,10 +70,13 @@ using Params = Eigen::VectorXd;
 struct FitShape {
   std::vector<std::string> expert_formats;
   bool expert_memory = false;
+  bool eager_launch = false;
   Eigen::Index size() const {
-    return kCommonParams + static_cast<Eigen::Index>(expert_formats.size()) + (expert_memory ? 1 : 0);
+    return kCommonParams + static_cast<Eigen::Index>(expert_formats.size()) + (expert_memory ? 1 : 0) +
+           (eager_launch ? 1 : 0);
   }
   Eigen::Index expert_memory_index() const { return kCommonParams + static_cast<Eigen::Index>(expert_formats.size()); }
+  Eigen::Index eager_launch_index() const { return expert_memory_index() + (expert_memory ? 1 : 0); }
 };
 
 // `p`'s parameters, its GEMM factor against `base`'s matmul efficiencies (1 for base itself: the largest ratio,
@@ -92,6 +95,9 @@ Params initial(const calibration::Profile& p, const calibration::Profile& base, 
     t(kCommonParams + static_cast<Eigen::Index>(k)) = std::log(p.expert_kernel_efficiency_for(expert_formats[k]));
   }
   if (shape.expert_memory) t(shape.expert_memory_index()) = std::log(p.expert_memory_efficiency);
+  // From the datasheet profile at 20 us a kernel: a prompt iteration's launches then cost about a tenth of what the
+  // TensorRT-LLM logs measure, a start the descent moves from in both directions.
+  if (shape.eager_launch) t(shape.eager_launch_index()) = std::log(std::max(p.eager_launch_s, 2e-5));
   return t;
 }
 
@@ -120,6 +126,10 @@ Box box(const ServingFitOptions& options, Eigen::Index params) {
   b.hi.head(kCommonParams) << (bounded ? 0.0 : inf), std::log(bounded ? kMaxAttentionEfficiency : 1.0),
       std::log(bounded ? kMaxMemoryEfficiency : 1.0), std::log(options.max_step_overhead_s), 0.0, std::log(1e-3),
       std::log(0.5);
+  if (options.fit_eager_launch) {  // the last parameter: 0.1 us to 0.5 ms a kernel
+    b.lo(params - 1) = std::log(1e-7);
+    b.hi(params - 1) = std::log(5e-4);
+  }
   return b;
 }
 
@@ -136,6 +146,7 @@ calibration::Profile apply(const calibration::Profile& base, const Params& t, co
     p.expert_kernel_efficiency[expert_formats[k]] = x(kCommonParams + static_cast<Eigen::Index>(k));
   }
   p.expert_memory_efficiency = shape.expert_memory ? x(shape.expert_memory_index()) : 1.0;
+  if (shape.eager_launch) p.eager_launch_s = x(shape.eager_launch_index());
   return p;
 }
 
@@ -240,6 +251,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   std::set<std::string> moe_models, dense_models;
   for (const Row* r : train) (r->scenario.model.moe ? moe_models : dense_models).insert(serving_run_model(r->run));
   shape.expert_memory = options.fit_expert_memory && !moe_models.empty() && !dense_models.empty();
+  shape.eager_launch = options.fit_eager_launch;
   const Eigen::Index params = shape.size();
   if (train.size() < 6) {  // --train-rows' floor: 12 residuals (TTFT and TPOT per row), 7-10 parameters here
     throw InputError(results.file, "rows", hardware + " " + runtime,
@@ -333,6 +345,10 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
     }
     fit.profile.sources["expert_kernel_efficiency." + format] =
         source + "; set by the training rows of " + set_by + " of " + std::to_string(train.size());
+  }
+  if (shape.eager_launch) {
+    fit.profile.sources["eager_launch_s"] =
+        source + "; host time per kernel of a prompt iteration run eagerly (the step model's launch_wait)";
   }
   if (shape.expert_memory) {
     const auto names = [](const std::set<std::string>& models) {

@@ -80,6 +80,11 @@ struct Profile {
   // Front end between a client sending a request and the engine having it (HTTP, tokenization, queueing into
   // the engine): part of the TTFT a benchmark client measures. 0 unless fitted to measured runs.
   double request_overhead_s = 0.0;
+  // Host time to launch one kernel where a step runs eagerly: an engine that keeps CUDA graphs for decode-only
+  // batches (TensorRT-LLM's PyTorch backend, SGLang) launches a prompt iteration's kernels one by one from Python, and
+  // a short prompt's iteration lasts as long as that takes (the step model's launch_wait). 0 unless fitted or
+  // measured (docs/ACCURACY.md, "The host, not the GPU, sets a short prompt's iteration").
+  double eager_launch_s = 0.0;
   // The routed experts' grouped GEMM kernels' compute rate against a dense GEMM's: fused MoE kernels (vLLM's
   // triton fused_moe and matmul_ogs, SGLang's, TensorRT-LLM's CUTLASS grouped GEMMs) gather and scatter rows per
   // expert, dequantise block-scaled weights in the tile and run few rows per expert, and no kernel-level figure for

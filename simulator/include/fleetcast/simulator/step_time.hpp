@@ -44,6 +44,7 @@ enum class Op {
   mtp_draft,  // speculative decoding: the MTP layers' passes that propose the next step's drafts
   overlap,    // two-batch overlap: communication time hidden behind compute (<= 0)
   step_overhead,
+  launch_wait,  // a prompt iteration run eagerly: the GPU waiting on the host launching its kernels one by one
   count_
 };
 constexpr int kNumOps = static_cast<int>(Op::count_);
@@ -59,6 +60,7 @@ struct OpCost {
   // Share of the time owed to prefill tokens: by FLOPs where the op computes (weight reads serve every
   // token alike), by token count where it only moves data.
   double prefill_share = 0.0;
+  double kernels = 0.0;  // kernel launches and collective calls the op makes in the step
   double flops() const { return flops_prefill + flops_decode; }
 };
 

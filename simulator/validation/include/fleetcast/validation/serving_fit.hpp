@@ -57,6 +57,9 @@ struct ServingFitOptions {
   // weights' (Profile::expert_memory_efficiency; false: 1, one HBM efficiency for both, as the shipped profiles are
   // fitted: on the development set one model's slow decode set it for every MoE model, docs/ACCURACY.md).
   bool fit_expert_memory = false;
+  // Fit the host time to launch one kernel of a prompt iteration run eagerly (Profile::eager_launch_s; false: the
+  // starting profile's, 0 in the datasheet ones), for engines that graph decode-only batches alone.
+  bool fit_eager_launch = false;
   // "dense" or "moe": fit on the rows of that kind of model alone and write a profile for that kind
   // (Profile::model_kind), which forecasts of such models take over the pair's fit; "" (default): every row.
   std::string model_kind;
@@ -78,7 +81,7 @@ struct ServingFitScore {
 
 struct ServingFit {
   calibration::Profile profile;  // kind "fitted", runtime set, sources naming the file, its hash and the rows
-  ServingFitScore before_train, after_train;        // replay errors on the rows fitted
+  ServingFitScore before_train, after_train;  // replay errors on the rows fitted
   // And on the held-out rows, each as its model would use the profile (calibration::scope_to_model): with
   // leave_out_model, a model the fit never saw takes what a forecast of it would.
   ServingFitScore before_held_out, after_held_out;
