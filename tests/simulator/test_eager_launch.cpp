@@ -6,30 +6,15 @@
 #include "fleetcast/calibration/profile.hpp"
 #include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "step_support.hpp"
 #include "support.hpp"
 
 using namespace fleetcast;
 using Catch::Detail::Approx;
 using simulator::Op;
 
-namespace {
-
-// One Llama-3.1-70B layer (hidden 8192, GQA 64 / 8 x 128, FFN 28,672) in BF16.
-specs::ModelSpec dense_layer() {
-  auto m = specs::model_preset("llama-3.1-70b");
-  m.num_layers = 1;
-  m.dense_layers = 1;
-  m.precision = {};
-  return m;
-}
-
-simulator::BatchShape prefill(int tokens) {
-  simulator::BatchShape b;
-  b.prefill.push_back({tokens, 0, true});
-  return b;
-}
-
-}  // namespace
+using test::dense_layer;
+using test::prefill;
 
 TEST_CASE("an eager prompt iteration lasts at least its kernels' launches; decode steps and long prompts do not wait",
           "[step_time]") {

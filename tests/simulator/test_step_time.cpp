@@ -9,6 +9,7 @@
 #include "fleetcast/simulator/hardware_rates.hpp"
 #include "fleetcast/simulator/step_time.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "step_support.hpp"
 #include "support.hpp"
 
 using namespace fleetcast;
@@ -17,16 +18,9 @@ using simulator::Op;
 
 namespace {
 
+using test::dense_layer;
 using test::one_gpu;
-
-// One Llama-3.1-70B layer (hidden 8192, GQA 64 / 8 x 128, FFN 28,672) in BF16.
-specs::ModelSpec dense_layer() {
-  auto m = specs::model_preset("llama-3.1-70b");
-  m.num_layers = 1;
-  m.dense_layers = 1;
-  m.precision = {};  // BF16 throughout
-  return m;
-}
+using test::prefill;
 
 // One DeepSeek-V3 MoE layer (256 experts top-8 of width 2048, 1 shared) in FP8.
 specs::ModelSpec moe_layer() {
@@ -34,12 +28,6 @@ specs::ModelSpec moe_layer() {
   m.num_layers = 1;
   m.dense_layers = 0;
   return m;
-}
-
-simulator::BatchShape prefill(int tokens) {
-  simulator::BatchShape b;
-  b.prefill.push_back({tokens, 0, true});
-  return b;
 }
 
 }  // namespace
