@@ -8,6 +8,7 @@
 
 #include "fleetcast/calibration/kernel_import.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/number_text.hpp"
 
 namespace fleetcast::calibration {
 namespace {
@@ -54,12 +55,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 double number(const std::string& s, const std::string& where, const std::string& column) {
-  try {
-    std::size_t used = 0;
-    const double x = std::stod(s, &used);
-    if (used == s.size() && std::isfinite(x) && x >= 0.0) return x;
-  } catch (const std::exception&) {
-  }
+  if (const auto x = whole_text_number(s); x && std::isfinite(*x) && *x >= 0.0) return *x;
   throw InputError(where, column, "\"" + s + "\"", "expected a number >= 0");
 }
 

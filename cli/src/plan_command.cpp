@@ -1,4 +1,5 @@
 // `fleetcast plan PLAN.json`: the cheapest configurations that meet the plan's SLOs (simulator/planner/plan_*).
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "fleetcast/planner/plan_report.hpp"
 #include "fleetcast/planner/plan_search.hpp"
 #include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/number_text.hpp"
 #include "fleetcast/specs/plan.hpp"
 
 namespace fleetcast::cli {
@@ -16,11 +18,8 @@ const char* const kUsage =
     "usage: fleetcast plan PLAN.json [-o OUT.json] [-j N] [--progress json] [--no-prune] [--rows N] [--quiet]";
 
 int parse_count(const std::string& flag, const std::string& text, int lo, int hi) {
-  try {
-    std::size_t used = 0;
-    const int v = std::stoi(text, &used);
-    if (used == text.size() && v >= lo && v <= hi) return v;
-  } catch (const std::exception&) {
+  if (const auto v = whole_text_number(text); v && *v >= lo && *v <= hi && *v == std::floor(*v)) {
+    return static_cast<int>(*v);
   }
   throw InputError("", flag, text, "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
 }

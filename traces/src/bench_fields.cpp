@@ -1,8 +1,9 @@
 // Benchmark records' field readers (bench_fields.hpp).
 #include "bench_fields.hpp"
 
-#include <exception>
 #include <limits>
+
+#include "fleetcast/specs/number_text.hpp"
 
 namespace fleetcast::traces::detail {
 
@@ -50,12 +51,7 @@ std::variant<std::optional<double>, BadField> number(const json& r, const char* 
     const std::string s = it->get<std::string>();
     if (s == "inf") return std::optional<double>{std::numeric_limits<double>::infinity()};
     // vLLM's --metadata values are strings: "tp": "8".
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(s, &used);
-      if (used == s.size()) return std::optional<double>{v};
-    } catch (const std::exception&) {
-    }
+    if (const auto v = whole_text_number(s)) return v;
   }
   return BadField{key, shown(*it), "not a number"};
 }

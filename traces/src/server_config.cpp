@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "fleetcast/specs/error.hpp"
+#include "fleetcast/specs/number_text.hpp"
 #include "lower.hpp"
 #include "server_keys.hpp"
 
@@ -25,17 +26,6 @@ std::string quantized_precision(const std::string& method) {
   if (m == "mxfp4") return "mxfp4";
   if (m == "awq" || m == "awq_marlin" || m == "gptq" || m == "gptq_marlin" || m == "w4afp8") return "int4";
   return "";
-}
-
-// The whole text as one number ("0.8x" is not one), or nothing.
-std::optional<double> number(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
 }
 
 // A launch's speculative decoding settings, in each engine's terms.
@@ -86,19 +76,19 @@ class Reader {
   explicit Reader(const ServerSettings& s) : s_(s) {}
 
   int whole(const ServerSetting& e, int least) const {
-    const auto v = number(e.value);
+    const auto v = whole_text_number(e.value);
     if (v && *v == std::floor(*v) && *v >= least && *v <= 1e9) return static_cast<int>(*v);
     throw InputError(s_.source, e.key, e.value, "a whole number >= " + std::to_string(least));
   }
 
   double fraction(const ServerSetting& e) const {
-    const auto v = number(e.value);
+    const auto v = whole_text_number(e.value);
     if (v && *v > 0.0 && *v <= 1.0) return *v;
     throw InputError(s_.source, e.key, e.value, "a fraction in (0, 1]");
   }
 
   double ratio(const ServerSetting& e) const {
-    const auto v = number(e.value);
+    const auto v = whole_text_number(e.value);
     if (v && *v >= 0.0 && *v <= 1.0) return *v;
     throw InputError(s_.source, e.key, e.value, "a ratio in [0, 1]");
   }
