@@ -37,7 +37,8 @@ std::string recipe_text(const validation::ServingFitOptions& o) {
   if (o.max_iterations != d.max_iterations) text += " --iterations " + std::to_string(o.max_iterations);
   if (o.bounded) text += " --bounded";
   if (o.robust) text += " --robust";
-  if (o.benchmark_clients) text += " --benchmark-clients";
+  if (o.client_mapping == traces::CsvClientMapping::as_run) text += " --benchmark-clients";
+  if (o.client_mapping == traces::CsvClientMapping::drawn_lengths) text += " --drawn-lengths";
   if (!o.fit_experts) text += " --no-experts";
   if (o.fit_expert_memory) text += " --expert-memory";
   if (o.fit_eager_launch) text += " --eager-launch";
@@ -64,13 +65,15 @@ int run_calibrate_serving(const Args& args) {
       "usage: fleetcast calibrate serving (--silicon FILE [--hardware H --runtime R] | --bench FILE... --hardware H "
       "[--runtime R] [--tp N] [--pp N] [--dp N] [--ep N] [--model M] [--precision P] [--max-num-seqs N] "
       "[--server-args CMD] [--server-config YAML] [--acceptance-length L]) [-o DIR] [--train-rows N] "
-      "[--iterations N] [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory] "
+      "[--iterations N] [--bounded] [--robust] [--benchmark-clients | --drawn-lengths] [--refine] [--no-experts] "
+      "[--expert-memory] "
       "[--eager-launch] "
       "[--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy "
       "FILE]]";
   std::string silicon, hardware, runtime, out_dir, accuracy_file;
   validation::ServingFitOptions options;
-  bool cross_validate = false, benchmark_clients = false;
+  bool cross_validate = false;
+  const char* client_flag = nullptr;  // --benchmark-clients or --drawn-lengths, where given
   BenchInput bench;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -104,8 +107,13 @@ int run_calibrate_serving(const Args& args) {
       cross_validate = true;
       continue;
     }
-    if (a == "--benchmark-clients") {
-      benchmark_clients = true;
+    if (a == "--benchmark-clients" || a == "--drawn-lengths") {
+      if (client_flag != nullptr && a != client_flag) {
+        throw InputError("", a, "", std::string("conflicts with ") + client_flag + ": give one client mapping");
+      }
+      client_flag = args[i].c_str();
+      options.client_mapping =
+          a == "--drawn-lengths" ? traces::CsvClientMapping::drawn_lengths : traces::CsvClientMapping::as_run;
       continue;
     }
     if (i + 1 >= args.size()) throw InputError("", "calibrate serving", a, usage_text);
@@ -175,8 +183,12 @@ int run_calibrate_serving(const Args& args) {
   }
   if (!accuracy_file.empty()) read_unseen_model_table(accuracy_file);  // a bad table is named before hours of fits
   auto results = silicon.empty() ? bench.read(false) : traces::read_silicon_csv(silicon);
-  if (!benchmark_clients && !silicon.empty()) traces::forget_benchmark_clients(results);
-  options.benchmark_clients = benchmark_clients;
+  if (silicon.empty()) {
+    if (client_flag != nullptr) throw InputError("", client_flag, "", "maps a silicon CSV's rows: give --silicon FILE");
+    options.client_mapping.reset();  // benchmark files state their own lengths
+  } else {
+    traces::apply_client_mapping(results, *options.client_mapping);
+  }
   // The (hardware, runtime) pairs of the aggregated rows that map, each with its models (for --cross-validate).
   std::map<std::pair<std::string, std::string>, std::set<std::string>> pairs;
   for (const auto& run : results.runs) {

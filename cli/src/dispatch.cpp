@@ -87,8 +87,8 @@ commands:
                     [--tp N] [--pp N] [--dp N] [--ep N] [--model M] [--precision P] [--max-num-seqs N]
                     [--server-args CMD] [--server-config YAML] [--acceptance-length L]) [-o DIR] [--train-rows N]
                     [--iterations N]
-                    [--bounded] [--robust] [--benchmark-clients] [--refine] [--no-experts] [--expert-memory]
-                    [--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
+                    [--bounded] [--robust] [--benchmark-clients | --drawn-lengths] [--refine] [--no-experts]
+                    [--expert-memory] [--eager-launch] [--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads, and the routed experts' kernel efficiency per expert weight format, to the
         measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the rows, by id hash, held out);
@@ -107,11 +107,13 @@ commands:
         --iterations 0 fits nothing: the fast replay's error of the profile in use, on the same rows.
         --bench: your own benchmark files (as validate --bench reads them, closed-loop runs; at least 6 training
         rows) instead of a silicon CSV, fitted for every (hardware, runtime) pair they hold.
-        --benchmark-clients: as validate's. --no-experts fits no experts' efficiency (the routed experts at
+        --benchmark-clients, --drawn-lengths: as validate's. --no-experts fits no experts' efficiency (the routed experts at
         the GEMM rate, as the shipped profiles are fitted: a format's figure set by one model's rows does not
         carry to another model). --expert-memory, where the training rows hold dense and MoE models both,
         also fits the routed experts' weight streaming apart from the dense weights' (expert_memory_efficiency,
         a factor on the HBM efficiency; without it one HBM efficiency serves both, as in the shipped profiles).
+        --eager-launch also fits the host time per kernel of a step with prompt tokens (eager_launch_s: a
+        step lasts at least its kernels times it; TensorRT-LLM launches prompt iterations without CUDA graphs).
         --models dense|moe fits on that kind of model's rows alone and writes DIR/<hardware>-<runtime>-<kind>.json
         (model_kind set), which forecasts of that kind of model take over the pair's fit; with --cross-validate
         only that kind's models are left out in turn.
@@ -123,8 +125,8 @@ commands:
         gamma arrivals at the measured rate and inter-arrival CV; prints skipped rows, the hourly rate and
         prefix-block reuse. Bad rows are skipped and counted (--strict: the first is an error).
   validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] [--split all|held-out|train]
-           [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] [--benchmark-clients] [--decompose]
-           [--accuracy TABLE]
+           [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] [--benchmark-clients | --drawn-lengths]
+           [--decompose] [--accuracy TABLE]
         Predict every measured serving run of a silicon CSV (aiconfigurator's format: closed-loop clients at
         fixed lengths, layout and backend per row) in N worker processes; print per row the measured and
         predicted mean TTFT and TPOT with the absolute percentage error, per group (model, system, backend,
@@ -132,11 +134,13 @@ commands:
         the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset;
         --split held-out the rows `calibrate serving` never fits (a fifth, by id hash); --markdown writes the
         group table as Markdown; --scenarios DIR writes the scenario each mapped row becomes as DIR/ID.json.
-        --benchmark-clients simulates each row as the client its provenance names ran it: InferenceX's
-        (lengths uniform in 0.8-1 x isl and osl, 10 x clients requests, all measured) or aiconfigurator's
-        genai-perf (2 x clients warm-up, then 10 x clients measured); off by default (the shipped fits were
-        made without it and lose accuracy with it, docs/ACCURACY.md "Benchmark clients"; fits made with it:
-        FLEETCAST_PROFILE_DIR=calibration/profiles/candidates/benchmark-clients). --decompose splits the
+        Every row is a fixed-length closed loop measured over the middle of 5 waves, as the shipped fits were
+        made. --drawn-lengths simulates a row measured by InferenceX's client as that client ran it (lengths
+        uniform in 0.8-1 x isl and osl, 10 x clients requests, all measured); --benchmark-clients also gives
+        aiconfigurator's genai-perf rows their client (2 x clients warm-up, then 10 x clients measured). Fits
+        made under each: FLEETCAST_PROFILE_DIR=calibration/profiles/candidates/drawn-lengths and
+        .../benchmark-clients (docs/ACCURACY.md, "Benchmark clients" and "InferenceX's drawn lengths alone").
+        --decompose splits the
         measured and predicted TPOT of rows that differ only in osl into the decode step d and the other
         clients' prefill time X per request (TPOT = d + X / (osl - 1)), X / (C - 1) beside the model's
         marginal time of one prompt: near it the clients ran out of phase, near 0 in lockstep (JSON:

@@ -38,7 +38,7 @@ constexpr const char* kUsage =
     "[--model M] [--runtime R] [--precision P] [--max-num-seqs N] [--server-args CMD] [--server-config YAML] "
     "[--acceptance-length L | --perf-metrics FILE]) [--json OUT] [-j N] [--strict] [--match TEXT] "
     "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] "
-    "[--benchmark-clients] [--decompose] [--accuracy FILE]";
+    "[--benchmark-clients | --drawn-lengths] [--decompose] [--accuracy FILE]";
 
 // One line per predicted row; with `notes` (benchmark files: a few runs, each read with its own assumptions) the
 // mapping's notes under it, so that how a run and its launch were read is in plain sight.
@@ -297,7 +297,9 @@ std::string markdown_groups(const validation::ValidationResult& r, const std::ve
 int run_validate(const Args& args) {
   std::string silicon, json_out;
   BenchInput bench;
-  bool strict = false, progress_json = false, summary_only = false, benchmark_clients = false, decompose = false;
+  bool strict = false, progress_json = false, summary_only = false, decompose = false;
+  auto client_mapping = traces::CsvClientMapping::fixed_lengths;
+  const char* client_flag = nullptr;  // --benchmark-clients or --drawn-lengths, where given
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int every = 1;
   std::string match, split = "all", markdown, scenarios, accuracy;
@@ -331,8 +333,13 @@ int run_validate(const Args& args) {
       strict = true;
     } else if (a == "--summary-only") {
       summary_only = true;
-    } else if (a == "--benchmark-clients") {
-      benchmark_clients = true;
+    } else if (a == "--benchmark-clients" || a == "--drawn-lengths") {
+      if (client_flag != nullptr && a != client_flag) {
+        throw InputError("", a, "", std::string("conflicts with ") + client_flag + ": give one client mapping");
+      }
+      client_flag = args[i].c_str();
+      client_mapping =
+          a == "--drawn-lengths" ? traces::CsvClientMapping::drawn_lengths : traces::CsvClientMapping::as_run;
     } else if (a == "--decompose") {
       decompose = true;
     } else if (a == "--accuracy") {
@@ -369,9 +376,13 @@ int run_validate(const Args& args) {
   }
   traces::MeasuredServingResults results =
       silicon.empty() ? bench.read(strict) : traces::read_silicon_csv(silicon, strict);
-  // A CSV row's client is inferred from its provenance and dropped unless asked for; a benchmark file states its
-  // own lengths (random_range_ratio), which stay.
-  if (!benchmark_clients && !silicon.empty()) traces::forget_benchmark_clients(results);
+  // A CSV row's client is inferred from its provenance and mapped as asked (by default every row at fixed lengths);
+  // a benchmark file states its own lengths (random_range_ratio).
+  if (!silicon.empty()) {
+    traces::apply_client_mapping(results, client_mapping);
+  } else if (client_flag != nullptr) {
+    throw InputError("", client_flag, "", "maps a silicon CSV's rows: give --silicon FILE");
+  }
   validation::ValidateOptions options;
   options.jobs = jobs;
   if (every > 1 || !match.empty() || split != "all") {

@@ -201,6 +201,24 @@ silicon=$fixtures/../../validation/fixtures/silicon-small.csv
   python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['ttft_decomposition']; s=d[0]; sys.exit(not (len(d)==1 and s['isls']==[512,2048] and all(abs(s['measured_base_ms']+s['measured_prompts']*p-t)<1e-6 for p,t in zip(s['prompt_ms'],[40.0,90.0])) and s['measured_prompts']>0))" "$work/d.json" &&
   grep -E -q "^\| llama-3.1-8b \| h100 \| vllm \| agg \| 1 \| [0-9.]+ \| [-0-9.]+ \| [-0-9]+ \| [-0-9]+ \|$" "$work/d.md"; } && ok ||
   bad "validate --decompose: $(cat "$work/out" "$work/err")"
+# The client mapping: under --drawn-lengths InferenceX's rows (lengths drawn 0.8-1 x) predict differently from the
+# same rows at fixed lengths (the default), a genai-perf row (fixed lengths either way, the default window)
+# identically; two mappings at once, or one for benchmark files that state their own lengths, exit 2.
+clients=$fixtures/../../validation/fixtures/silicon-clients.csv
+"$bin" validate --silicon "$clients" -j 2 --summary-only --drawn-lengths --json "$work/drawn.json" >/dev/null 2>"$work/err" &&
+  "$bin" validate --silicon "$clients" -j 2 --summary-only --json "$work/fixed.json" >/dev/null 2>>"$work/err"
+{ [ $? -eq 0 ] && python3 - "$work/drawn.json" "$work/fixed.json" <<'PY'; } && ok || bad "validate --drawn-lengths: $(cat "$work/err")"
+import json, sys
+drawn, fixed = ({r["id"]: r for r in json.load(open(f))["rows"]} for f in sys.argv[1:3])
+assert drawn["aic_genai_perf"]["predicted_ttft_ms"] == fixed["aic_genai_perf"]["predicted_ttft_ms"], "genai-perf row moved"
+for i in ("ix_db_dump", "ix_dashboard"):
+    assert drawn[i]["predicted_tpot_ms"] != fixed[i]["predicted_tpot_ms"], i + " mapped at fixed lengths under --drawn-lengths"
+PY
+"$bin" validate --silicon "$clients" --benchmark-clients --drawn-lengths >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q "give one client mapping" "$work/err"; } && ok || bad "two client mappings: $(cat "$work/err")"
+"$bin" validate --bench "$fixtures/../../traces/fixtures/vllm-bench-result.json" --hardware h100 --tp 1 --drawn-lengths \
+  >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q "give --silicon FILE" "$work/err"; } && ok || bad "--drawn-lengths with --bench: $(cat "$work/err")"
 "$bin" validate --silicon "$work/no-such.csv" --json "$work/v2.json" >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q "no-such.csv" "$work/err" && [ ! -e "$work/v2.json" ]; } && ok ||
   bad "validate of a missing file: $(cat "$work/err")"

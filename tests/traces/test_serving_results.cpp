@@ -226,6 +226,46 @@ TEST_CASE("silicon CSV: forgetting the benchmark clients leaves fixed lengths an
   }
 }
 
+TEST_CASE("silicon CSV: --drawn-lengths keeps InferenceX's drawn lengths and drops genai-perf's warm-up",
+          "[traces][silicon]") {
+  const auto read = traces::read_silicon_csv(kValidationFixtures + "/silicon-clients.csv");
+  const auto by_id = [](const traces::MeasuredServingResults& r, const std::string& id) {
+    for (const auto& run : r.runs) {
+      if (run.id == id) return run;
+    }
+    FAIL("no row " << id);
+    return traces::MeasuredServingRun{};
+  };
+  auto drawn = read;
+  traces::apply_client_mapping(drawn, traces::CsvClientMapping::drawn_lengths);
+  for (const char* id : {"ix_db_dump", "ix_dashboard"}) {
+    INFO(id);
+    // InferenceX's benchmark_serving.py: lengths uniform in [0.8 x, 1 x], 10 x C requests, every one averaged.
+    CHECK(by_id(drawn, id).length_range_ratio == 0.8);
+    CHECK(by_id(drawn, id).requests_per_client == 10);
+    CHECK(by_id(drawn, id).warmup_requests_per_client == 0);
+  }
+  // genai-perf's fixed lengths stay fixed and its 2 x C warm-up is dropped: the default window instead.
+  const auto gap = by_id(drawn, "aic_genai_perf");
+  CHECK(gap.length_range_ratio == 1.0);
+  CHECK(gap.warmup_requests_per_client == 0);
+  CHECK(gap.requests_per_client == 0);
+
+  auto as_run = read;
+  traces::apply_client_mapping(as_run, traces::CsvClientMapping::as_run);
+  CHECK(by_id(as_run, "aic_genai_perf").warmup_requests_per_client == 2);
+  CHECK(by_id(as_run, "aic_genai_perf").requests_per_client == 10);
+  CHECK(by_id(as_run, "ix_db_dump").length_range_ratio == 0.8);
+
+  auto fixed = read;
+  traces::apply_client_mapping(fixed, traces::CsvClientMapping::fixed_lengths);
+  for (const auto& run : fixed.runs) {
+    INFO(run.id);
+    CHECK(run.length_range_ratio == 1.0);
+    CHECK(run.requests_per_client == 0);
+  }
+}
+
 TEST_CASE("silicon CSV: InferenceX exports that multiplied an EP run's layout by ep are read back",
           "[traces][silicon]") {
   const std::string head =

@@ -53,6 +53,21 @@ std::string format_number(double v) {
 
 std::string format_ms(double seconds) { return format_number(seconds * 1e3); }
 
+// The rows' client mapping, as the fitted sources name it.
+std::string client_mapping_text(std::optional<traces::CsvClientMapping> mapping) {
+  if (!mapping) return "";
+  switch (*mapping) {
+    case traces::CsvClientMapping::drawn_lengths:
+      return "; InferenceX rows at the lengths its client drew (0.8-1 x), the others at fixed lengths "
+             "(--drawn-lengths)";
+    case traces::CsvClientMapping::fixed_lengths:
+      return "";  // the default, which every shipped fit was made under
+    case traces::CsvClientMapping::as_run:
+      return "; rows mapped as their benchmark clients ran them (--benchmark-clients)";
+  }
+  return "";
+}
+
 struct Row {
   traces::MeasuredServingRun run;
   specs::ScenarioSpec scenario;
@@ -327,7 +342,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
            ? (refine ? ", from the fit in use alone (--refine)"
                      : ", from the fit in use (a lower training cost than from the datasheet profile)")
            : "") +
-      (options.benchmark_clients ? "; rows mapped as their benchmark clients ran them (--benchmark-clients)" : "") +
+      client_mapping_text(options.client_mapping) +
       (options.model_kind.empty() ? std::string()
                                   : "; the " + options.model_kind + " models' rows alone (--models " +
                                         options.model_kind + "), for forecasts of " + options.model_kind + " models");

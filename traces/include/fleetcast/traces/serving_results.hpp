@@ -129,10 +129,29 @@ struct MeasuredServingResults {
 MeasuredServingResults read_silicon_csv(const std::filesystem::path& path, bool strict = false);
 MeasuredServingResults parse_silicon_csv(std::istream& in, const std::string& file, bool strict = false);
 
+// How much of each CSV row's benchmark client, as the reader inferred it from the row's provenance, the mapping
+// keeps (docs/ACCURACY.md, "Benchmark clients" and "InferenceX's drawn lengths alone").
+enum class CsvClientMapping {
+  // The default of `validate --silicon` and `calibrate serving`, which the shipped fits were made under: every row
+  // a fixed-length closed loop over the default window.
+  fixed_lengths,
+  // --drawn-lengths: a client that draws each request's lengths (InferenceX's, 0.8-1 x the nominal ones) keeps them
+  // and its request count, since fixed lengths put its clients in a lockstep the real ones were never in; a
+  // fixed-length client (aiconfigurator's genai-perf) maps as by default, its warm-up dropped.
+  drawn_lengths,
+  // --benchmark-clients: every client as its provenance names it, the genai-perf warm-up of 2 x C requests too.
+  as_run,
+};
+
+// Applies `mapping` to rows read from a silicon CSV (forget_benchmark_clients for fixed_lengths,
+// forget_fixed_length_clients for drawn_lengths, nothing for as_run).
+void apply_client_mapping(MeasuredServingResults& results, CsvClientMapping mapping);
+
 // Drops what the reader inferred from each row's provenance about its benchmark client (lengths drawn in a range,
-// warm-up and measured request counts), so that every CSV row maps as a fixed-length closed loop measured over the
-// default window: what `validate --silicon` and `calibrate serving` do unless given --benchmark-clients
-// (docs/ACCURACY.md, "Benchmark clients").
+// warm-up and measured request counts): every CSV row maps as a fixed-length closed loop over the default window.
 void forget_benchmark_clients(MeasuredServingResults& results);
+
+// The same for the rows whose client sends fixed lengths only; rows whose client draws lengths keep it.
+void forget_fixed_length_clients(MeasuredServingResults& results);
 
 }  // namespace fleetcast::traces

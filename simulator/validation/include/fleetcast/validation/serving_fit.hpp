@@ -18,6 +18,7 @@
 // it never saw better than the plain least squares (efficiencies capped at 1 only), which the shipped profiles use.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,9 @@ struct ServingFitOptions {
   // Not empty: every row of this model preset (e.g. "llama-3.1-70b") is left out of the training rows and scored
   // as the held-out set, whatever its id hash: the error on a model the fit never saw.
   std::string leave_out_model;
-  // The rows were mapped as their benchmark clients ran them (traces::forget_benchmark_clients not applied): named
-  // in the fitted sources, since a fit is only right under the mapping it was made with.
-  bool benchmark_clients = false;
+  // How a silicon CSV's benchmark clients were mapped (traces::apply_client_mapping; none for benchmark files, which
+  // state their own): named in the fitted sources, since a fit is only right under the mapping it was made with.
+  std::optional<traces::CsvClientMapping> client_mapping = traces::CsvClientMapping::fixed_lengths;
   // Where the pair has a fit in use, descend from it alone, not also from the datasheet profile: a refit after a
   // change that leaves the fit's other parameters near right (a parameter added), at half the cost.
   bool refine = false;
