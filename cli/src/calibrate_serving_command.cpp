@@ -10,6 +10,7 @@
 
 #include "atomic_file.hpp"
 #include "bench_input.hpp"
+#include "client_mapping_flag.hpp"
 #include "commands.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/calibration/profile.hpp"
@@ -73,7 +74,7 @@ int run_calibrate_serving(const Args& args) {
   std::string silicon, hardware, runtime, out_dir, accuracy_file;
   validation::ServingFitOptions options;
   bool cross_validate = false;
-  const char* client_flag = nullptr;  // --benchmark-clients or --drawn-lengths, where given
+  ClientMappingFlag clients;
   BenchInput bench;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -107,15 +108,7 @@ int run_calibrate_serving(const Args& args) {
       cross_validate = true;
       continue;
     }
-    if (a == "--benchmark-clients" || a == "--drawn-lengths") {
-      if (client_flag != nullptr && a != client_flag) {
-        throw InputError("", a, "", std::string("conflicts with ") + client_flag + ": give one client mapping");
-      }
-      client_flag = args[i].c_str();
-      options.client_mapping =
-          a == "--drawn-lengths" ? traces::CsvClientMapping::drawn_lengths : traces::CsvClientMapping::as_run;
-      continue;
-    }
+    if (clients.take(a)) continue;
     if (i + 1 >= args.size()) throw InputError("", "calibrate serving", a, usage_text);
     if (a == "--silicon") {
       silicon = args[++i];
@@ -183,12 +176,9 @@ int run_calibrate_serving(const Args& args) {
   }
   if (!accuracy_file.empty()) read_unseen_model_table(accuracy_file);  // a bad table is named before hours of fits
   auto results = silicon.empty() ? bench.read(false) : traces::read_silicon_csv(silicon);
-  if (silicon.empty()) {
-    if (client_flag != nullptr) throw InputError("", client_flag, "", "maps a silicon CSV's rows: give --silicon FILE");
-    options.client_mapping.reset();  // benchmark files state their own lengths
-  } else {
-    traces::apply_client_mapping(results, *options.client_mapping);
-  }
+  clients.apply(results, !silicon.empty());
+  // Benchmark files state their own lengths: no mapping to name in the fitted sources.
+  options.client_mapping = silicon.empty() ? std::nullopt : std::optional(clients.mapping);
   // The (hardware, runtime) pairs of the aggregated rows that map, each with its models (for --cross-validate).
   std::map<std::pair<std::string, std::string>, std::set<std::string>> pairs;
   for (const auto& run : results.runs) {

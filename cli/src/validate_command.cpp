@@ -16,6 +16,7 @@
 
 #include "atomic_file.hpp"
 #include "bench_input.hpp"
+#include "client_mapping_flag.hpp"
 #include "commands.hpp"
 #include "fleetcast/calibration/kernel_caveats.hpp"
 #include "fleetcast/calibration/measured_accuracy.hpp"
@@ -298,8 +299,7 @@ int run_validate(const Args& args) {
   std::string silicon, json_out;
   BenchInput bench;
   bool strict = false, progress_json = false, summary_only = false, decompose = false;
-  auto client_mapping = traces::CsvClientMapping::fixed_lengths;
-  const char* client_flag = nullptr;  // --benchmark-clients or --drawn-lengths, where given
+  ClientMappingFlag clients;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int every = 1;
   std::string match, split = "all", markdown, scenarios, accuracy;
@@ -333,13 +333,8 @@ int run_validate(const Args& args) {
       strict = true;
     } else if (a == "--summary-only") {
       summary_only = true;
-    } else if (a == "--benchmark-clients" || a == "--drawn-lengths") {
-      if (client_flag != nullptr && a != client_flag) {
-        throw InputError("", a, "", std::string("conflicts with ") + client_flag + ": give one client mapping");
-      }
-      client_flag = args[i].c_str();
-      client_mapping =
-          a == "--drawn-lengths" ? traces::CsvClientMapping::drawn_lengths : traces::CsvClientMapping::as_run;
+    } else if (clients.take(a)) {
+      // --benchmark-clients or --drawn-lengths, taken
     } else if (a == "--decompose") {
       decompose = true;
     } else if (a == "--accuracy") {
@@ -378,11 +373,7 @@ int run_validate(const Args& args) {
       silicon.empty() ? bench.read(strict) : traces::read_silicon_csv(silicon, strict);
   // A CSV row's client is inferred from its provenance and mapped as asked (by default every row at fixed lengths);
   // a benchmark file states its own lengths (random_range_ratio).
-  if (!silicon.empty()) {
-    traces::apply_client_mapping(results, client_mapping);
-  } else if (client_flag != nullptr) {
-    throw InputError("", client_flag, "", "maps a silicon CSV's rows: give --silicon FILE");
-  }
+  clients.apply(results, !silicon.empty());
   validation::ValidateOptions options;
   options.jobs = jobs;
   if (every > 1 || !match.empty() || split != "all") {
