@@ -67,9 +67,52 @@ std::optional<double> memory_ratio_to_datasheet(const Profile& fit, const std::s
   return fit.memory_efficiency / datasheet;
 }
 
+// The routed experts' grouped GEMMs against a dense GEMM's rate, carried to a GPU without a fit of the runtime: per
+// expert weight format, the median over the fits that name it, and for a format no fit names ("*"), the median over
+// every figure of every fit. A kernel path's rate relative to the GPU's dense GEMMs, measured on other GPUs: what a
+// datasheet pick otherwise runs at 1 (docs/ACCURACY.md, "InferenceX's drawn lengths alone"). Nothing where no fit of
+// the runtime has one (the shipped fits are made without it, --no-experts).
+void carry_expert_efficiency(Profile& p, const std::vector<Profile>& candidates, const std::string& runtime) {
+  std::map<std::string, std::vector<std::pair<double, std::string>>> by_format;
+  std::vector<double> every;
+  for (const Profile& c : candidates) {
+    if (c.kind != "fitted" || c.runtime != runtime || !c.model_kind.empty()) continue;
+    for (const auto& [format, efficiency] : c.expert_kernel_efficiency) {
+      by_format[format].emplace_back(efficiency, c.hardware);
+      every.push_back(efficiency);
+    }
+  }
+  if (every.empty()) return;
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+  };
+  const char* why = ": a kernel path's rate against the dense GEMMs', carried to a GPU without a fit";
+  for (auto& [format, fits] : by_format) {
+    std::vector<double> values;
+    std::ostringstream source;
+    source.precision(3);
+    source << "median of the fitted " << runtime << " profiles of other GPUs (";
+    for (std::size_t i = 0; i < fits.size(); ++i) {
+      values.push_back(fits[i].first);
+      source << (i ? ", " : "") << fits[i].second << " " << fits[i].first;
+    }
+    source << ")" << why;
+    p.expert_kernel_efficiency[format] = median(values);
+    p.sources["expert_kernel_efficiency." + format] = source.str();
+  }
+  if (!p.expert_kernel_efficiency.count("*")) {
+    p.expert_kernel_efficiency["*"] = median(every);
+    p.sources["expert_kernel_efficiency.*"] = "median of every experts' figure of the fitted " + runtime +
+                                              " profiles of other GPUs, for a format none names" + why;
+  }
+}
+
 // `p`, a datasheet profile, with the figures of its runtime that carry over from the fitted profiles.
 Profile with_runtime_carried_figures(Profile p, const std::vector<Profile>& candidates, const std::string& runtime) {
   if (p.kind != "datasheet") return p;
+  carry_expert_efficiency(p, candidates, runtime);
   for (const CarriedFigures& t : kCarriedFigures) {
     if (runtime != t.runtime) continue;
     const char* why = ": host-side, it carries over to a GPU without a fit (docs/ACCURACY.md, Front-end time)";
