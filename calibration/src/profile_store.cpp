@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "embedded_profiles.hpp"
@@ -73,37 +74,31 @@ std::optional<double> memory_ratio_to_datasheet(const Profile& fit, const std::s
 // datasheet pick otherwise runs at 1 (docs/ACCURACY.md, "InferenceX's drawn lengths alone"). Nothing where no fit of
 // the runtime has one (the shipped fits are made without it, --no-experts).
 void carry_expert_efficiency(Profile& p, const std::vector<Profile>& candidates, const std::string& runtime) {
-  std::map<std::string, std::vector<std::pair<double, std::string>>> by_format;
+  std::set<std::string> formats;
   std::vector<double> every;
   for (const Profile& c : candidates) {
     if (c.kind != "fitted" || c.runtime != runtime || !c.model_kind.empty()) continue;
     for (const auto& [format, efficiency] : c.expert_kernel_efficiency) {
-      by_format[format].emplace_back(efficiency, c.hardware);
+      formats.insert(format);
       every.push_back(efficiency);
     }
   }
   if (every.empty()) return;
-  const auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-  };
   const char* why = ": a kernel path's rate against the dense GEMMs', carried to a GPU without a fit";
-  for (auto& [format, fits] : by_format) {
-    std::vector<double> values;
-    std::ostringstream source;
-    source.precision(3);
-    source << "median of the fitted " << runtime << " profiles of other GPUs (";
-    for (std::size_t i = 0; i < fits.size(); ++i) {
-      values.push_back(fits[i].first);
-      source << (i ? ", " : "") << fits[i].second << " " << fits[i].first;
+  for (const std::string& format : formats) {
+    const auto value = [&format](const Profile& c) -> std::optional<double> {
+      const auto it = c.expert_kernel_efficiency.find(format);
+      return it == c.expert_kernel_efficiency.end() ? std::nullopt : std::optional<double>(it->second);
+    };
+    if (auto m = fitted_median(candidates, runtime, value, 1.0, "")) {
+      p.expert_kernel_efficiency[format] = m->first;
+      p.sources["expert_kernel_efficiency." + format] = m->second + why;
     }
-    source << ")" << why;
-    p.expert_kernel_efficiency[format] = median(values);
-    p.sources["expert_kernel_efficiency." + format] = source.str();
   }
   if (!p.expert_kernel_efficiency.count("*")) {
-    p.expert_kernel_efficiency["*"] = median(every);
+    std::sort(every.begin(), every.end());
+    const std::size_t n = every.size();
+    p.expert_kernel_efficiency["*"] = n % 2 == 1 ? every[n / 2] : (every[n / 2 - 1] + every[n / 2]) / 2.0;
     p.sources["expert_kernel_efficiency.*"] = "median of every experts' figure of the fitted " + runtime +
                                               " profiles of other GPUs, for a format none names" + why;
   }
