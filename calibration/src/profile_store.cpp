@@ -33,6 +33,12 @@ struct CarriedFigures {
 };
 constexpr CarriedFigures kCarriedFigures[] = {{"sglang", true, false, false, false}, {"vllm", true, true, true, true}};
 
+// The median of sorted values.
+double median_of_sorted(const std::vector<double>& sorted) {
+  const std::size_t n = sorted.size();
+  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+}
+
 // The median over the fitted `runtime` profiles among `candidates` of value(profile) (skipping those it gives none
 // for), and where it came from: "median of the fitted vllm profiles of other GPUs (h100 10 ms, ...)"; none without
 // such a profile.
@@ -49,7 +55,9 @@ std::optional<std::pair<double, std::string>> fitted_median(const std::vector<Pr
   if (fits.empty()) return std::nullopt;
   std::sort(fits.begin(), fits.end());
   const std::size_t n = fits.size();
-  const double median = n % 2 == 1 ? fits[n / 2].first : (fits[n / 2 - 1].first + fits[n / 2].first) / 2.0;
+  std::vector<double> values;
+  for (const auto& f : fits) values.push_back(f.first);
+  const double median = median_of_sorted(values);
   std::ostringstream why;
   why.precision(4);
   why << "median of the fitted " << runtime << " profiles of other GPUs (";
@@ -97,8 +105,7 @@ void carry_expert_efficiency(Profile& p, const std::vector<Profile>& candidates,
   }
   if (!p.expert_kernel_efficiency.count("*")) {
     std::sort(every.begin(), every.end());
-    const std::size_t n = every.size();
-    p.expert_kernel_efficiency["*"] = n % 2 == 1 ? every[n / 2] : (every[n / 2 - 1] + every[n / 2]) / 2.0;
+    p.expert_kernel_efficiency["*"] = median_of_sorted(every);
     p.sources["expert_kernel_efficiency.*"] = "median of every experts' figure of the fitted " + runtime +
                                               " profiles of other GPUs, for a format none names" + why;
   }

@@ -43,7 +43,7 @@ bool BenchInput::take(const Args& args, std::size_t& i) {
     layout(given.max_num_seqs, layout_flags.max_num_seqs);
   } else if (a == "--acceptance-length") {
     const std::string& text = value();
-    const auto v = parse_number(text);
+    const auto v = whole_text_number(text);
     if (!v || !(*v >= 1.0) || *v > 17.0) {
       throw InputError("", a, text,
                        "the mean tokens a speculative step yields per sequence, the verified one counted: in [1, 17]");

@@ -71,7 +71,7 @@ Parsed parse(const Args& args, const std::vector<std::string>& valued, const std
 }
 
 double parse_fraction(const std::string& option, const std::string& text) {
-  if (const auto x = parse_number(text); x && *x > 0.0 && *x < 100.0) return *x;
+  if (const auto x = whole_text_number(text); x && *x > 0.0 && *x < 100.0) return *x;
   throw InputError("", option, text, "expected a fraction > 0 (0.15 = 15%)");
 }
 

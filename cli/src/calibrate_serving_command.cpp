@@ -127,14 +127,14 @@ int run_calibrate_serving(const Args& args) {
         throw InputError("", "--models", options.model_kind, "expected dense or moe");
     } else if (a == "--max-step-ms") {
       const std::string& text = args[++i];
-      const auto ms = parse_number(text);
+      const auto ms = whole_text_number(text);
       if (!ms || !(*ms >= 0.01 && *ms <= 100.0)) {
         throw InputError("", "--max-step-ms", text, "expected milliseconds between 0.01 and 100");
       }
       options.max_step_overhead_s = *ms * 1e-3;
     } else if (a == "--ttft-weight") {
       const std::string& text = args[++i];
-      const auto w = parse_number(text);
+      const auto w = whole_text_number(text);
       if (!w || !(*w > 0.0 && *w <= 1.0)) throw InputError("", "--ttft-weight", text, "expected a weight in (0, 1]");
       options.ttft_weight = *w;
     } else if (a == "--iterations") {
@@ -178,7 +178,7 @@ int run_calibrate_serving(const Args& args) {
   auto results = silicon.empty() ? bench.read(false) : traces::read_silicon_csv(silicon);
   clients.apply(results, !silicon.empty());
   // Benchmark files state their own lengths: no mapping to name in the fitted sources.
-  options.client_mapping = silicon.empty() ? std::nullopt : std::optional(clients.mapping);
+  options.client_mapping = silicon.empty() ? std::nullopt : std::optional(clients.mapping());
   // The (hardware, runtime) pairs of the aggregated rows that map, each with its models (for --cross-validate).
   std::map<std::pair<std::string, std::string>, std::set<std::string>> pairs;
   for (const auto& run : results.runs) {

@@ -94,7 +94,7 @@ int run_calibrate_steps(const Args& args) {
       out_file = args[++i];
     } else if (a == "--iterations" && i + 1 < args.size()) {
       const std::string text = args[++i];
-      const auto n = parse_number(text);
+      const auto n = whole_text_number(text);
       if (!n || !(*n >= 0 && *n <= 1000) || *n != static_cast<int>(*n))
         throw InputError("", "--iterations", text, "expected a whole number from 0 to 1,000");
       iterations = static_cast<int>(*n);

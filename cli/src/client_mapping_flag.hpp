@@ -10,8 +10,12 @@
 namespace fleetcast::cli {
 
 struct ClientMappingFlag {
-  traces::CsvClientMapping mapping = traces::CsvClientMapping::fixed_lengths;
   std::string given;  // the flag on the command line, empty for the default
+
+  traces::CsvClientMapping mapping() const {
+    if (given == "--drawn-lengths") return traces::CsvClientMapping::drawn_lengths;
+    return given.empty() ? traces::CsvClientMapping::fixed_lengths : traces::CsvClientMapping::as_run;
+  }
 
   // True where `arg` is one of the flags (taken); a second, different one is an InputError.
   bool take(const std::string& arg) {
@@ -20,14 +24,13 @@ struct ClientMappingFlag {
       throw InputError("", arg, "", "conflicts with " + given + ": give one client mapping");
     }
     given = arg;
-    mapping = arg == "--drawn-lengths" ? traces::CsvClientMapping::drawn_lengths : traces::CsvClientMapping::as_run;
     return true;
   }
 
   // Maps the rows of a silicon CSV (`from_silicon`); for benchmark files a flag given is an InputError.
   void apply(traces::MeasuredServingResults& results, bool from_silicon) const {
     if (from_silicon) {
-      traces::apply_client_mapping(results, mapping);
+      traces::apply_client_mapping(results, mapping());
     } else if (!given.empty()) {
       throw InputError("", given, "", "maps a silicon CSV's rows: give --silicon FILE");
     }

@@ -25,7 +25,7 @@ simulator::TraceWindow parse_trace_window(const std::string& text) {
   };
   const std::size_t colon = text.find(':');
   if (colon == std::string::npos) return fail();
-  const auto start = parse_number(text.substr(0, colon)), end = parse_number(text.substr(colon + 1));
+  const auto start = whole_text_number(text.substr(0, colon)), end = whole_text_number(text.substr(colon + 1));
   if (!start || !end) return fail();
   simulator::TraceWindow w;
   w.start_s = *start;

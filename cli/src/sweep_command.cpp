@@ -60,7 +60,7 @@ std::vector<int> parse_list(const std::string& flag, const std::string& text) {
 }
 
 double parse_share(const std::string& flag, const std::string& text) {
-  if (const auto v = parse_number(text); v && std::isfinite(*v) && *v >= 0.0 && *v <= 1.0) return *v;
+  if (const auto v = whole_text_number(text); v && std::isfinite(*v) && *v >= 0.0 && *v <= 1.0) return *v;
   throw InputError("", flag, text, "expected an acceptance rate from 0 to 1");
 }
 

@@ -20,7 +20,7 @@ constexpr const char* kUsage =
     "[--loops N] [--empirical] [--name NAME] [-o WORKLOAD.json] [--json]";
 
 double number_arg(const std::string& flag, const std::string& text) {
-  if (const auto v = parse_number(text)) return *v;
+  if (const auto v = whole_text_number(text)) return *v;
   throw InputError("", flag, text, "expected a number");
 }
 

@@ -302,18 +302,14 @@ void forget_benchmark_clients(MeasuredServingResults& results) {
   }
 }
 
-void forget_fixed_length_clients(MeasuredServingResults& results) {
-  for (MeasuredServingRun& run : results.runs) {
-    if (run.length_range_ratio < 1.0) continue;
-    run.warmup_requests_per_client = 0;
-    run.requests_per_client = 0;
-  }
-}
-
 void apply_client_mapping(MeasuredServingResults& results, CsvClientMapping mapping) {
   switch (mapping) {
     case CsvClientMapping::drawn_lengths:
-      forget_fixed_length_clients(results);
+      for (MeasuredServingRun& run : results.runs) {
+        if (run.length_range_ratio < 1.0) continue;  // a client that draws lengths keeps them and its request count
+        run.warmup_requests_per_client = 0;
+        run.requests_per_client = 0;
+      }
       return;
     case CsvClientMapping::fixed_lengths:
       forget_benchmark_clients(results);

@@ -143,15 +143,12 @@ enum class CsvClientMapping {
   as_run,
 };
 
-// Applies `mapping` to rows read from a silicon CSV (forget_benchmark_clients for fixed_lengths,
-// forget_fixed_length_clients for drawn_lengths, nothing for as_run).
+// Applies `mapping` to rows read from a silicon CSV: forget_benchmark_clients for fixed_lengths; for drawn_lengths
+// the same for the rows whose client sends fixed lengths only; nothing for as_run.
 void apply_client_mapping(MeasuredServingResults& results, CsvClientMapping mapping);
 
 // Drops what the reader inferred from each row's provenance about its benchmark client (lengths drawn in a range,
 // warm-up and measured request counts): every CSV row maps as a fixed-length closed loop over the default window.
 void forget_benchmark_clients(MeasuredServingResults& results);
-
-// The same for the rows whose client sends fixed lengths only; rows whose client draws lengths keep it.
-void forget_fixed_length_clients(MeasuredServingResults& results);
 
 }  // namespace fleetcast::traces
