@@ -171,7 +171,7 @@ TEST_CASE("a bad profile is an error naming the field", "[calibration]") {
 
 TEST_CASE(
     "a GPU without a fit takes the host-side figures of its runtime that carry over: SGLang's front end, "
-    "vLLM's front end, step and sequence costs, none of TensorRT-LLM's",
+    "vLLM's front end, step and sequence costs, TensorRT-LLM's host time per eagerly launched kernel",
     "[calibration]") {
   const auto hw = specs::hardware_preset("gb200");
   auto fit = [](const std::string& gpu, const std::string& runtime, double request_s) {
@@ -180,12 +180,13 @@ TEST_CASE(
     p.request_overhead_s = request_s;
     p.step_overhead_s = request_s / 100.0;
     p.sequence_overhead_s = request_s / 1000.0;
+    p.eager_launch_s = request_s / 400.0;
     return p;
   };
-  const std::vector<calibration::Profile> all = {fit("h100", "sglang", 0.16), fit("h200", "sglang", 0.18),
-                                                 fit("b200", "sglang", 0.23), fit("b300", "sglang", 0.17),
-                                                 fit("h100", "vllm", 0.01),   fit("h200", "vllm", 0.02),
-                                                 fit("b200", "vllm", 0.04),   fit("h100", "trtllm", 0.02)};
+  const std::vector<calibration::Profile> all = {
+      fit("h100", "sglang", 0.16), fit("h200", "sglang", 0.18), fit("b200", "sglang", 0.23),
+      fit("b300", "sglang", 0.17), fit("h100", "vllm", 0.01),   fit("h200", "vllm", 0.02),
+      fit("b200", "vllm", 0.04),   fit("h100", "trtllm", 0.02), fit("h200", "trtllm", 0.03)};
   const auto datasheet = calibration::datasheet_profile(hw, "sglang");
   const auto sglang = calibration::select_profile(all, hw, "sglang");
   CHECK(sglang.kind == "datasheet");
@@ -198,8 +199,16 @@ TEST_CASE(
   CHECK(vllm.step_overhead_s == Approx(0.0002));
   CHECK(vllm.sequence_overhead_s == Approx(0.00002));
   CHECK_THAT(vllm.sources.at("sequence_overhead_s"), Catch::Contains("h100 10 us"));
+  CHECK(vllm.eager_launch_s == 0.0);  // vLLM's and SGLang's prompt steps run as their decode ones do
+  CHECK(sglang.eager_launch_s == 0.0);
+  // TensorRT-LLM: the eager launch time alone (median of 50 and 75 us), its front end and step costs stay.
   const auto trtllm = calibration::select_profile(all, hw, "trtllm");
-  CHECK(calibration::to_json(trtllm) == calibration::to_json(calibration::datasheet_profile(hw, "trtllm")));
+  const auto trtllm_datasheet = calibration::datasheet_profile(hw, "trtllm");
+  CHECK(trtllm.eager_launch_s == Approx(62.5e-6));
+  CHECK_THAT(trtllm.sources.at("eager_launch_s"), Catch::Contains("h100 50 us"));
+  CHECK(trtllm.request_overhead_s == trtllm_datasheet.request_overhead_s);
+  CHECK(trtllm.step_overhead_s == trtllm_datasheet.step_overhead_s);
+  CHECK(trtllm.sequence_overhead_s == trtllm_datasheet.sequence_overhead_s);
   // A GPU's own fit wins over the median, and without any fit (the datasheet-only mode) nothing is added.
   CHECK(calibration::select_profile(all, specs::hardware_preset("b200"), "sglang").request_overhead_s == 0.23);
   CHECK(calibration::select_profile({}, hw, "sglang").request_overhead_s == 0.0);

@@ -69,8 +69,16 @@ TEST_CASE("a fitted GPU's pick without its fit is its datasheet profile with the
   std::sort(ratios.begin(), ratios.end());
   CHECK(pick.memory_efficiency == Approx(std::min(1.0, datasheet.memory_efficiency * ratios[1])));
   CHECK(pick.memory_efficiency < datasheet.memory_efficiency);
-  // TensorRT-LLM carries no host cost: its pick is the datasheet profile exactly.
-  CHECK(calibration::profile_fingerprint(calibration::profile_without_own_fit(h100, "trtllm")) ==
+  // TensorRT-LLM carries its host time per eagerly launched kernel alone: the median of the other two GPUs' fits.
+  calibration::Profile trtllm = calibration::profile_without_own_fit(h100, "trtllm");
+  REQUIRE(shipped_fit("b200", "trtllm") != nullptr);
+  REQUIRE(shipped_fit("h200", "trtllm") != nullptr);
+  CHECK(trtllm.eager_launch_s ==
+        Approx((shipped_fit("b200", "trtllm")->eager_launch_s + shipped_fit("h200", "trtllm")->eager_launch_s) / 2.0));
+  CHECK(trtllm.eager_launch_s > 0.0);
+  trtllm.eager_launch_s = 0.0;
+  trtllm.sources.erase("eager_launch_s");
+  CHECK(calibration::profile_fingerprint(trtllm) ==
         calibration::profile_fingerprint(calibration::datasheet_profile_for(h100, "trtllm")));
   // A GPU without a fit gets the same pick by default.
   const specs::HardwareSpec gb200 = specs::hardware_preset("gb200");
@@ -170,9 +178,9 @@ TEST_CASE("a forecast with a GPU-without-a-fit pick carries the spread over the 
           "pcie");
     CHECK_FALSE(calibration::to_json(*e).contains("unscored_scale_up"));  // NVSwitch forecasts keep their bytes
   }
-  SECTION("TensorRT-LLM's pick is the datasheet profile itself, and carries the figure") {
+  SECTION("TensorRT-LLM's pick carries the figure") {
     const std::vector<PairAccuracy> trtllm = {entry("h100", "trtllm", 0.4, 0.1, 1.3, 5)};
-    const auto t = calibration::unfitted_gpu_error_for(gb200, calibration::datasheet_profile_for(gb200, "trtllm"),
+    const auto t = calibration::unfitted_gpu_error_for(gb200, calibration::profile_without_own_fit(gb200, "trtllm"),
                                                        "trtllm", "dense", trtllm);
     REQUIRE(t);
     CHECK(t->ttft.median_ape == Approx(0.4));
