@@ -124,19 +124,22 @@ Profile with_runtime_carried_figures(Profile p, const std::vector<Profile>& cand
   carry_expert_efficiency(p, candidates, runtime);
   for (const CarriedFigures& t : kCarriedFigures) {
     if (runtime != t.runtime) continue;
-    const char* why = ": host-side, it carries over to a GPU without a fit (docs/ACCURACY.md, Front-end time)";
-    auto take = [&](bool wanted, double Profile::*field, const char* name, double to_unit, const char* unit) {
+    const char* front_end = "Front-end time";
+    auto take = [&](bool wanted, double Profile::*field, const char* name, double to_unit, const char* unit,
+                    const char* section) {
       if (!wanted) return;
       const auto value = [field](const Profile& c) { return std::optional<double>(c.*field); };
       if (auto m = fitted_median(candidates, runtime, value, to_unit, unit)) {
         p.*field = m->first;
-        p.sources[name] = m->second + why;
+        p.sources[name] =
+            m->second + ": host-side, it carries over to a GPU without a fit (docs/ACCURACY.md, " + section + ")";
       }
     };
-    take(t.request, &Profile::request_overhead_s, "request_overhead_s", 1e3, "ms");
-    take(t.step, &Profile::step_overhead_s, "step_overhead_s", 1e3, "ms");
-    take(t.sequence, &Profile::sequence_overhead_s, "sequence_overhead_s", 1e6, "us");
-    take(t.eager_launch, &Profile::eager_launch_s, "eager_launch_s", 1e6, "us");
+    take(t.request, &Profile::request_overhead_s, "request_overhead_s", 1e3, "ms", front_end);
+    take(t.step, &Profile::step_overhead_s, "step_overhead_s", 1e3, "ms", front_end);
+    take(t.sequence, &Profile::sequence_overhead_s, "sequence_overhead_s", 1e6, "us", front_end);
+    take(t.eager_launch, &Profile::eager_launch_s, "eager_launch_s", 1e6, "us",
+         "TensorRT-LLM's eager launch time on a GPU without a fit");
     if (t.memory_ratio) {
       const auto ratio = [&runtime](const Profile& c) { return memory_ratio_to_datasheet(c, runtime); };
       if (auto m = fitted_median(candidates, runtime, ratio, 1.0, "")) {
