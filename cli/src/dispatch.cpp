@@ -146,7 +146,9 @@ commands:
         marginal time of one prompt: near it the clients ran out of phase, near 0 in lockstep (JSON:
         tpot_decomposition); and the TTFT of rows that differ only in isl into a + k x p(isl), k the prompts'
         prefill a request waits for (near 1: each prompt on its own; near the cohort's size: lockstep), a the
-        rest (JSON: ttft_decomposition). --accuracy TABLE (with --split held-out) merges each (hardware, runtime)'s error
+        rest (JSON: ttft_decomposition); with --drawn-lengths InferenceX's rows too, each prompt priced at the
+        mean length its client drew (k measured over k predicted: the engine's longer prompt against the model's).
+        --accuracy TABLE (with --split held-out) merges each (hardware, runtime)'s error
         with the profile in use into the table forecasts quote (calibration/profiles/accuracy/held-out.json);
         under --unfitted-profiles (every row) into the one forecasts on a GPU without a fit quote
         (calibration/profiles/accuracy/unfitted-gpus.json).

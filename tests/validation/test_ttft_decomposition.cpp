@@ -77,15 +77,16 @@ TEST_CASE("rows that are not one fixed-length closed loop at two prompt lengths 
     r.rows.push_back(row(1024, 110.0, 120.0));
     CHECK(validation::decompose_ttft(r).empty());
   }
-  SECTION("the other length from another client count, an open loop, drawn lengths or a row not predicted") {
+  SECTION("the other length from another client count, an open loop, per-request lengths or a row not predicted") {
     auto other_clients = row(4096, 300.0, 320.0, 16);
     auto open_loop = row(4096, 300.0, 320.0);
     open_loop.run.request_rate_per_s = 2.0;
-    auto drawn = row(4096, 300.0, 320.0);
-    drawn.run.length_range_ratio = 0.8;
+    auto listed = row(4096, 300.0, 320.0);
+    listed.run.input_lens = {4000, 4096};
+    listed.run.output_lens = {128, 120};
     auto failed = row(4096, 300.0, 320.0);
     failed.predicted = false;
-    for (const auto& p : {other_clients, open_loop, drawn, failed}) r.rows.push_back(p);
+    for (const auto& p : {other_clients, open_loop, listed, failed}) r.rows.push_back(p);
     CHECK(validation::decompose_ttft(r).empty());
   }
   SECTION("a model the mapping does not know has no price for its prompts, so no split") {
@@ -94,4 +95,35 @@ TEST_CASE("rows that are not one fixed-length closed loop at two prompt lengths 
     CHECK(std::isnan(validation::marginal_prompt_ms(r.rows[0].run, 1024 + 64)));
     CHECK(validation::decompose_ttft(r).empty());
   }
+}
+
+TEST_CASE("a client that drew its lengths is split at its nominal prompts and priced at its mean ones",
+          "[validation][decomposition]") {
+  // InferenceX's client: each request's prompt uniform in [floor(0.8 x isl), isl], its output in [102, 128]. The mean
+  // prompts are 922 and 7,373 tokens (floor(819.2) = 819 and 1,024 average to 921.5, rounded to 922), each beside
+  // decodes at the mean prompt plus half the mean output (115: floor(102.4) = 102 and 128 average to 115).
+  auto drawn = [](int isl, double measured, double predicted) {
+    auto p = row(isl, measured, predicted);
+    p.run.length_range_ratio = 0.8;
+    return p;
+  };
+  auto priced = [](int isl) {
+    auto p = row(isl, 0, 0);
+    p.run.isl = isl;
+    return validation::marginal_prompt_ms(p.run, isl + 57);
+  };
+  const double p1 = priced(922), p8 = priced(7373);
+  validation::ValidationResult r;
+  r.rows.push_back(drawn(1024, 30.0 + 3.0 * p1, 20.0 + 1.0 * p1));
+  r.rows.push_back(drawn(8192, 30.0 + 3.0 * p8, 20.0 + 1.0 * p8));
+  const auto splits = validation::decompose_ttft(r);
+  REQUIRE(splits.size() == 1);
+  CHECK(splits[0].isls == std::vector<int>{1024, 8192});
+  CHECK(splits[0].prompt_ms[0] == Approx(p1));
+  CHECK(splits[0].prompt_ms[1] == Approx(p8));
+  CHECK(splits[0].measured_prompts == Approx(3.0));
+  CHECK(splits[0].predicted_prompts == Approx(1.0));
+  CHECK(splits[0].measured_base_ms == Approx(30.0));
+  // The nominal 8,192-token prompt costs more than the mean one: pricing at the nominal length would read another k.
+  CHECK(prompt_ms(8192) > p8);
 }

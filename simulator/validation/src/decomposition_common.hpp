@@ -1,5 +1,7 @@
 #pragma once
 // What the TPOT and TTFT decompositions share: a row's layout as a key, and a least-squares line.
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <tuple>
@@ -34,6 +36,12 @@ inline std::pair<double, double> line_fit(const std::vector<double>& x, const st
   return {my - slope * mx, slope};
 }
 
+// The mean of a length the client drew uniformly in [floor(r x nominal), nominal] (the nominal one without a spread).
+inline double mean_drawn_length(int nominal, double range_ratio) {
+  if (range_ratio >= 1.0) return nominal;
+  return (std::max(1.0, std::floor(range_ratio * nominal)) + nominal) / 2.0;
+}
+
 // One length's rows of a key: their measured and predicted latencies summed, and the first of them.
 struct LengthSums {
   double measured = 0.0, predicted = 0.0;
@@ -45,19 +53,21 @@ struct LengthSums {
 using DecompositionKey = std::tuple<std::string, int, std::string, int>;
 using RowsByLength = std::map<DecompositionKey, std::map<int, LengthSums>>;
 
-// The predicted aggregated closed-loop rows at fixed lengths (no per-request lengths, no drawn spread, at least
-// `min_clients` clients), grouped by key and by the length that varies: the output length when `vary_osl`, else the
-// prompt length. `measured` and `predicted` pick the latency the split is of.
+// The predicted aggregated closed-loop rows at fixed lengths (no per-request lengths, no drawn spread unless
+// `drawn_too`, at least `min_clients` clients), grouped by key and by the length that varies: the output length when
+// `vary_osl`, else the prompt length (the nominal one for a drawn spread). `measured` and `predicted` pick the latency
+// the split is of.
 template <typename Measured, typename Predicted>
-RowsByLength rows_by_length(const ValidationResult& result, bool vary_osl, int min_clients, Measured measured,
-                            Predicted predicted) {
+RowsByLength rows_by_length(const ValidationResult& result, bool vary_osl, int min_clients, bool drawn_too,
+                            Measured measured, Predicted predicted) {
   RowsByLength out;
   for (const RowPrediction& p : result.rows) {
     const traces::MeasuredServingRun& run = p.run;
     const int varying = vary_osl ? run.osl : run.isl, fixed = vary_osl ? run.isl : run.osl;
-    // Only a fixed-length closed loop gives every request the same lengths and the same company.
+    // A fixed-length closed loop gives every request the same lengths and the same company; a drawn spread (each
+    // request's lengths uniform in [r L, L]) keeps the company and spreads the lengths about their mean.
     if (!p.predicted || run.mode != "agg" || run.concurrency < min_clients || varying < (vary_osl ? 2 : 1) ||
-        run.request_rate_per_s > 0.0 || !run.input_lens.empty() || run.length_range_ratio < 1.0)
+        run.request_rate_per_s > 0.0 || !run.input_lens.empty() || (run.length_range_ratio < 1.0 && !drawn_too))
       continue;
     LengthSums& s = out[{p.group, fixed, layout_text(run.agg), run.concurrency}][varying];
     s.measured += measured(p);

@@ -12,7 +12,7 @@ namespace fleetcast::validation {
 std::vector<TpotDecomposition> decompose_tpot(const ValidationResult& result) {
   // Only a fixed-length closed loop of two clients or more makes every request's TPOT the same split.
   const detail::RowsByLength by_key = detail::rows_by_length(
-      result, true, 2, [](const RowPrediction& p) { return p.run.tpot_ms; },
+      result, true, 2, false, [](const RowPrediction& p) { return p.run.tpot_ms; },
       [](const RowPrediction& p) { return p.predicted_tpot_ms; });
   std::vector<TpotDecomposition> out;
   for (const auto& [key, by_osl] : by_key) {

@@ -11,7 +11,7 @@ namespace fleetcast::validation {
 
 std::vector<TtftDecomposition> decompose_ttft(const ValidationResult& result) {
   const detail::RowsByLength by_key = detail::rows_by_length(
-      result, false, 1, [](const RowPrediction& p) { return p.run.ttft_ms; },
+      result, false, 1, true, [](const RowPrediction& p) { return p.run.ttft_ms; },
       [](const RowPrediction& p) { return p.predicted_ttft_ms; });
   std::vector<TtftDecomposition> out;
   for (const auto& [key, by_isl] : by_key) {
@@ -21,7 +21,12 @@ std::vector<TtftDecomposition> decompose_ttft(const ValidationResult& result) {
     std::vector<double> measured, predicted;
     bool priced = true;
     for (const auto& [isl, s] : by_isl) {
-      const double p = marginal_prompt_ms(*s.first, isl + d.osl / 2);
+      // A drawn spread is priced at its mean prompt, beside decodes at the mean context.
+      traces::MeasuredServingRun mean_run = *s.first;
+      const double ratio = mean_run.length_range_ratio;
+      mean_run.isl = static_cast<int>(std::lround(detail::mean_drawn_length(isl, ratio)));
+      const double p =
+          marginal_prompt_ms(mean_run, mean_run.isl + static_cast<int>(detail::mean_drawn_length(d.osl, ratio) / 2.0));
       if (!std::isfinite(p)) {
         priced = false;
         break;

@@ -34,9 +34,13 @@ struct TtftDecomposition {
   double predicted_prompts = 0.0;  // k of the predicted TTFTs
 };
 
-// Every split the predicted rows allow: aggregated closed-loop rows at fixed lengths (no per-request lengths, no
-// drawn spread), keyed by group, osl, layout and clients, each key with two or more distinct prompt lengths whose
-// prompt cost the step model gives (rows at the same isl are averaged first). In key order.
+// Every split the predicted rows allow: aggregated closed-loop rows (no per-request lengths), keyed by group, osl,
+// layout and clients, each key with two or more distinct prompt lengths whose prompt cost the step model gives (rows
+// at the same isl are averaged first). In key order. A client that drew each request's lengths uniformly in
+// [floor(r x L), L] (InferenceX's, under `validate --drawn-lengths`) keys by the nominal lengths and has its prompt
+// priced at the mean one. With the client simulated as it ran, the clients group alike in both, so k measured over
+// k predicted there reads how much longer the engine took for the longer prompt than the step model says
+// (docs/ACCURACY.md, "How much slower the engines prefill than the kernel-level figures say").
 std::vector<TtftDecomposition> decompose_ttft(const ValidationResult& result);
 
 // [{"group", "osl", "layout", "concurrency", "isls", "prompt_ms", "rows", "measured_base_ms", "measured_prompts",
