@@ -2,6 +2,7 @@
 // row, the layout in *_size columns, the closed-loop concurrency inside silicon_data_source.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -300,6 +301,10 @@ void forget_benchmark_clients(MeasuredServingResults& results) {
     run.warmup_requests_per_client = 0;
     run.requests_per_client = 0;
   }
+}
+
+int shortest_drawn_length(int nominal, double length_range_ratio) {
+  return std::max(1, static_cast<int>(std::floor(length_range_ratio * nominal)));
 }
 
 void apply_client_mapping(MeasuredServingResults& results, CsvClientMapping mapping) {

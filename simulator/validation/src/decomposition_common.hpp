@@ -1,7 +1,5 @@
 #pragma once
 // What the TPOT and TTFT decompositions share: a row's layout as a key, and a least-squares line.
-#include <algorithm>
-#include <cmath>
 #include <map>
 #include <string>
 #include <tuple>
@@ -36,10 +34,10 @@ inline std::pair<double, double> line_fit(const std::vector<double>& x, const st
   return {my - slope * mx, slope};
 }
 
-// The mean of a length the client drew uniformly in [floor(r x nominal), nominal] (the nominal one without a spread).
+// The mean of a length the client drew uniformly in [shortest, nominal] (the nominal one without a spread).
 inline double mean_drawn_length(int nominal, double range_ratio) {
   if (range_ratio >= 1.0) return nominal;
-  return (std::max(1.0, std::floor(range_ratio * nominal)) + nominal) / 2.0;
+  return (traces::shortest_drawn_length(nominal, range_ratio) + nominal) / 2.0;
 }
 
 // One length's rows of a key: their measured and predicted latencies summed, and the first of them.

@@ -429,8 +429,8 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
   auto lengths = [&](const std::vector<int>& values, int nominal) {
     if (!values.empty()) return nlohmann::json{{"kind", "empirical"}, {"values", values}};
     if (!spread) return nlohmann::json{{"kind", "fixed"}, {"value", nominal}};
-    const int least = std::max(1, static_cast<int>(std::floor(run.length_range_ratio * nominal)));
-    return nlohmann::json{{"kind", "uniform"}, {"min", least}, {"max", nominal}};
+    return nlohmann::json{
+        {"kind", "uniform"}, {"min", traces::shortest_drawn_length(nominal, run.length_range_ratio)}, {"max", nominal}};
   };
   if (!run.input_lens.empty()) note("input and output lengths drawn independently from the file's lists");
   if (spread) {

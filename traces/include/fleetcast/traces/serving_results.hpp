@@ -143,6 +143,10 @@ enum class CsvClientMapping {
   as_run,
 };
 
+// The shortest length a client with `length_range_ratio` r draws about `nominal` tokens: floor(r x nominal), at least
+// 1 (each request's length uniform in [that, nominal]).
+int shortest_drawn_length(int nominal, double length_range_ratio);
+
 // Applies `mapping` to rows read from a silicon CSV: forget_benchmark_clients for fixed_lengths; for drawn_lengths
 // the same for the rows whose client sends fixed lengths only; nothing for as_run.
 void apply_client_mapping(MeasuredServingResults& results, CsvClientMapping mapping);
