@@ -67,6 +67,11 @@ double Profile::expert_kernel_efficiency_for(const std::string& experts_format) 
   return it == expert_kernel_efficiency.end() ? 1.0 : it->second;
 }
 
+double Profile::prompt_slowdown_for(const std::string& model_kind) const {
+  const auto it = prompt_slowdown.find(model_kind);
+  return it == prompt_slowdown.end() ? 1.0 : it->second;
+}
+
 Profile datasheet_profile(const specs::HardwareSpec& hw, const std::string& runtime) {
   Profile p;
   p.hardware = hw.name;
@@ -177,6 +182,8 @@ nlohmann::json to_json(const Profile& p) {
   if (p.eager_launch_s > 0.0) j["eager_launch_s"] = p.eager_launch_s;
   if (!p.fitted_models.empty()) j["fitted_models"] = p.fitted_models;
   if (!p.model_kind.empty()) j["model_kind"] = p.model_kind;
+  if (!p.prompt_slowdown.empty()) j["prompt_slowdown"] = p.prompt_slowdown;
+  if (!p.marginal_prompt_ratio.empty()) j["marginal_prompt_ratio"] = p.marginal_prompt_ratio;
   if (p.expert_memory_efficiency != 1.0) j["expert_memory_efficiency"] = p.expert_memory_efficiency;
   // One number when it is the same for every format (the form written before it was kept by format).
   if (p.expert_kernel_efficiency.size() == 1 && p.expert_kernel_efficiency.count("*")) {

@@ -20,6 +20,8 @@ const std::set<std::string> kKeys = {"hardware", "runtime", "kind", "matmul_effi
                                      "fitted_models",
                                      // optional: the kind of model a fit is for (every model when absent)
                                      "model_kind",
+                                     // optional: a prompt's slowdown, and the measured ratio that carries (none)
+                                     "prompt_slowdown", "marginal_prompt_ratio",
                                      // schema v2, optional (profile_v2_json.hpp)
                                      "predictors", "collectives", "quality", "traces",
                                      // schema v3, optional: SimGrid network factors
@@ -92,6 +94,18 @@ std::vector<std::string> model_names(const nlohmann::json& j, const std::string&
   return names;
 }
 
+// An object by kind of model ("dense", "moe") of factors in (0, 100]: how many times a kernel-level figure.
+std::map<std::string, double> by_model_kind(const nlohmann::json& j, const std::string& key, const std::string& file) {
+  const auto& v = j.at(key);
+  if (!v.is_object() || v.empty()) throw InputError(file, key, v.dump(), "an object by kind of model (dense, moe)");
+  std::map<std::string, double> out;
+  for (const auto& [kind, value] : v.items()) {
+    if (!is_architecture(kind)) throw InputError(file, key + "." + kind, value.dump(), "valid kinds: dense, moe");
+    out[kind] = number(value, key + "." + kind, file, 0.0, 100.0);
+  }
+  return out;
+}
+
 }  // namespace
 
 Profile parse_profile(const nlohmann::json& j, const std::string& file) {
@@ -128,6 +142,8 @@ Profile parse_profile(const nlohmann::json& j, const std::string& file) {
   if (j.contains("expert_memory_efficiency"))
     p.expert_memory_efficiency = efficiency(j, "expert_memory_efficiency", file);
   if (j.contains("fitted_models")) p.fitted_models = model_names(j, file);
+  if (j.contains("prompt_slowdown")) p.prompt_slowdown = by_model_kind(j, "prompt_slowdown", file);
+  if (j.contains("marginal_prompt_ratio")) p.marginal_prompt_ratio = by_model_kind(j, "marginal_prompt_ratio", file);
   if (j.contains("model_kind")) {
     p.model_kind = text(j, "model_kind", file);
     if (!is_architecture(p.model_kind))

@@ -46,18 +46,29 @@ double median_of_sorted(const std::vector<double>& sorted) {
   return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
 }
 
-// The median over the fitted `runtime` profiles among `candidates` of value(profile) (skipping those it gives none
-// for), and where it came from: "median of the fitted vllm profiles of other GPUs (h100 10 ms, ...)"; none without
-// such a profile.
+// The fitted `runtime` profiles among `candidates` whose figures carry, one per GPU: the first, so that a user's own
+// fit (FLEETCAST_PROFILE_DIR, listed before the shipped ones) stands in for the shipped fit of its GPU rather than
+// beside it. A fit for one kind of model (model_kind) is not the GPU's fit: its figures are not what carries.
+std::vector<const Profile*> carrying_fits(const std::vector<Profile>& candidates, const std::string& runtime) {
+  std::vector<const Profile*> fits;
+  std::set<std::string> gpus;
+  for (const Profile& c : candidates) {
+    if (c.kind != "fitted" || c.runtime != runtime || !c.model_kind.empty()) continue;
+    if (gpus.insert(c.hardware).second) fits.push_back(&c);
+  }
+  return fits;
+}
+
+// The median over the fitted `runtime` profiles among `candidates` (carrying_fits) of value(profile) (skipping those it
+// gives none for), and where it came from: "median of the fitted vllm profiles of other GPUs (h100 10 ms, ...)"; none
+// without such a profile.
 template <typename Value>
 std::optional<std::pair<double, std::string>> fitted_median(const std::vector<Profile>& candidates,
                                                             const std::string& runtime, Value value, double to_unit,
                                                             const char* unit) {
   std::vector<std::pair<double, std::string>> fits;
-  for (const Profile& c : candidates) {
-    // A fit for one kind of model (model_kind) is not the GPU's fit: its figures are not what carries.
-    if (c.kind != "fitted" || c.runtime != runtime || !c.model_kind.empty()) continue;
-    if (const std::optional<double> v = value(c)) fits.emplace_back(*v, c.hardware);
+  for (const Profile* c : carrying_fits(candidates, runtime)) {
+    if (const std::optional<double> v = value(*c)) fits.emplace_back(*v, c->hardware);
   }
   if (fits.empty()) return std::nullopt;
   std::sort(fits.begin(), fits.end());
@@ -91,9 +102,8 @@ std::optional<double> memory_ratio_to_datasheet(const Profile& fit, const std::s
 void carry_expert_efficiency(Profile& p, const std::vector<Profile>& candidates, const std::string& runtime) {
   std::set<std::string> formats;
   std::vector<double> every;
-  for (const Profile& c : candidates) {
-    if (c.kind != "fitted" || c.runtime != runtime || !c.model_kind.empty()) continue;
-    for (const auto& [format, efficiency] : c.expert_kernel_efficiency) {
+  for (const Profile* c : carrying_fits(candidates, runtime)) {
+    for (const auto& [format, efficiency] : c->expert_kernel_efficiency) {
       formats.insert(format);
       every.push_back(efficiency);
     }
@@ -118,10 +128,30 @@ void carry_expert_efficiency(Profile& p, const std::vector<Profile>& candidates,
   }
 }
 
+// How much slower the engine's prompts run than the datasheet profile's step model, per kind of model: the median of
+// the ratio measured on the runtime's fitted GPUs (Profile::marginal_prompt_ratio), a GPU's engine being the same
+// software on other silicon.
+void carry_prompt_slowdown(Profile& p, const std::vector<Profile>& candidates, const std::string& runtime) {
+  for (const char* kind : {"dense", "moe"}) {
+    const auto value = [kind](const Profile& c) -> std::optional<double> {
+      const auto it = c.marginal_prompt_ratio.find(kind);
+      return it == c.marginal_prompt_ratio.end() ? std::nullopt : std::optional<double>(it->second);
+    };
+    if (auto m = fitted_median(candidates, runtime, value, 1.0, "x")) {
+      p.prompt_slowdown[kind] = m->first;
+      p.sources[std::string("prompt_slowdown.") + kind] =
+          m->second + " of the measured marginal prompt over the datasheet profile's, for " + kind +
+          " models: the engine's prefill, carried to a GPU without a fit (docs/ACCURACY.md, A prompt's slowdown on a "
+          "GPU without a fit)";
+    }
+  }
+}
+
 // `p`, a datasheet profile, with the figures of its runtime that carry over from the fitted profiles.
 Profile with_runtime_carried_figures(Profile p, const std::vector<Profile>& candidates, const std::string& runtime) {
   if (p.kind != "datasheet") return p;
   carry_expert_efficiency(p, candidates, runtime);
+  carry_prompt_slowdown(p, candidates, runtime);
   for (const CarriedFigures& t : kCarriedFigures) {
     if (runtime != t.runtime) continue;
     const char* front_end = "Front-end time";

@@ -36,7 +36,8 @@ const char* kUsage =
     "                -o TRACE.jsonl\n"
     "       | compose TRACE.jsonl [--json] [--max-median-ape X] [--no-predictors]\n"
     "       | serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]\n"
-    "       | steps SCENARIO FPM.csv [--pool prefill|decode] [--json]";
+    "       | steps SCENARIO FPM.csv [--pool prefill|decode] [--json]\n"
+    "       | prompt-ratio --silicon FILE [--drawn-lengths] [--max-clients N] [-j N] [--profiles DIR]";
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -199,6 +200,7 @@ int run_calibrate(const Args& args) {
   if (verb == "compose") return run_compose(parse(args, {"--max-median-ape"}, {"--json", "--no-predictors"}));
   if (verb == "serving") return run_calibrate_serving(args);
   if (verb == "steps") return run_calibrate_steps(args);
+  if (verb == "prompt-ratio") return run_calibrate_prompt_ratio(args);
   if (verb == "show") {
     const Parsed p = parse(args, {"--runtime", "--models"}, {});
     if (p.positional.size() != 1) throw InputError("", "calibrate show", "", kUsage);

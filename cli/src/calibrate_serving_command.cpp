@@ -43,6 +43,7 @@ std::string recipe_text(const validation::ServingFitOptions& o) {
   if (!o.fit_experts) text += " --no-experts";
   if (o.fit_expert_memory) text += " --expert-memory";
   if (o.fit_eager_launch) text += " --eager-launch";
+  if (o.prompt_slowdown) text += " --prompt-slowdown";
   if (!o.model_kind.empty()) text += " --models " + o.model_kind;
   if (o.max_step_overhead_s != d.max_step_overhead_s)
     text += " --max-step-ms " + std::to_string(1e3 * o.max_step_overhead_s);
@@ -68,7 +69,7 @@ int run_calibrate_serving(const Args& args) {
       "[--server-args CMD] [--server-config YAML] [--acceptance-length L]) [-o DIR] [--train-rows N] "
       "[--iterations N] [--bounded] [--robust] [--benchmark-clients | --drawn-lengths] [--refine] [--no-experts] "
       "[--expert-memory] "
-      "[--eager-launch] "
+      "[--eager-launch] [--prompt-slowdown] "
       "[--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy "
       "FILE]]";
   std::string silicon, hardware, runtime, out_dir, accuracy_file;
@@ -102,6 +103,10 @@ int run_calibrate_serving(const Args& args) {
     }
     if (a == "--eager-launch") {
       options.fit_eager_launch = true;
+      continue;
+    }
+    if (a == "--prompt-slowdown") {
+      options.prompt_slowdown = true;
       continue;
     }
     if (a == "--cross-validate") {
@@ -198,6 +203,14 @@ int run_calibrate_serving(const Args& args) {
                        pair.first + " " + pair.second +
                            " has a fit in use, made on the models left out too: run `fleetcast "
                            "--datasheet-profiles calibrate serving ...`");
+    }
+    // The slowdown is measured, not fitted: a pair with no measured ratio has nothing to keep fixed.
+    if (options.prompt_slowdown &&
+        calibration::profile_for(specs::hardware_preset(pair.first), pair.second).marginal_prompt_ratio.empty()) {
+      throw InputError("", "--prompt-slowdown", pair.first + " " + pair.second,
+                       "the pair's profile in use has no measured marginal prompt ratio (marginal_prompt_ratio): run "
+                       "`fleetcast calibrate prompt-ratio --silicon FILE --profiles DIR` and give "
+                       "FLEETCAST_PROFILE_DIR=DIR");
     }
   }
   std::printf("%-8s %-7s %-16s %5s %5s | %-22s | %-22s | %s\n", "hardware", "runtime", "left out", "train", "held",

@@ -18,6 +18,7 @@ int run_workload(const Args& args);
 int run_validate(const Args& args);
 int run_calibrate_serving(const Args& args);
 int run_calibrate_steps(const Args& args);
+int run_calibrate_prompt_ratio(const Args& args);
 int run_sweep(const Args& args);
 int run_plan(const Args& args);
 int run_scenario(const Args& args);

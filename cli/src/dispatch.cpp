@@ -88,7 +88,7 @@ commands:
                     [--server-args CMD] [--server-config YAML] [--acceptance-length L]) [-o DIR] [--train-rows N]
                     [--iterations N]
                     [--bounded] [--robust] [--benchmark-clients | --drawn-lengths] [--refine] [--no-experts]
-                    [--expert-memory] [--eager-launch] [--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
+                    [--expert-memory] [--eager-launch] [--prompt-slowdown] [--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads, and the routed experts' kernel efficiency per expert weight format, to the
         measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the rows, by id hash, held out);
@@ -114,9 +114,22 @@ commands:
         a factor on the HBM efficiency; without it one HBM efficiency serves both, as in the shipped profiles).
         --eager-launch also fits the host time per kernel of a step with prompt tokens (eager_launch_s: a
         step lasts at least its kernels times it; TensorRT-LLM launches prompt iterations without CUDA graphs).
+        --prompt-slowdown slows the prompts by the pair's measured marginal prompt ratio (calibrate
+        prompt-ratio's, read from its profile in use), kept fixed while the rest is fitted, and keeps the ratio in
+        the fit, where it carries to a GPU without a fit.
         --models dense|moe fits on that kind of model's rows alone and writes DIR/<hardware>-<runtime>-<kind>.json
         (model_kind set), which forecasts of that kind of model take over the pair's fit; with --cross-validate
         only that kind's models are left out in turn.
+  calibrate prompt-ratio --silicon FILE [--benchmark-clients | --drawn-lengths] [--max-clients N]
+                         [--min-prompt TOKENS] [-j N] [--profiles DIR]
+        How much longer each (hardware, runtime)'s engine took for a longer prompt than the datasheet profile's
+        step model says, by kind of model: every row simulated with the datasheet profiles (clients mapped as
+        validate maps them), the TTFT split by prompt length (validate --decompose), and per (hardware, runtime,
+        dense or MoE) the median of k measured over k predicted over the splits at no more than N clients
+        (default 8: a short queue) whose longest prompt has at least TOKENS tokens (default 4096: short prompts
+        alone wait on the host's kernel launches). --profiles DIR writes each ratio into the fitted profiles of
+        DIR (marginal_prompt_ratio); a GPU without a fit of the runtime takes their median as its prompt's
+        slowdown (prompt_slowdown).
   workload fit TRACE [--format F] [--columns ROLE=NAME,...] [--time-unit s|ms] [--strict]
                [--window START:END] [--rate-scale X] [--loops N] [--empirical] [--name N] [-o WORKLOAD.json] [--json]
         Read a request trace (azure, mooncake, burstgpt, or a generic csv/jsonl with a column mapping; the

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/simulator/architecture.hpp"
 #include "fleetcast/simulator/gemm_inputs.hpp"
 #include "fleetcast/simulator/hardware_rates.hpp"
@@ -70,6 +71,7 @@ StepTimeModel::StepTimeModel(const specs::ModelSpec& model, const specs::Deploym
       deployment.scheduler.step_overhead_s >= 0.0 ? deployment.scheduler.step_overhead_s : profile.step_overhead_s;
   decode_overhead_share_ = deployment.scheduler.decode_overhead_share();
   sequence_overhead_s_ = profile.sequence_overhead_s;
+  prompt_slowdown_ = profile.prompt_slowdown_for(calibration::architecture_of(model));
   backbone_ = {static_cast<double>(model.num_layers),
                static_cast<double>(model.moe_layers()),
                static_cast<double>(model.dense_layers),
@@ -108,6 +110,16 @@ double StepTimeModel::collective_s(double bytes_moved, double bytes_per_s, int c
 namespace {
 
 bool is_communication(Op op) { return op == Op::tp_allreduce || op == Op::ep_alltoall || op == Op::pp_send; }
+
+// Each op's prompt tokens' share of its time taken `slowdown` times (Profile::prompt_slowdown); its decodes' as is.
+void slow_prompts(StepTime& st, double slowdown) {
+  if (slowdown == 1.0) return;
+  for (OpCost& c : st.ops) {
+    const double prompt_s = c.time_s * c.prefill_share * slowdown;
+    c.time_s = c.time_s * (1.0 - c.prefill_share) + prompt_s;
+    c.prefill_share = c.time_s > 0.0 ? prompt_s / c.time_s : 0.0;
+  }
+}
 
 void add_totals(StepTime& st) {
   st.total_s = st.prefill_s = 0.0;
@@ -171,6 +183,7 @@ StepTime StepTimeModel::predict_lockstep(std::span<const BatchShape> ranks) cons
   for (const BatchShape& r : ranks) {
     StepTime st;
     cost_rank(r, moe, draft_moe, st);
+    slow_prompts(st, prompt_slowdown_);
     add_totals(st);
     if (st.total_s > longest) {
       longest = st.total_s;

@@ -244,6 +244,58 @@ TEST_CASE("a GPU without a fit takes the runtime's experts' efficiency per weigh
   CHECK(calibration::select_profile({}, hw, "vllm").expert_kernel_efficiency.empty());
 }
 
+TEST_CASE("a GPU without a fit slows its prompts by the median of the runtime's fits' measured ratio, per kind",
+          "[calibration]") {
+  const auto hw = specs::hardware_preset("gb200");
+  auto fit = [](const std::string& gpu, const std::string& runtime, std::map<std::string, double> ratio) {
+    auto p = calibration::datasheet_profile(specs::hardware_preset(gpu), runtime);
+    p.kind = "fitted";
+    p.marginal_prompt_ratio = std::move(ratio);
+    return p;
+  };
+  const std::vector<calibration::Profile> all = {
+      fit("h100", "trtllm", {{"moe", 2.0}, {"dense", 1.2}}), fit("h200", "trtllm", {{"moe", 3.0}}),
+      fit("b200", "trtllm", {{"moe", 2.5}, {"dense", 1.8}}), fit("b200", "sglang", {})};
+  const auto pick = calibration::select_profile(all, hw, "trtllm");
+  CHECK(pick.kind == "datasheet");
+  CHECK(pick.prompt_slowdown_for("moe") == Approx(2.5));    // the median of 2, 2.5 and 3
+  CHECK(pick.prompt_slowdown_for("dense") == Approx(1.5));  // two fits measured it: their mean
+  CHECK_THAT(pick.sources.at("prompt_slowdown.moe"), Catch::Contains("h200 3 x"));
+  CHECK(pick.marginal_prompt_ratio.empty());  // a pick measured nothing
+  // A fit's own forecasts keep its fitted figures; a runtime whose fits measured nothing, and the datasheet-only mode,
+  // slow nothing.
+  CHECK(calibration::select_profile(all, specs::hardware_preset("b200"), "trtllm").prompt_slowdown.empty());
+  CHECK(calibration::select_profile(all, hw, "sglang").prompt_slowdown.empty());
+  CHECK(calibration::select_profile({}, hw, "trtllm").prompt_slowdown_for("moe") == 1.0);
+  // A user's own fit of a GPU (listed first) stands in for the shipped fit of that GPU, not beside it: H100's 5 and
+  // H200's 3 give 4, where all three would give 3.
+  const std::vector<calibration::Profile> users_first = {fit("h100", "trtllm", {{"moe", 5.0}}), all[0], all[1]};
+  CHECK(calibration::select_profile(users_first, hw, "trtllm").prompt_slowdown_for("moe") == Approx(4.0));
+}
+
+TEST_CASE("a profile's prompt slowdown and measured ratio read back; a kind of model not known is an error naming it",
+          "[calibration]") {
+  auto p = calibration::datasheet_profile(specs::hardware_preset("h200"), "vllm");
+  p.kind = "fitted";
+  p.marginal_prompt_ratio = {{"dense", 1.32}, {"moe", 3.21}};
+  p.prompt_slowdown = {{"moe", 2.5}};
+  const auto j = calibration::to_json(p);
+  const auto back = calibration::parse_profile(j, "p.json");
+  CHECK(back.marginal_prompt_ratio == p.marginal_prompt_ratio);
+  CHECK(back.prompt_slowdown == p.prompt_slowdown);
+  CHECK(calibration::to_json(back) == j);
+  // A datasheet profile writes neither, so its bytes stay what they were.
+  const auto datasheet = calibration::to_json(calibration::datasheet_profile(specs::hardware_preset("h200"), "vllm"));
+  CHECK_FALSE(datasheet.contains("prompt_slowdown"));
+  CHECK_FALSE(datasheet.contains("marginal_prompt_ratio"));
+  auto bad = j;
+  bad["prompt_slowdown"] = {{"sparse", 2.0}};
+  CHECK_THROWS_WITH(calibration::parse_profile(bad, "p.json"), Catch::Contains("prompt_slowdown.sparse"));
+  bad = j;
+  bad["marginal_prompt_ratio"] = {{"moe", -1.0}};
+  CHECK_THROWS_WITH(calibration::parse_profile(bad, "p.json"), Catch::Contains("marginal_prompt_ratio.moe"));
+}
+
 TEST_CASE("vLLM's pick without a fit streams at the datasheet rate times the fits' median ratio to theirs",
           "[calibration]") {
   const auto hw = specs::hardware_preset("gb300");

@@ -480,6 +480,40 @@ PY
 "$bin" calibrate serving --bench "$work/made.jsonl" --silicon "$silicon" --hardware h100 >/dev/null 2>"$work/err"
 [ $? -eq 2 ] && ok || bad "calibrate serving with both --bench and --silicon: $(cat "$work/err")"
 
+# calibrate prompt-ratio: two rows at 1,024 and 4,096 tokens whose "measured" TTFTs are the datasheet profile's own
+# prediction at the short prompt and that plus twice the predicted growth at the long one read a ratio of 2, written
+# into the fitted profile of the folder given; a GPU without a vLLM fit then slows its dense prompts 2 x, and a serving
+# fit made with --prompt-slowdown keeps it. Without a measured ratio in the profile in use, --prompt-slowdown exits 2.
+{ head -1 "$silicon"
+  echo "pr_a,hand-made; silicon_concurrency=4,vllm,0.12.0,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,,agg,1024,64,,,4,1,1,1,1,1,,,,,,,,,,,,,,,40.0,10.0"
+  echo "pr_b,hand-made; silicon_concurrency=4,vllm,0.12.0,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,,agg,4096,64,,,4,1,1,1,1,1,,,,,,,,,,,,,,,90.0,10.0"
+} >"$work/pr.csv"
+mkdir -p "$work/prp"
+"$bin" calibrate datasheet h100 | sed -e 's/"kind": "datasheet"/"kind": "fitted"/' -e 's/"runtime": ""/"runtime": "vllm"/' \
+  >"$work/prp/h100-vllm.json"
+"$bin" --datasheet-profiles validate --silicon "$work/pr.csv" -j 2 --summary-only --json "$work/pr.json" >/dev/null 2>"$work/err" &&
+  python3 - "$work/pr.csv" "$work/pr.json" "$work/pr2.csv" <<'PY' &&
+import json, sys
+p = {r["id"]: r["predicted_ttft_ms"] for r in json.load(open(sys.argv[2]))["rows"]}
+made = {"pr_a": p["pr_a"], "pr_b": p["pr_a"] + 2.0 * (p["pr_b"] - p["pr_a"])}
+with open(sys.argv[3], "w") as f:
+    for line in open(sys.argv[1]):
+        cells = line.rstrip("\n").split(",")
+        if cells[0] in made:
+            cells[-2] = "%.6f" % made[cells[0]]
+        f.write(",".join(cells) + "\n")
+PY
+  "$bin" calibrate prompt-ratio --silicon "$work/pr2.csv" -j 2 --profiles "$work/prp" >"$work/out" 2>>"$work/err"
+{ [ $? -eq 0 ] && grep -E -q "^h100 +vllm +dense +1 +2.00 " "$work/out" &&
+  python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(not (abs(p['marginal_prompt_ratio']['dense']-2)<0.01 and 'prompt_slowdown' not in p))" "$work/prp/h100-vllm.json" &&
+  FLEETCAST_PROFILE_DIR="$work/prp" "$bin" calibrate show gb200 --runtime vllm 2>/dev/null >"$work/prshow.json" &&
+  python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(not abs(p['prompt_slowdown']['dense']-2)<0.01)" "$work/prshow.json" &&
+  mkdir -p "$work/prfit" && FLEETCAST_PROFILE_DIR="$work/prp" "$bin" calibrate serving --bench "$work/made.jsonl" --hardware h100 --runtime vllm --tp 1 \
+    --iterations 1 --prompt-slowdown -o "$work/prfit" >/dev/null 2>>"$work/err" &&
+  python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(not (abs(p['prompt_slowdown']['dense']-2)<0.01 and abs(p['marginal_prompt_ratio']['dense']-2)<0.01))" "$work/prfit/h100-vllm.json"; } && ok ||
+  bad "calibrate prompt-ratio: $(cat "$work/out" "$work/err")"
+"$bin" calibrate serving --bench "$work/made.jsonl" --hardware h100 --runtime vllm --tp 1 --prompt-slowdown >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q "marginal_prompt_ratio" "$work/err"; } && ok || bad "--prompt-slowdown without a ratio: $(cat "$work/err")"
 # scenario: a deployment as its serve command starts it, with another scenario's workload carried unchanged; a batch
 # cap below the clients makes requests wait for a slot, so flipping --max-num-seqs from 64 to 4 at 32 closed-loop
 # clients must raise the TTFT.

@@ -214,6 +214,30 @@ std::string serving_run_model(const traces::MeasuredServingRun& run) {
   return group.substr(0, group.find(" | "));
 }
 
+// `datasheet` with the pair's measured marginal prompt ratio as its prompt slowdown
+// (ServingFitOptions::prompt_slowdown), which every profile the fit builds from it keeps; as it is without the option.
+calibration::Profile with_prompt_slowdown(calibration::Profile datasheet, const specs::HardwareSpec& hw,
+                                          const std::string& runtime, const ServingFitOptions& options,
+                                          const std::string& file) {
+  if (!options.prompt_slowdown) return datasheet;
+  const calibration::Profile pair = calibration::profile_for(hw, runtime);
+  if (pair.marginal_prompt_ratio.empty()) {
+    throw InputError(file, "marginal_prompt_ratio", hw.name + " " + runtime,
+                     "--prompt-slowdown needs the pair's measured marginal prompt ratio in its profile in use: run "
+                     "`fleetcast calibrate prompt-ratio --silicon FILE --profiles DIR` and give "
+                     "FLEETCAST_PROFILE_DIR=DIR");
+  }
+  datasheet.prompt_slowdown = pair.marginal_prompt_ratio;
+  datasheet.sources["prompt_slowdown"] = "the measured marginal_prompt_ratio of " + hw.name + " " + runtime +
+                                         ", kept fixed by the fit (--prompt-slowdown)";
+  if (options.model_kind.empty()) {  // a fit for one kind of model is not what carries
+    datasheet.marginal_prompt_ratio = pair.marginal_prompt_ratio;
+    const auto source = pair.sources.find("marginal_prompt_ratio");
+    if (source != pair.sources.end()) datasheet.sources["marginal_prompt_ratio"] = source->second;
+  }
+  return datasheet;
+}
+
 ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, const std::string& hardware,
                                const std::string& runtime, const ServingFitOptions& options) {
   const specs::HardwareSpec hw = specs::hardware_preset(hardware);
@@ -221,7 +245,8 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   const auto kind_in_use =
       options.model_kind.empty() ? std::nullopt : calibration::kind_profile_for(hw, runtime, options.model_kind);
   const calibration::Profile in_use = kind_in_use ? *kind_in_use : calibration::profile_for(hw, runtime);
-  const calibration::Profile base = calibration::datasheet_profile_for(hw, runtime);
+  const calibration::Profile base =
+      with_prompt_slowdown(calibration::datasheet_profile_for(hw, runtime), hw, runtime, options, results.file);
   ServingFit fit;
   std::vector<Row> rows;
   for (const auto& run : results.runs) {
@@ -343,6 +368,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
                      : ", from the fit in use (a lower training cost than from the datasheet profile)")
            : "") +
       client_mapping_text(options.client_mapping) +
+      (options.prompt_slowdown ? ", prompts slowed by the measured marginal prompt ratio (--prompt-slowdown)" : "") +
       (options.model_kind.empty() ? std::string()
                                   : "; the " + options.model_kind + " models' rows alone (--models " +
                                         options.model_kind + "), for forecasts of " + options.model_kind + " models");

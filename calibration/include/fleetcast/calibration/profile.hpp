@@ -100,6 +100,18 @@ struct Profile {
   // bytes does; one figure for both would make a fit trade dense models' decode against MoE models'. 1 unless
   // fitted to measured runs of both kinds of model.
   double expert_memory_efficiency = 1.0;
+  // How many times the step model's GPU time a prompt's tokens take, by kind of model ("dense", "moe"; a kind not
+  // named: 1). Every engine measured prefills slower than the kernel-level figures say, MoE models more so, and the
+  // extra time scales with the whole prompt, collectives included, not with the experts' share of it (docs/ACCURACY.md,
+  // "How much slower the engines prefill than the kernel-level figures say"). Empty in a datasheet or fitted profile
+  // (a fit's own figures hold what its runs measured); what a GPU without a fit of the runtime takes from the fits'
+  // marginal_prompt_ratio.
+  std::map<std::string, double> prompt_slowdown;
+  // Measured on this profile's GPU and runtime, by kind of model: the engine's marginal prompt (TTFT's growth with the
+  // prompt at a fixed layout and client count) over the datasheet profile's, under the clients as they ran
+  // (`calibrate prompt-ratio`). Not applied to this profile's forecasts; the median over a runtime's fits becomes the
+  // prompt_slowdown of a GPU without one.
+  std::map<std::string, double> marginal_prompt_ratio;
   // The model presets whose measured serving runs a serving fit was made on (`calibrate serving`'s training rows),
   // sorted; empty where not recorded (datasheet profiles, fits from calibration traces). A fit made on MoE models
   // alone does not give a dense model its GEMM and attention rates (model_scope.hpp).
@@ -124,6 +136,8 @@ struct Profile {
   double matmul_efficiency_for(const std::string& compute_class) const;
   // The entry for `experts_format` (a precision name), else "*", else 1.
   double expert_kernel_efficiency_for(const std::string& experts_format) const;
+  // prompt_slowdown's entry for a kind of model ("dense" or "moe"), else 1.
+  double prompt_slowdown_for(const std::string& model_kind) const;
   const OpPredictor* predictor(const std::string& op, const std::string& dtype) const;
 };
 

@@ -155,8 +155,9 @@ class StepTimeModel {
   double step_overhead_s_ = 0.0;
   double decode_overhead_share_ = 1.0;  // of step_overhead_s_, in a step without prefill
   double sequence_overhead_s_ = 0.0;
-  Layers backbone_;   // all layers, run by one GPU over the pp stages one after another
-  Layers mtp_layer_;  // one MTP module's transformer layer: MoE when the model is, full attention
+  double prompt_slowdown_ = 1.0;  // Profile::prompt_slowdown for the model's kind
+  Layers backbone_;               // all layers, run by one GPU over the pp stages one after another
+  Layers mtp_layer_;              // one MTP module's transformer layer: MoE when the model is, full attention
 };
 
 }  // namespace fleetcast::simulator

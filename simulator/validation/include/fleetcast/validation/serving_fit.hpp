@@ -61,6 +61,11 @@ struct ServingFitOptions {
   // Fit the host time to launch one kernel of a prompt iteration run eagerly (Profile::eager_launch_s; false: the
   // starting profile's, 0 in the datasheet ones), for engines that graph decode-only batches alone.
   bool fit_eager_launch = false;
+  // Slow the prompts by the engine's measured marginal prompt over the datasheet profile's (the pair's
+  // Profile::marginal_prompt_ratio, `calibrate prompt-ratio`), kept fixed while the rest is fitted: the prefill then
+  // need not be bought with efficiencies no kernel reaches or a front end the rows do not hold. The fit keeps the
+  // ratio, so that it carries to a GPU without a fit (false: no slowdown, as the shipped profiles were fitted).
+  bool prompt_slowdown = false;
   // "dense" or "moe": fit on the rows of that kind of model alone and write a profile for that kind
   // (Profile::model_kind), which forecasts of such models take over the pair's fit; "" (default): every row.
   std::string model_kind;

@@ -1,0 +1,33 @@
+#pragma once
+// How much longer an engine takes for a longer prompt than a profile's step model says, per (GPU, runtime, kind of
+// model). In a TTFT split (ttft_decomposition.hpp) of rows simulated with the clients as they ran, k measured over k
+// predicted is the engine's marginal prompt over the step model's: fixed costs per request and the wait for a step
+// cancel. Few clients keep the queue short, so the ratio reads the prompt's own time; with many, a slower prefill
+// also lengthens the queue the next prompt waits in, and the ratio grows with the load (docs/ACCURACY.md, "A prompt's
+// slowdown on a GPU without a fit").
+
+#include <string>
+#include <vector>
+
+#include "fleetcast/validation/ttft_decomposition.hpp"
+
+namespace fleetcast::validation {
+
+struct MarginalPromptRatio {
+  std::string hardware;        // the hardware preset, as the group names it
+  std::string runtime;         // vllm, sglang, trtllm
+  std::string model_kind;      // "dense" or "moe"
+  std::vector<double> ratios;  // k measured / k predicted, one per split, ascending
+  double median = 0.0;
+};
+
+// The splits of aggregated runs at no more than `max_clients` clients whose longest prompt has at least
+// `min_longest_prompt` tokens and whose model is a preset, grouped by (hardware, runtime, kind of model) in that
+// order. Short prompts alone say nothing of the GPU's prefill: where an engine launches a prompt's kernels from the
+// host one by one, a prompt of a few hundred tokens takes as long as the launching (Qwen3-235B on H100 under
+// TensorRT-LLM measures the same TTFT at 256 and 1,024 tokens). A split either k of which is not positive says nothing
+// either and is skipped.
+std::vector<MarginalPromptRatio> marginal_prompt_ratios(const std::vector<TtftDecomposition>& splits, int max_clients,
+                                                        int min_longest_prompt);
+
+}  // namespace fleetcast::validation

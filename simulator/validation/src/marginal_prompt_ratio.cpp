@@ -1,0 +1,53 @@
+// Measured over predicted marginal prompt, by (GPU, runtime, kind of model) (marginal_prompt_ratio.hpp).
+#include "fleetcast/validation/marginal_prompt_ratio.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "fleetcast/calibration/measured_accuracy.hpp"
+#include "fleetcast/specs/presets.hpp"
+
+namespace fleetcast::validation {
+namespace {
+
+// "model | system | backend | mode" in its four parts; fewer when the group is not of that form.
+std::vector<std::string> group_parts(const std::string& group) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t bar = group.find(" | ", start);
+    parts.push_back(group.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+    if (bar == std::string::npos) return parts;
+    start = bar + 3;
+  }
+}
+
+}  // namespace
+
+std::vector<MarginalPromptRatio> marginal_prompt_ratios(const std::vector<TtftDecomposition>& splits, int max_clients,
+                                                        int min_longest_prompt) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> by_key;
+  for (const TtftDecomposition& d : splits) {
+    if (d.concurrency > max_clients || d.isls.empty() || d.isls.back() < min_longest_prompt) continue;
+    if (d.measured_prompts <= 0.0 || d.predicted_prompts <= 0.0) continue;
+    const std::vector<std::string> parts = group_parts(d.group);
+    if (parts.size() != 4 || parts[3] != "agg") continue;
+    if (!specs::has_preset(specs::PresetKind::model, parts[0])) continue;
+    const std::string kind = calibration::architecture_of(specs::model_preset(parts[0]));
+    by_key[{parts[1], parts[2], kind}].push_back(d.measured_prompts / d.predicted_prompts);
+  }
+  std::vector<MarginalPromptRatio> out;
+  for (auto& [key, ratios] : by_key) {
+    MarginalPromptRatio r;
+    std::tie(r.hardware, r.runtime, r.model_kind) = key;
+    std::sort(ratios.begin(), ratios.end());
+    const std::size_t n = ratios.size();
+    r.median = n % 2 == 1 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0;
+    r.ratios = std::move(ratios);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace fleetcast::validation
