@@ -94,43 +94,12 @@ std::optional<double> memory_ratio_to_datasheet(const Profile& fit, const std::s
   return fit.memory_efficiency / datasheet;
 }
 
-// The routed experts' grouped GEMMs against a dense GEMM's rate, carried to a GPU without a fit of the runtime: per
-// expert weight format, the median over the fits that name it, and for a format no fit names ("*"), the median over
-// every figure of every fit. A kernel path's rate relative to the GPU's dense GEMMs, measured on other GPUs: what a
-// datasheet pick otherwise runs at 1 (docs/ACCURACY.md, "InferenceX's drawn lengths alone"). Nothing where no fit of
-// the runtime has one (the shipped fits are made without it, --no-experts).
-void carry_expert_efficiency(Profile& p, const std::vector<Profile>& candidates, const std::string& runtime) {
-  std::set<std::string> formats;
-  std::vector<double> every;
-  for (const Profile* c : carrying_fits(candidates, runtime)) {
-    for (const auto& [format, efficiency] : c->expert_kernel_efficiency) {
-      formats.insert(format);
-      every.push_back(efficiency);
-    }
-  }
-  if (every.empty()) return;
-  const char* why = ": a kernel path's rate against the dense GEMMs', carried to a GPU without a fit";
-  for (const std::string& format : formats) {
-    const auto value = [&format](const Profile& c) -> std::optional<double> {
-      const auto it = c.expert_kernel_efficiency.find(format);
-      return it == c.expert_kernel_efficiency.end() ? std::nullopt : std::optional<double>(it->second);
-    };
-    if (auto m = fitted_median(candidates, runtime, value, 1.0, "")) {
-      p.expert_kernel_efficiency[format] = m->first;
-      p.sources["expert_kernel_efficiency." + format] = m->second + why;
-    }
-  }
-  if (!p.expert_kernel_efficiency.count("*")) {
-    std::sort(every.begin(), every.end());
-    p.expert_kernel_efficiency["*"] = median_of_sorted(every);
-    p.sources["expert_kernel_efficiency.*"] = "median of every experts' figure of the fitted " + runtime +
-                                              " profiles of other GPUs, for a format none names" + why;
-  }
-}
-
 // How much slower the engine's prompts run than the datasheet profile's step model, per kind of model: the median of
 // the ratio measured on the runtime's fitted GPUs (Profile::marginal_prompt_ratio), a GPU's engine being the same
-// software on other silicon.
+// software on other silicon. It replaces the fits' experts' efficiency per weight format, which carried until session
+// 47: that figure holds whatever its own models' prompts measured (0.02-0.46 of a dense GEMM's rate by model), and a
+// MoE model's slower prompt scales with the whole prompt, not with its experts' share of it (docs/ACCURACY.md, "How
+// much slower the engines prefill" and "A prompt's slowdown on a GPU without a fit").
 void carry_prompt_slowdown(Profile& p, const std::vector<Profile>& candidates, const std::string& runtime) {
   for (const char* kind : {"dense", "moe"}) {
     const auto value = [kind](const Profile& c) -> std::optional<double> {
@@ -150,7 +119,6 @@ void carry_prompt_slowdown(Profile& p, const std::vector<Profile>& candidates, c
 // `p`, a datasheet profile, with the figures of its runtime that carry over from the fitted profiles.
 Profile with_runtime_carried_figures(Profile p, const std::vector<Profile>& candidates, const std::string& runtime) {
   if (p.kind != "datasheet") return p;
-  carry_expert_efficiency(p, candidates, runtime);
   carry_prompt_slowdown(p, candidates, runtime);
   for (const CarriedFigures& t : kCarriedFigures) {
     if (runtime != t.runtime) continue;

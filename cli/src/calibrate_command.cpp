@@ -37,7 +37,7 @@ const char* kUsage =
     "       | compose TRACE.jsonl [--json] [--max-median-ape X] [--no-predictors]\n"
     "       | serving --silicon FILE [--hardware H --runtime R] [-o DIR] [--train-rows N]\n"
     "       | steps SCENARIO FPM.csv [--pool prefill|decode] [--json]\n"
-    "       | prompt-ratio --silicon FILE [--drawn-lengths] [--max-clients N] [-j N] [--profiles DIR]";
+    "       | prompt-ratio --silicon FILE [--fixed-lengths] [--max-clients N] [-j N] [--profiles DIR]";
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -22,7 +22,7 @@ namespace fleetcast::cli {
 namespace {
 
 const char* kUsage =
-    "usage: fleetcast calibrate prompt-ratio --silicon FILE [--drawn-lengths | --benchmark-clients] "
+    "usage: fleetcast calibrate prompt-ratio --silicon FILE [--fixed-lengths | --benchmark-clients] "
     "[--max-clients N] [--min-prompt TOKENS] [-j N] [--profiles DIR]";
 
 using Ratios = std::vector<validation::MarginalPromptRatio>;

@@ -39,11 +39,12 @@ std::string recipe_text(const validation::ServingFitOptions& o) {
   if (o.bounded) text += " --bounded";
   if (o.robust) text += " --robust";
   if (o.client_mapping == traces::CsvClientMapping::as_run) text += " --benchmark-clients";
-  if (o.client_mapping == traces::CsvClientMapping::drawn_lengths) text += " --drawn-lengths";
+  if (o.client_mapping == traces::CsvClientMapping::fixed_lengths) text += " --fixed-lengths";
   if (!o.fit_experts) text += " --no-experts";
   if (o.fit_expert_memory) text += " --expert-memory";
   if (o.fit_eager_launch) text += " --eager-launch";
   if (o.prompt_slowdown) text += " --prompt-slowdown";
+  if (o.from_datasheet) text += " --from-datasheet";
   if (!o.model_kind.empty()) text += " --models " + o.model_kind;
   if (o.max_step_overhead_s != d.max_step_overhead_s)
     text += " --max-step-ms " + std::to_string(1e3 * o.max_step_overhead_s);
@@ -67,7 +68,8 @@ int run_calibrate_serving(const Args& args) {
       "usage: fleetcast calibrate serving (--silicon FILE [--hardware H --runtime R] | --bench FILE... --hardware H "
       "[--runtime R] [--tp N] [--pp N] [--dp N] [--ep N] [--model M] [--precision P] [--max-num-seqs N] "
       "[--server-args CMD] [--server-config YAML] [--acceptance-length L]) [-o DIR] [--train-rows N] "
-      "[--iterations N] [--bounded] [--robust] [--benchmark-clients | --drawn-lengths] [--refine] [--no-experts] "
+      "[--iterations N] [--bounded] [--robust] [--fixed-lengths | --benchmark-clients] [--refine | --from-datasheet] "
+      "[--no-experts] "
       "[--expert-memory] "
       "[--eager-launch] [--prompt-slowdown] "
       "[--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy "
@@ -103,6 +105,10 @@ int run_calibrate_serving(const Args& args) {
     }
     if (a == "--eager-launch") {
       options.fit_eager_launch = true;
+      continue;
+    }
+    if (a == "--from-datasheet") {
+      options.from_datasheet = true;
       continue;
     }
     if (a == "--prompt-slowdown") {

@@ -1,7 +1,7 @@
 #pragma once
-// The silicon CSV rows' client mapping flags that `validate` and `calibrate serving` share: --benchmark-clients or
-// --drawn-lengths (at most one), applied to a CSV's rows and refused for benchmark files, which state their own
-// lengths (traces::CsvClientMapping).
+// The silicon CSV rows' client mapping flags that `validate`, `calibrate serving` and `calibrate prompt-ratio` share:
+// --fixed-lengths, --drawn-lengths (the default) or --benchmark-clients (at most one), applied to a CSV's rows and
+// refused for benchmark files, which state their own lengths (traces::CsvClientMapping).
 #include <string>
 
 #include "fleetcast/specs/error.hpp"
@@ -13,13 +13,14 @@ struct ClientMappingFlag {
   std::string given;  // the flag on the command line, empty for the default
 
   traces::CsvClientMapping mapping() const {
-    if (given == "--drawn-lengths") return traces::CsvClientMapping::drawn_lengths;
-    return given.empty() ? traces::CsvClientMapping::fixed_lengths : traces::CsvClientMapping::as_run;
+    if (given == "--fixed-lengths") return traces::CsvClientMapping::fixed_lengths;
+    if (given == "--benchmark-clients") return traces::CsvClientMapping::as_run;
+    return traces::CsvClientMapping::drawn_lengths;  // the default, --drawn-lengths or none
   }
 
   // True where `arg` is one of the flags (taken); a second, different one is an InputError.
   bool take(const std::string& arg) {
-    if (arg != "--benchmark-clients" && arg != "--drawn-lengths") return false;
+    if (arg != "--benchmark-clients" && arg != "--drawn-lengths" && arg != "--fixed-lengths") return false;
     if (!given.empty() && arg != given) {
       throw InputError("", arg, "", "conflicts with " + given + ": give one client mapping");
     }

@@ -87,16 +87,17 @@ commands:
                     [--tp N] [--pp N] [--dp N] [--ep N] [--model M] [--precision P] [--max-num-seqs N]
                     [--server-args CMD] [--server-config YAML] [--acceptance-length L]) [-o DIR] [--train-rows N]
                     [--iterations N]
-                    [--bounded] [--robust] [--benchmark-clients | --drawn-lengths] [--refine] [--no-experts]
+                    [--bounded] [--robust] [--fixed-lengths | --benchmark-clients] [--refine | --from-datasheet] [--no-experts]
                     [--expert-memory] [--eager-launch] [--prompt-slowdown] [--models dense|moe] [--max-step-ms X] [--ttft-weight W] [--leave-out-model M | --cross-validate [--accuracy FILE]]
         Fit each (hardware, runtime) profile's GEMM, attention, memory and NVLink efficiencies, step, sequence
         and request overheads, and the routed experts' kernel efficiency per expert weight format, to the
         measured runs (Levenberg-Marquardt on log TTFT and TPOT; a fifth of the rows, by id hash, held out);
         print the error before and after; -o writes DIR/<hardware>-<runtime>.json. The fit starts from the
         datasheet profile and, where the pair has a fit in use, from that one too, and keeps the end of lower
-        training cost (--refine: from the fit in use alone); --bounded keeps every efficiency at or below the
-        best kernel-level figure and pulls it towards the datasheet one (a log-normal prior); --robust weighs
-        errors beyond a factor 1.5 linearly (Huber) rather than squared; --max-step-ms X keeps the host time
+        training cost (--refine: from the fit in use alone; --from-datasheet: from the datasheet one alone);
+        --bounded keeps every efficiency at or below the best kernel-level figure and pulls it towards the
+        datasheet one (a log-normal prior); --robust weighs errors beyond a factor 1.5 linearly (Huber) rather
+        than squared; --max-step-ms X keeps the host time
         per step at or below X ms (default 100: free); --ttft-weight W in (0, 1] weighs the TTFT residuals W
         times the TPOT ones (default 1), leaning on the decode steps the model holds.
         --leave-out-model M holds out every row of model preset M instead; --cross-validate does so for each
@@ -107,9 +108,9 @@ commands:
         --iterations 0 fits nothing: the fast replay's error of the profile in use, on the same rows.
         --bench: your own benchmark files (as validate --bench reads them, closed-loop runs; at least 6 training
         rows) instead of a silicon CSV, fitted for every (hardware, runtime) pair they hold.
-        --benchmark-clients, --drawn-lengths: as validate's. --no-experts fits no experts' efficiency (the routed experts at
-        the GEMM rate, as the shipped profiles are fitted: a format's figure set by one model's rows does not
-        carry to another model). --expert-memory, where the training rows hold dense and MoE models both,
+        --fixed-lengths, --benchmark-clients: as validate's. --no-experts fits no experts' efficiency (the routed experts at
+        the GEMM rate: a format's figure set by one model's rows does not carry to another model; the shipped
+        refits made with --prompt-slowdown, whose slowdown stands in for it, and those of dense models fit none). --expert-memory, where the training rows hold dense and MoE models both,
         also fits the routed experts' weight streaming apart from the dense weights' (expert_memory_efficiency,
         a factor on the HBM efficiency; without it one HBM efficiency serves both, as in the shipped profiles).
         --eager-launch also fits the host time per kernel of a step with prompt tokens (eager_launch_s: a
@@ -120,7 +121,7 @@ commands:
         --models dense|moe fits on that kind of model's rows alone and writes DIR/<hardware>-<runtime>-<kind>.json
         (model_kind set), which forecasts of that kind of model take over the pair's fit; with --cross-validate
         only that kind's models are left out in turn.
-  calibrate prompt-ratio --silicon FILE [--benchmark-clients | --drawn-lengths] [--max-clients N]
+  calibrate prompt-ratio --silicon FILE [--fixed-lengths | --benchmark-clients] [--max-clients N]
                          [--min-prompt TOKENS] [-j N] [--profiles DIR]
         How much longer each (hardware, runtime)'s engine took for a longer prompt than the datasheet profile's
         step model says, by kind of model: every row simulated with the datasheet profiles (clients mapped as
@@ -138,7 +139,7 @@ commands:
         gamma arrivals at the measured rate and inter-arrival CV; prints skipped rows, the hourly rate and
         prefix-block reuse. Bad rows are skipped and counted (--strict: the first is an error).
   validate --silicon FILE [--json OUT] [-j N] [--strict] [--match TEXT] [--every K] [--split all|held-out|train]
-           [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] [--benchmark-clients | --drawn-lengths]
+           [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] [--fixed-lengths | --benchmark-clients]
            [--decompose] [--accuracy TABLE]
         Predict every measured serving run of a silicon CSV (aiconfigurator's format: closed-loop clients at
         fixed lengths, layout and backend per row) in N worker processes; print per row the measured and
@@ -147,20 +148,23 @@ commands:
         the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset;
         --split held-out the rows `calibrate serving` never fits (a fifth, by id hash); --markdown writes the
         group table as Markdown; --scenarios DIR writes the scenario each mapped row becomes as DIR/ID.json.
-        Every row is a fixed-length closed loop measured over the middle of 5 waves, as the shipped fits were
-        made. --drawn-lengths simulates a row measured by InferenceX's client as that client ran it (lengths
-        uniform in 0.8-1 x isl and osl, 10 x clients requests, all measured); --benchmark-clients also gives
-        aiconfigurator's genai-perf rows their client (2 x clients warm-up, then 10 x clients measured). Fits
-        made under each: FLEETCAST_PROFILE_DIR=calibration/profiles/candidates/drawn-lengths and
-        .../benchmark-clients (docs/ACCURACY.md, "Benchmark clients" and "InferenceX's drawn lengths alone").
+        A row measured by InferenceX's client is simulated as that client ran it (lengths uniform in 0.8-1 x
+        isl and osl, 10 x clients requests, all measured), as the shipped fits were made (--drawn-lengths, the
+        default); every other row is a fixed-length closed loop measured over the middle of 5 waves.
+        --fixed-lengths maps every row so (the default until session 47: its lockstep hid how slowly the
+        engines prefill); --benchmark-clients also gives aiconfigurator's genai-perf rows their client (2 x
+        clients warm-up, then 10 x clients measured; fits made under it:
+        FLEETCAST_PROFILE_DIR=calibration/profiles/candidates/benchmark-clients). docs/ACCURACY.md, "Benchmark
+        clients", "InferenceX's drawn lengths alone" and "A prompt's slowdown".
         --decompose splits the
         measured and predicted TPOT of rows that differ only in osl into the decode step d and the other
         clients' prefill time X per request (TPOT = d + X / (osl - 1)), X / (C - 1) beside the model's
         marginal time of one prompt: near it the clients ran out of phase, near 0 in lockstep (JSON:
         tpot_decomposition); and the TTFT of rows that differ only in isl into a + k x p(isl), k the prompts'
         prefill a request waits for (near 1: each prompt on its own; near the cohort's size: lockstep), a the
-        rest (JSON: ttft_decomposition); with --drawn-lengths InferenceX's rows too, each prompt priced at the
-        mean length its client drew (k measured over k predicted: the engine's longer prompt against the model's).
+        rest (JSON: ttft_decomposition); InferenceX's rows too (not under --fixed-lengths), each prompt priced at
+        the mean length its client drew (k measured over k predicted: the engine's longer prompt against the
+        model's).
         --accuracy TABLE (with --split held-out) merges each (hardware, runtime)'s error
         with the profile in use into the table forecasts quote (calibration/profiles/accuracy/held-out.json);
         under --unfitted-profiles (every row) into the one forecasts on a GPU without a fit quote

@@ -39,7 +39,7 @@ constexpr const char* kUsage =
     "[--model M] [--runtime R] [--precision P] [--max-num-seqs N] [--server-args CMD] [--server-config YAML] "
     "[--acceptance-length L | --perf-metrics FILE]) [--json OUT] [-j N] [--strict] [--match TEXT] "
     "[--every K] [--split all|held-out|train] [--markdown FILE] [--scenarios DIR] [--progress json] [--summary-only] "
-    "[--benchmark-clients | --drawn-lengths] [--decompose] [--accuracy FILE]";
+    "[--fixed-lengths | --benchmark-clients] [--decompose] [--accuracy FILE]";
 
 // One line per predicted row; with `notes` (benchmark files: a few runs, each read with its own assumptions) the
 // mapping's notes under it, so that how a run and its launch were read is in plain sight.
@@ -334,7 +334,7 @@ int run_validate(const Args& args) {
     } else if (a == "--summary-only") {
       summary_only = true;
     } else if (clients.take(a)) {
-      // --benchmark-clients or --drawn-lengths, taken
+      // --fixed-lengths, --drawn-lengths or --benchmark-clients, taken
     } else if (a == "--decompose") {
       decompose = true;
     } else if (a == "--accuracy") {

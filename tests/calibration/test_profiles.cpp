@@ -217,31 +217,23 @@ TEST_CASE(
   CHECK(vllm.memory_efficiency == Approx(calibration::datasheet_profile(hw, "vllm").memory_efficiency));
 }
 
-TEST_CASE("a GPU without a fit takes the runtime's experts' efficiency per weight format, the median of the fits",
+TEST_CASE("a GPU without a fit takes no fit's experts' efficiency: its prompts' slowdown carries instead",
           "[calibration]") {
   const auto hw = specs::hardware_preset("gb200");
-  auto fit = [](const std::string& gpu, const std::string& runtime, std::map<std::string, double> experts) {
-    auto p = calibration::datasheet_profile(specs::hardware_preset(gpu), runtime);
+  auto fit = [](const std::string& gpu, std::map<std::string, double> experts) {
+    auto p = calibration::datasheet_profile(specs::hardware_preset(gpu), "vllm");
     p.kind = "fitted";
     p.expert_kernel_efficiency = std::move(experts);
     return p;
   };
-  const std::vector<calibration::Profile> all = {
-      fit("h100", "vllm", {{"fp8", 0.1}}), fit("h200", "vllm", {{"fp8", 0.3}, {"fp4", 0.5}}), fit("b200", "vllm", {}),
-      fit("h100", "trtllm", {{"fp4", 0.4}}), fit("h100", "sglang", {})};
-  const auto vllm = calibration::select_profile(all, hw, "vllm");
-  CHECK(vllm.kind == "datasheet");
-  CHECK(vllm.expert_kernel_efficiency.at("fp8") == Approx(0.2));  // the median of 0.1 and 0.3
-  CHECK(vllm.expert_kernel_efficiency.at("fp4") == Approx(0.5));  // one fit names it
-  CHECK(vllm.expert_kernel_efficiency.at("*") == Approx(0.3));    // every figure: 0.1, 0.3, 0.5
-  CHECK(vllm.expert_kernel_efficiency_for("nvfp4") == Approx(0.3));
-  CHECK_THAT(vllm.sources.at("expert_kernel_efficiency.fp8"), Catch::Contains("h100 0.1"));
-  // Each runtime its own fits': TensorRT-LLM's one; SGLang's fits have none, so its pick runs experts at 1.
-  CHECK(calibration::select_profile(all, hw, "trtllm").expert_kernel_efficiency.at("fp4") == Approx(0.4));
-  CHECK(calibration::select_profile(all, hw, "sglang").expert_kernel_efficiency.empty());
-  // A GPU's own fit keeps its own figures (none for B200 here), and the datasheet-only mode carries nothing.
-  CHECK(calibration::select_profile(all, specs::hardware_preset("b200"), "vllm").expert_kernel_efficiency.empty());
-  CHECK(calibration::select_profile({}, hw, "vllm").expert_kernel_efficiency.empty());
+  const std::vector<calibration::Profile> all = {fit("h100", {{"fp8", 0.1}}), fit("h200", {{"fp8", 0.3}})};
+  const auto pick = calibration::select_profile(all, hw, "vllm");
+  CHECK(pick.kind == "datasheet");
+  CHECK(pick.expert_kernel_efficiency.empty());
+  CHECK(pick.expert_kernel_efficiency_for("fp8") == 1.0);
+  // A GPU's own fit keeps its figures.
+  CHECK(calibration::select_profile(all, specs::hardware_preset("h100"), "vllm").expert_kernel_efficiency_for("fp8") ==
+        0.1);
 }
 
 TEST_CASE("a GPU without a fit slows its prompts by the median of the runtime's fits' measured ratio, per kind",

@@ -76,6 +76,16 @@ TEST_CASE("a fitted GPU's pick without its fit is its datasheet profile with the
   CHECK(trtllm.eager_launch_s ==
         Approx((shipped_fit("b200", "trtllm")->eager_launch_s + shipped_fit("h200", "trtllm")->eager_launch_s) / 2.0));
   CHECK(trtllm.eager_launch_s > 0.0);
+  // And, like every runtime, its prompts' slowdown per kind of model: the two fits' measured ratios' median (mean).
+  for (const char* kind : {"dense", "moe"}) {
+    INFO(kind);
+    CHECK(trtllm.prompt_slowdown_for(kind) == Approx((shipped_fit("b200", "trtllm")->marginal_prompt_ratio.at(kind) +
+                                                      shipped_fit("h200", "trtllm")->marginal_prompt_ratio.at(kind)) /
+                                                     2.0));
+    CHECK(trtllm.prompt_slowdown_for(kind) > 1.0);
+    trtllm.sources.erase(std::string("prompt_slowdown.") + kind);
+  }
+  trtllm.prompt_slowdown.clear();
   trtllm.eager_launch_s = 0.0;
   trtllm.sources.erase("eager_launch_s");
   CHECK(calibration::profile_fingerprint(trtllm) ==

@@ -201,18 +201,20 @@ silicon=$fixtures/../../validation/fixtures/silicon-small.csv
   python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['ttft_decomposition']; s=d[0]; sys.exit(not (len(d)==1 and s['isls']==[512,2048] and all(abs(s['measured_base_ms']+s['measured_prompts']*p-t)<1e-6 for p,t in zip(s['prompt_ms'],[40.0,90.0])) and s['measured_prompts']>0))" "$work/d.json" &&
   grep -E -q "^\| llama-3.1-8b \| h100 \| vllm \| agg \| 1 \| [0-9.]+ \| [-0-9.]+ \| [-0-9]+ \| [-0-9]+ \|$" "$work/d.md"; } && ok ||
   bad "validate --decompose: $(cat "$work/out" "$work/err")"
-# The client mapping: under --drawn-lengths InferenceX's rows (lengths drawn 0.8-1 x) predict differently from the
-# same rows at fixed lengths (the default), a genai-perf row (fixed lengths either way, the default window)
+# The client mapping: by default (--drawn-lengths) InferenceX's rows (lengths drawn 0.8-1 x) predict differently from
+# the same rows at fixed lengths (--fixed-lengths), a genai-perf row (fixed lengths either way, the default window)
 # identically; two mappings at once, or one for benchmark files that state their own lengths, exit 2.
 clients=$fixtures/../../validation/fixtures/silicon-clients.csv
-"$bin" validate --silicon "$clients" -j 2 --summary-only --drawn-lengths --json "$work/drawn.json" >/dev/null 2>"$work/err" &&
-  "$bin" validate --silicon "$clients" -j 2 --summary-only --json "$work/fixed.json" >/dev/null 2>>"$work/err"
-{ [ $? -eq 0 ] && python3 - "$work/drawn.json" "$work/fixed.json" <<'PY'; } && ok || bad "validate --drawn-lengths: $(cat "$work/err")"
+"$bin" validate --silicon "$clients" -j 2 --summary-only --json "$work/drawn.json" >/dev/null 2>"$work/err" &&
+  "$bin" validate --silicon "$clients" -j 2 --summary-only --drawn-lengths --json "$work/drawn2.json" >/dev/null 2>>"$work/err" &&
+  "$bin" validate --silicon "$clients" -j 2 --summary-only --fixed-lengths --json "$work/fixed.json" >/dev/null 2>>"$work/err"
+{ [ $? -eq 0 ] && python3 - "$work/drawn.json" "$work/fixed.json" "$work/drawn2.json" <<'PY'; } && ok || bad "validate --fixed-lengths: $(cat "$work/err")"
 import json, sys
-drawn, fixed = ({r["id"]: r for r in json.load(open(f))["rows"]} for f in sys.argv[1:3])
+drawn, fixed, drawn2 = ({r["id"]: r for r in json.load(open(f))["rows"]} for f in sys.argv[1:4])
 assert drawn["aic_genai_perf"]["predicted_ttft_ms"] == fixed["aic_genai_perf"]["predicted_ttft_ms"], "genai-perf row moved"
 for i in ("ix_db_dump", "ix_dashboard"):
-    assert drawn[i]["predicted_tpot_ms"] != fixed[i]["predicted_tpot_ms"], i + " mapped at fixed lengths under --drawn-lengths"
+    assert drawn[i]["predicted_tpot_ms"] != fixed[i]["predicted_tpot_ms"], i + " mapped at fixed lengths by default"
+    assert drawn[i]["predicted_tpot_ms"] == drawn2[i]["predicted_tpot_ms"], i + ": --drawn-lengths is not the default"
 PY
 "$bin" validate --silicon "$clients" --benchmark-clients --drawn-lengths >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q "give one client mapping" "$work/err"; } && ok || bad "two client mappings: $(cat "$work/err")"
@@ -482,8 +484,8 @@ PY
 
 # calibrate prompt-ratio: two rows at 1,024 and 4,096 tokens whose "measured" TTFTs are the datasheet profile's own
 # prediction at the short prompt and that plus twice the predicted growth at the long one read a ratio of 2, written
-# into the fitted profile of the folder given; a GPU without a vLLM fit then slows its dense prompts 2 x, and a serving
-# fit made with --prompt-slowdown keeps it. Without a measured ratio in the profile in use, --prompt-slowdown exits 2.
+# into the fitted profile of the folder given, where it stands in for the shipped H100 fit's in the ratio a GPU
+# without a vLLM fit carries; a serving fit made with --prompt-slowdown keeps it. Without a measured ratio in the profile in use, --prompt-slowdown exits 2.
 { head -1 "$silicon"
   echo "pr_a,hand-made; silicon_concurrency=4,vllm,0.12.0,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,,agg,1024,64,,,4,1,1,1,1,1,,,,,,,,,,,,,,,40.0,10.0"
   echo "pr_b,hand-made; silicon_concurrency=4,vllm,0.12.0,meta-llama/Llama-3.1-8B-Instruct,h100_sxm,,agg,4096,64,,,4,1,1,1,1,1,,,,,,,,,,,,,,,90.0,10.0"
@@ -507,12 +509,15 @@ PY
 { [ $? -eq 0 ] && grep -E -q "^h100 +vllm +dense +1 +2.00 " "$work/out" &&
   python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(not (abs(p['marginal_prompt_ratio']['dense']-2)<0.01 and 'prompt_slowdown' not in p))" "$work/prp/h100-vllm.json" &&
   FLEETCAST_PROFILE_DIR="$work/prp" "$bin" calibrate show gb200 --runtime vllm 2>/dev/null >"$work/prshow.json" &&
-  python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(not abs(p['prompt_slowdown']['dense']-2)<0.01)" "$work/prshow.json" &&
+  python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(not 'h100 2 x' in p['sources']['prompt_slowdown.dense'])" "$work/prshow.json" &&
   mkdir -p "$work/prfit" && FLEETCAST_PROFILE_DIR="$work/prp" "$bin" calibrate serving --bench "$work/made.jsonl" --hardware h100 --runtime vllm --tp 1 \
     --iterations 1 --prompt-slowdown -o "$work/prfit" >/dev/null 2>>"$work/err" &&
   python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(not (abs(p['prompt_slowdown']['dense']-2)<0.01 and abs(p['marginal_prompt_ratio']['dense']-2)<0.01))" "$work/prfit/h100-vllm.json"; } && ok ||
   bad "calibrate prompt-ratio: $(cat "$work/out" "$work/err")"
-"$bin" calibrate serving --bench "$work/made.jsonl" --hardware h100 --runtime vllm --tp 1 --prompt-slowdown >/dev/null 2>"$work/err"
+mkdir -p "$work/prp0" && "$bin" calibrate datasheet h100 |
+  sed -e 's/"kind": "datasheet"/"kind": "fitted"/' -e 's/"runtime": ""/"runtime": "vllm"/' >"$work/prp0/h100-vllm.json"
+FLEETCAST_PROFILE_DIR="$work/prp0" "$bin" calibrate serving --bench "$work/made.jsonl" --hardware h100 --runtime vllm --tp 1 \
+  --prompt-slowdown >/dev/null 2>"$work/err"
 { [ $? -eq 2 ] && grep -q "marginal_prompt_ratio" "$work/err"; } && ok || bad "--prompt-slowdown without a ratio: $(cat "$work/err")"
 # scenario: a deployment as its serve command starts it, with another scenario's workload carried unchanged; a batch
 # cap below the clients makes requests wait for a slot, so flipping --max-num-seqs from 64 to 4 at 32 closed-loop

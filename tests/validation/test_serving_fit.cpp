@@ -291,6 +291,7 @@ TEST_CASE("a fit that leans on TPOT keeps the decode figures when every TTFT hol
   for (auto& run : results.runs) run.ttft_ms *= run.concurrency > 8 ? 3.0 : 2.0;
   validation::ServingFitOptions options;
   options.max_iterations = 10;
+  options.from_datasheet = true;  // whichever fit of the pair ships
   const validation::ServingFit alike = validation::fit_serving_profile(results, "h200", "vllm", options);
   options.ttft_weight = 0.1;
   const validation::ServingFit leaning = validation::fit_serving_profile(results, "h200", "vllm", options);
@@ -315,6 +316,8 @@ TEST_CASE("with a fit in use the descent also starts from it, and the lower trai
   const auto results = measured_under(in_use);
   validation::ServingFitOptions options;
   options.max_iterations = 1;
+  // The fit in use keeps its prompts' measured slowdown fixed: a refit that keeps it can reproduce it.
+  options.prompt_slowdown = !in_use.prompt_slowdown.empty();
   const validation::ServingFit fit = validation::fit_serving_profile(results, "h200", "vllm", options);
   CHECK(fit.started_from == "profile in use");
   CHECK(fit.after_train.ttft.median_ape < 1e-9);
@@ -325,6 +328,7 @@ TEST_CASE("with a fit in use the descent also starts from it, and the lower trai
   // Rows made by the datasheet profile: the descent from it wins, unless told to refine the fit in use alone.
   const calibration::Profile datasheet = calibration::datasheet_profile(specs::hardware_preset("h200"), "vllm");
   const auto datasheet_rows = measured_under(datasheet);
+  options.prompt_slowdown = false;
   CHECK(validation::fit_serving_profile(datasheet_rows, "h200", "vllm", options).started_from == "datasheet");
   options.refine = true;
   const validation::ServingFit refined = validation::fit_serving_profile(datasheet_rows, "h200", "vllm", options);

@@ -61,7 +61,7 @@ std::string client_mapping_text(std::optional<traces::CsvClientMapping> mapping)
       return "; InferenceX rows at the lengths its client drew (0.8-1 x), the others at fixed lengths "
              "(--drawn-lengths)";
     case traces::CsvClientMapping::fixed_lengths:
-      return "";  // the default, which every shipped fit was made under
+      return "; every row at fixed lengths (--fixed-lengths)";
     case traces::CsvClientMapping::as_run:
       return "; rows mapped as their benchmark clients ran them (--benchmark-clients)";
   }
@@ -333,7 +333,7 @@ ServingFit fit_serving_profile(const traces::MeasuredServingResults& results, co
   // descent from the fit in use is the one kept.
   const bool refine = options.refine && in_use.kind != "datasheet";
   Descent best = refine ? Descent{theta0, std::numeric_limits<double>::infinity(), 0} : descend(theta0);
-  if (in_use.kind != "datasheet") {
+  if (in_use.kind != "datasheet" && !options.from_datasheet) {
     const Descent from_fit = descend(initial(in_use, base, false, shape));
     if (from_fit.cost < best.cost) {
       best = from_fit;

@@ -103,9 +103,9 @@ struct Profile {
   // How many times the step model's GPU time a prompt's tokens take, by kind of model ("dense", "moe"; a kind not
   // named: 1). Every engine measured prefills slower than the kernel-level figures say, MoE models more so, and the
   // extra time scales with the whole prompt, collectives included, not with the experts' share of it (docs/ACCURACY.md,
-  // "How much slower the engines prefill than the kernel-level figures say"). Empty in a datasheet or fitted profile
-  // (a fit's own figures hold what its runs measured); what a GPU without a fit of the runtime takes from the fits'
-  // marginal_prompt_ratio.
+  // "How much slower the engines prefill than the kernel-level figures say"). Empty in a datasheet profile and in a fit
+  // made without --prompt-slowdown (its own figures hold what its runs measured); a fit made with it keeps its pair's
+  // measured marginal_prompt_ratio, and a GPU without a fit of the runtime takes the median of the fits' ratios.
   std::map<std::string, double> prompt_slowdown;
   // Measured on this profile's GPU and runtime, by kind of model: the engine's marginal prompt (TTFT's growth with the
   // prompt at a fixed layout and client count) over the datasheet profile's, under the clients as they ran

@@ -132,12 +132,14 @@ MeasuredServingResults parse_silicon_csv(std::istream& in, const std::string& fi
 // How much of each CSV row's benchmark client, as the reader inferred it from the row's provenance, the mapping
 // keeps (docs/ACCURACY.md, "Benchmark clients" and "InferenceX's drawn lengths alone").
 enum class CsvClientMapping {
-  // The default of `validate --silicon` and `calibrate serving`, which the shipped fits were made under: every row
-  // a fixed-length closed loop over the default window.
+  // --fixed-lengths: every row a fixed-length closed loop over the default window (the default until session 47,
+  // under which the fits of pairs without InferenceX rows were made).
   fixed_lengths,
-  // --drawn-lengths: a client that draws each request's lengths (InferenceX's, 0.8-1 x the nominal ones) keeps them
-  // and its request count, since fixed lengths put its clients in a lockstep the real ones were never in; a
-  // fixed-length client (aiconfigurator's genai-perf) maps as by default, its warm-up dropped.
+  // The default of `validate --silicon` and `calibrate serving` (--drawn-lengths), which the shipped fits of pairs
+  // with InferenceX rows were made under: a client that draws each request's lengths (InferenceX's, 0.8-1 x the
+  // nominal ones) keeps them and its request count, since fixed lengths put its clients in a lockstep the real ones
+  // were never in; a fixed-length client (aiconfigurator's genai-perf) maps as with --fixed-lengths, its warm-up
+  // dropped.
   drawn_lengths,
   // --benchmark-clients: every client as its provenance names it, the genai-perf warm-up of 2 x C requests too.
   as_run,

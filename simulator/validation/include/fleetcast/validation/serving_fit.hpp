@@ -47,10 +47,13 @@ struct ServingFitOptions {
   std::string leave_out_model;
   // How a silicon CSV's benchmark clients were mapped (traces::apply_client_mapping; none for benchmark files, which
   // state their own): named in the fitted sources, since a fit is only right under the mapping it was made with.
-  std::optional<traces::CsvClientMapping> client_mapping = traces::CsvClientMapping::fixed_lengths;
+  std::optional<traces::CsvClientMapping> client_mapping = traces::CsvClientMapping::drawn_lengths;
   // Where the pair has a fit in use, descend from it alone, not also from the datasheet profile: a refit after a
   // change that leaves the fit's other parameters near right (a parameter added), at half the cost.
   bool refine = false;
+  // Descend from the datasheet profile alone, as if the pair had no fit in use (the fit's result then does not depend
+  // on which fit ships); not with refine.
+  bool from_datasheet = false;
   // Fit the routed experts' kernel efficiency per weight format (false: none, the experts at the GEMM rate, as the
   // shipped profiles were fitted; a format's figure fitted to one model's rows does not carry to another model).
   bool fit_experts = true;
@@ -64,7 +67,8 @@ struct ServingFitOptions {
   // Slow the prompts by the engine's measured marginal prompt over the datasheet profile's (the pair's
   // Profile::marginal_prompt_ratio, `calibrate prompt-ratio`), kept fixed while the rest is fitted: the prefill then
   // need not be bought with efficiencies no kernel reaches or a front end the rows do not hold. The fit keeps the
-  // ratio, so that it carries to a GPU without a fit (false: no slowdown, as the shipped profiles were fitted).
+  // ratio, so that it carries to a GPU without a fit (false: no slowdown; four shipped fits were made with it,
+  // docs/ACCURACY.md, "A prompt's slowdown").
   bool prompt_slowdown = false;
   // "dense" or "moe": fit on the rows of that kind of model alone and write a profile for that kind
   // (Profile::model_kind), which forecasts of such models take over the pair's fit; "" (default): every row.
