@@ -7,6 +7,7 @@
 
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "fleetcast/validation/validate_runs.hpp"
 
 namespace fleetcast::validation {
 namespace {
@@ -42,8 +43,7 @@ std::vector<MarginalPromptRatio> marginal_prompt_ratios(const std::vector<TtftDe
     MarginalPromptRatio r;
     std::tie(r.hardware, r.runtime, r.model_kind) = key;
     std::sort(ratios.begin(), ratios.end());
-    const std::size_t n = ratios.size();
-    r.median = n % 2 == 1 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0;
+    r.median = summarise_errors(ratios).median;
     r.ratios = std::move(ratios);
     out.push_back(std::move(r));
   }
