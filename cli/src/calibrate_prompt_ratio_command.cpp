@@ -38,8 +38,6 @@ std::string describe(const validation::MarginalPromptRatio& r) {
 // Each fitted profile of the whole (hardware, runtime) in `dir` with its measured ratios, or none where its pair has
 // no split; every profile read before any is written, so a bad one leaves the folder as it was.
 void write_ratios(const std::string& dir, const Ratios& ratios, const std::string& how) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) throw InputError("", "--profiles", dir, "not a folder of profiles");
   std::vector<std::pair<std::filesystem::path, calibration::Profile>> updated;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() != ".json") continue;
@@ -100,6 +98,10 @@ int run_calibrate_prompt_ratio(const Args& args) {
   }
   if (silicon.empty())
     throw InputError("", "calibrate prompt-ratio", "", std::string("give --silicon FILE; ") + kUsage);
+  std::error_code ec;
+  if (!profiles.empty() && !std::filesystem::is_directory(profiles, ec)) {  // before minutes of simulation, not after
+    throw InputError("", "--profiles", profiles, "not a folder of profiles");
+  }
   // The ratio is against the kernel-level figures, the profile a GPU without a fit starts from; the worker processes
   // inherit the choice.
   setenv("FLEETCAST_PROFILES", "datasheet", 1);

@@ -514,6 +514,8 @@ PY
     --iterations 1 --prompt-slowdown -o "$work/prfit" >/dev/null 2>>"$work/err" &&
   python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(not (abs(p['prompt_slowdown']['dense']-2)<0.01 and abs(p['marginal_prompt_ratio']['dense']-2)<0.01))" "$work/prfit/h100-vllm.json"; } && ok ||
   bad "calibrate prompt-ratio: $(cat "$work/out" "$work/err")"
+"$bin" calibrate prompt-ratio --silicon "$work/pr2.csv" --profiles "$work/no-such-folder" >/dev/null 2>"$work/err"
+{ [ $? -eq 2 ] && grep -q "no-such-folder" "$work/err"; } && ok || bad "prompt-ratio into a missing folder: $(cat "$work/err")"
 mkdir -p "$work/prp0" && "$bin" calibrate datasheet h100 |
   sed -e 's/"kind": "datasheet"/"kind": "fitted"/' -e 's/"runtime": ""/"runtime": "vllm"/' >"$work/prp0/h100-vllm.json"
 FLEETCAST_PROFILE_DIR="$work/prp0" "$bin" calibrate serving --bench "$work/made.jsonl" --hardware h100 --runtime vllm --tp 1 \
