@@ -27,6 +27,7 @@
 #include "fleetcast/traces/bench_results.hpp"
 #include "fleetcast/traces/serving_results.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
+#include "fleetcast/validation/serving_mapping.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
 #include "number_arg.hpp"
 #include "validate_decomposition.hpp"
@@ -114,9 +115,9 @@ void print_unmapped(const validation::ValidationResult& r) {
 // A row group's model and system ("model | system | backend | mode"; the system is the hardware preset's name), or
 // none for a group not of that form.
 std::optional<std::pair<std::string, std::string>> model_and_system(const std::string& group) {
-  const std::size_t a = group.find(" | "), b = group.find(" | ", a + 3);
-  if (a == std::string::npos || b == std::string::npos) return std::nullopt;
-  return std::make_pair(group.substr(0, a), group.substr(a + 3, b - a - 3));
+  const std::vector<std::string> parts = validation::serving_group_parts(group);
+  if (parts.size() < 3) return std::nullopt;
+  return std::make_pair(parts[0], parts[1]);
 }
 
 struct ProfileInUse {

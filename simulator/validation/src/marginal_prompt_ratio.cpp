@@ -7,24 +7,10 @@
 
 #include "fleetcast/calibration/measured_accuracy.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "fleetcast/validation/serving_mapping.hpp"
 #include "fleetcast/validation/validate_runs.hpp"
 
 namespace fleetcast::validation {
-namespace {
-
-// "model | system | backend | mode" in its four parts; fewer when the group is not of that form.
-std::vector<std::string> group_parts(const std::string& group) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t bar = group.find(" | ", start);
-    parts.push_back(group.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
-    if (bar == std::string::npos) return parts;
-    start = bar + 3;
-  }
-}
-
-}  // namespace
 
 std::vector<MarginalPromptRatio> marginal_prompt_ratios(const std::vector<TtftDecomposition>& splits, int max_clients,
                                                         int min_longest_prompt) {
@@ -32,7 +18,7 @@ std::vector<MarginalPromptRatio> marginal_prompt_ratios(const std::vector<TtftDe
   for (const TtftDecomposition& d : splits) {
     if (d.concurrency > max_clients || d.isls.empty() || d.isls.back() < min_longest_prompt) continue;
     if (d.measured_prompts <= 0.0 || d.predicted_prompts <= 0.0) continue;
-    const std::vector<std::string> parts = group_parts(d.group);
+    const std::vector<std::string> parts = serving_group_parts(d.group);
     if (parts.size() != 4 || parts[3] != "agg") continue;
     if (!specs::has_preset(specs::PresetKind::model, parts[0])) continue;
     const std::string kind = calibration::architecture_of(specs::model_preset(parts[0]));

@@ -210,8 +210,7 @@ ServingFitScore score(const Eigen::VectorXd& r) {
 bool held_out(const std::string& id) { return fnv1a64(id) % 5 == 0; }
 
 std::string serving_run_model(const traces::MeasuredServingRun& run) {
-  const std::string group = serving_run_group(run);
-  return group.substr(0, group.find(" | "));
+  return serving_group_parts(serving_run_group(run)).front();
 }
 
 // `datasheet` with the pair's measured marginal prompt ratio as its prompt slowdown

@@ -231,6 +231,17 @@ std::string serving_run_group(const traces::MeasuredServingRun& run) {
   return group_key(model.preset.empty() ? model.name : model.preset, run);
 }
 
+std::vector<std::string> serving_group_parts(const std::string& group) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t bar = group.find(" | ", start);
+    parts.push_back(group.substr(start, bar == std::string::npos ? std::string::npos : bar - start));
+    if (bar == std::string::npos) return parts;
+    start = bar + 3;
+  }
+}
+
 long requests_for_clients(int clients) {
   // Five waves of every client, at least 64 requests, of which the scenario's default window measures the
   // middle 80% of arrivals. That window does not start after the first wave (whose prompts all arrive at once):

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "fleetcast/traces/serving_results.hpp"
 
@@ -38,6 +39,10 @@ std::variant<MappedRun, Unmapped> map_serving_run(const traces::MeasuredServingR
 
 // The group key alone (also for unmapped rows, so coverage can be reported per group).
 std::string serving_run_group(const traces::MeasuredServingRun& run);
+
+// A group key's parts, split at " | ": model, system (the hardware preset's name), backend and mode for every key
+// serving_run_group makes; fewer for text not of that form.
+std::vector<std::string> serving_group_parts(const std::string& group);
 
 // Requests simulated for `clients` closed-loop clients: five waves (at least 64 requests), of which the middle 80%
 // of arrivals are measured (from 7 clients up that includes the end of the first, synchronised wave),
