@@ -273,6 +273,36 @@ TEST_CASE("silicon CSV: InferenceX's GLM-5 SGLang and Kimi-K2.5 vLLM rows take i
   CHECK(r.runs[0].server_recv_interval == 0);
 }
 
+TEST_CASE("silicon CSV: InferenceX's MiniMax-M2.5 vLLM rows keep a BF16 KV cache on Hopper, FP8 on Blackwell",
+          "[traces][silicon]") {
+  const std::string mx = "MiniMaxAI/MiniMax-M2.5", fp4 = "nvidia/MiniMax-M2.5-NVFP4";
+  const std::string rows[] = {
+      "h100," + inferencex_source(64) + ",vllm," + mx + ",h100_sxm,fp8,agg,8192,1024,64,4,1,1,1",
+      "h200," + inferencex_source(64) + ",vllm," + mx + ",h200_sxm,fp8,agg,1024,1024,64,4,1,1,1",
+      "b200," + inferencex_source(64) + ",vllm," + mx + ",b200_sxm,fp8,agg,8192,1024,64,4,1,1,1",
+      "b300-fp4," + inferencex_source(64) + ",vllm," + fp4 + ",b300,fp4,agg,1024,8192,64,4,1,1,1",
+      "sglang," + inferencex_source(64) + ",sglang," + mx + ",h200_sxm,fp8,agg,1024,1024,64,4,1,1,1",
+      "m3," + inferencex_source(64) + ",vllm,MiniMaxAI/MiniMax-M3,h200_sxm,fp8,agg,1024,1024,64,4,1,1,1"};
+  const auto r = parse_rows(kInferenceXHeader, rows);
+  REQUIRE(r.runs.size() == 6);
+  // Hopper: no --kv-cache-dtype and vLLM's own budget (H100 at 0.90 with 256 running, H200 at 0.95); Blackwell: FP8
+  // KV, 2 x ISL, 0.90, block 32 for FP8. No M2.5 script for SGLang; M3's rule is its own (128-token blocks).
+  const int budget[] = {0, 0, 16384, 2048, 0, 2048};
+  const double memory[] = {0.90, 0.95, 0.90, 0.90, 0, 0.90};
+  const char* kv[] = {"bf16", "bf16", "fp8", "fp8", "", "bf16"};
+  const int block[] = {0, 0, 32, 0, 0, 128};
+  const int running[] = {256, 0, 0, 0, 0, 0};
+  for (std::size_t i = 0; i < 6; ++i) {
+    INFO(r.runs[i].id);
+    CHECK(r.runs[i].server_max_num_tokens == budget[i]);
+    CHECK(r.runs[i].server_gpu_memory_utilization == memory[i]);
+    CHECK(r.runs[i].server_kv_cache == kv[i]);
+    CHECK(r.runs[i].server_kv_block_tokens == block[i]);
+    CHECK(r.runs[i].server_max_running == running[i]);
+    CHECK((r.runs[i].notes.find("MiniMax-M2.5 scripts") != std::string::npos) == (i < 4));
+  }
+}
+
 TEST_CASE("silicon CSV: InferenceX's MiniMax-M3 vLLM rows take its scripts' blocks, budgets, KV and top-k reuse",
           "[traces][silicon]") {
   const std::string mx = "MiniMaxAI/MiniMax-M3-MXFP8";

@@ -214,6 +214,39 @@ void set_inferencex_kimi_k25_settings(MeasuredServingRun& r) {
   add_note(r, note);
 }
 
+// Its MiniMax-M2.5 vLLM scripts (benchmarks/single_node/fixed_seq_len/minimaxm2.5_{fp8,fp4}_*.sh, read at
+// SemiAnalysisAI/InferenceX 8eec0d4, the B200 FP4 one also at 45c4f91): on Hopper no --kv-cache-dtype (the KV cache
+// stays BF16, twice the bytes per token the FP8 rule gives), --gpu-memory-utilization 0.90 on H100 (with
+// --max-num-seqs 256 and --compilation-config cudagraph_mode PIECEWISE) and 0.95 on H200, vLLM's own step budget; on
+// B200 and B300 (FP8 and FP4) --kv-cache-dtype fp8, 0.90, --max-num-batched-tokens 2 x ISL and, for FP8,
+// --block-size 32. The 4 x H100 rows show the BF16 cache: 64 clients of 8,192 + 1,024 tokens wait 30 s for a first
+// token at the TPOT of 32 clients, about the 260k tokens 16.7 GB per GPU hold at 16 bit (525k at 8).
+void set_inferencex_minimax_m25_settings(MeasuredServingRun& r) {
+  const std::string precision = lower(r.precision);
+  std::string note = "vLLM as InferenceX's MiniMax-M2.5 scripts start it:";
+  if ((on_gpu(r, "h100") || on_gpu(r, "h200")) && precision == "fp8") {
+    r.server_kv_cache = "bf16";
+    r.server_gpu_memory_utilization = on_gpu(r, "h100") ? 0.90 : 0.95;
+    note += " no --kv-cache-dtype (KV cache BF16)";
+    if (on_gpu(r, "h100")) {
+      r.server_max_running = 256;  // vLLM's max_num_seqs, per engine (this script runs no DP)
+      note += " --max-num-seqs 256";
+    }
+  } else if (on_blackwell(r) && (precision == "fp8" || precision == "fp4")) {
+    r.server_kv_cache = "fp8";
+    r.server_gpu_memory_utilization = 0.90;
+    r.server_max_num_tokens = 2 * r.isl;
+    note += " --kv-cache-dtype fp8 --max-num-batched-tokens " + std::to_string(r.server_max_num_tokens);
+    if (precision == "fp8") {
+      r.server_kv_block_tokens = 32;
+      note += " --block-size 32";
+    }
+  } else {
+    return;  // no script read for it
+  }
+  add_note(r, note + " --gpu-memory-utilization " + fraction_text(r.server_gpu_memory_utilization));
+}
+
 // Its MiniMax-M3 vLLM scripts (benchmarks/single_node/fixed_seq_len/minimaxm3_{fp8,fp4}_*.sh as stored at
 // SemiAnalysisAI/InferenceX: fp8 h100 3507da23, h200 2234a2da, b200 6127dd05, b300 8157855f, mi300x 0095dc91, mi325x
 // 5ec3e111, mi355x 056a84e1; fp4 b200 0f226da1, b300 023b06ca, mi355x f3547065): --block-size 128 everywhere (the
@@ -382,6 +415,9 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
   }
   if (r.backend == "vllm" && r.mode == "agg" && model.find("kimi-k2.5") != std::string::npos) {
     set_inferencex_kimi_k25_settings(r);
+  }
+  if (r.backend == "vllm" && r.mode == "agg" && model.find("minimax-m2.5") != std::string::npos) {
+    set_inferencex_minimax_m25_settings(r);
   }
   if (r.backend == "vllm" && r.mode == "agg" && model.find("minimax-m3") != std::string::npos) {
     set_inferencex_minimax_m3_settings(r);
