@@ -227,19 +227,24 @@ TEST_CASE("silicon CSV: InferenceX's DeepSeek-V4-Pro SGLang and TensorRT-LLM row
   CHECK_FALSE(ep.runs[1].server_prefill_delayer);
 }
 
-TEST_CASE("silicon CSV: InferenceX's gpt-oss vLLM rows on Hopper keep a BF16 KV cache, as its scripts leave it",
+TEST_CASE("silicon CSV: InferenceX's gpt-oss rows on Hopper keep a BF16 KV cache, as its scripts leave it",
           "[traces][silicon]") {
   const std::string rows[] = {
       "h100," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,h100_sxm,fp4,agg,1024,1024,64,2,1,1,1",
       "h200," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,h200_sxm,fp4,agg,1024,1024,64,2,1,1,1",
       "b200," + inferencex_source(64) + ",vllm,openai/gpt-oss-120b,b200_sxm,fp4,agg,1024,1024,64,2,1,1,1",
-      "trt," + inferencex_source(64) + ",trtllm,openai/gpt-oss-120b,h200_sxm,fp4,agg,1024,1024,64,2,1,1,1"};
+      "trt," + inferencex_source(64) + ",trtllm,openai/gpt-oss-120b,h200_sxm,fp4,agg,1024,1024,64,2,1,1,1",
+      "trt-b200," + inferencex_source(64) + ",trtllm,openai/gpt-oss-120b,b200_sxm,fp4,agg,1024,1024,64,2,1,1,1"};
   const auto r = parse_rows(kInferenceXHeader, rows);
-  REQUIRE(r.runs.size() == 4);
+  REQUIRE(r.runs.size() == 5);
   CHECK(r.runs[0].server_kv_cache == "bf16");
   CHECK(r.runs[1].server_kv_cache == "bf16");
   CHECK(r.runs[2].server_kv_cache.empty());  // the B200 script sets --kv-cache-dtype fp8: a quantized row's FP8
-  CHECK(r.runs[3].server_kv_cache.empty());  // TensorRT-LLM's gpt-oss scripts set kv_cache_config dtype fp8
+  // TensorRT-LLM: the H200 script's kv_cache_config dtype auto is the checkpoint's BF16, the B200 one's is fp8.
+  CHECK(r.runs[3].server_kv_cache == "bf16");
+  CHECK(r.runs[3].notes.find("KV cache BF16 (dtype auto)") != std::string::npos);
+  CHECK(r.runs[4].server_kv_cache.empty());
+  CHECK(r.runs[4].server_free_gpu_memory_fraction == 0.85);
 }
 
 TEST_CASE("silicon CSV: InferenceX's GLM-5 SGLang and Kimi-K2.5 vLLM rows take its scripts' budgets, memory and KV",

@@ -400,10 +400,14 @@ void set_inferencex_launch_settings(MeasuredServingRun& r) {
       (on_gpu(r, "b200") || on_gpu(r, "h200"))) {
     // Its gpt-oss TensorRT-LLM scripts (benchmarks/single_node/gptoss_fp4_b200_trt.sh, read at 34bc7c4 and aad5336;
     // gptoss_fp4_h200_trt.sh at 8eec0d4) set kv_cache_config free_gpu_memory_fraction 0.85, and the B200 one appends
-    // attention_dp_config with enable_balance alone under attention DP: TensorRT-LLM's 50 and 10.
+    // attention_dp_config with enable_balance alone under attention DP: TensorRT-LLM's 50 and 10. The B200 one sets
+    // kv_cache_config dtype fp8; the H200 one (also read at aad5336 and 111f031) leaves it "auto", which takes the
+    // checkpoint's KV format, and openai/gpt-oss-120b quantizes its experts alone: the cache stays BF16.
     r.server_free_gpu_memory_fraction = 0.85;
-    add_note(r, "TensorRT-LLM as InferenceX's gpt-oss scripts start it: free_gpu_memory_fraction 0.85" +
-                    (on_gpu(r, "b200") ? set_attention_dp_balance(r, 50, 10) : std::string()));
+    if (on_gpu(r, "h200")) r.server_kv_cache = "bf16";
+    add_note(
+        r, "TensorRT-LLM as InferenceX's gpt-oss scripts start it: free_gpu_memory_fraction 0.85" +
+               (on_gpu(r, "b200") ? set_attention_dp_balance(r, 50, 10) : std::string(", KV cache BF16 (dtype auto)")));
   }
   if (r.backend == "vllm" && r.mode == "agg" && model.find("deepseek-v4") != std::string::npos) {
     set_inferencex_deepseek_v4_vllm_settings(r);
