@@ -8,12 +8,20 @@ fit for dense models alone (`<hw>-<runtime>-dense.json`) serves only its MoE row
 for it and `dense` for the dense fit. Fits are compared by this sum on the training split (docs/ACCURACY.md,
 "Fits chosen on the training rows they serve").
 """
+import functools
 import json
+import os
 import statistics
 import sys
 
-# The development set's dense models (../shared/validation/silicon-dev.csv); every other model there has experts.
-DENSE_MODELS = ("llama-3.1-70b", "llama-3.1-8b", "qwen3-32b")
+PRESETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "specs", "presets", "models")
+
+
+@functools.cache
+def is_dense(model):
+    """A model preset without routed experts (its `moe` is null), as the fits' dense/MoE split reads it."""
+    with open(os.path.join(PRESETS, model + ".json")) as f:
+        return json.load(f).get("moe") is None
 
 
 def main(argv):
@@ -28,7 +36,7 @@ def main(argv):
         model, system, backend = (p.strip() for p in row["group"].split("|")[:3])
         if system != hardware or backend != runtime:
             continue
-        dense = model in DENSE_MODELS
+        dense = is_dense(model)
         if (kind == "moe" and dense) or (kind == "dense" and not dense):
             continue
         ttft.append(100 * row["ttft_ape"])
