@@ -62,8 +62,8 @@ commands:
   calibrate show HARDWARE|PROFILE.json [--runtime R] [--models dense|moe] | calibrate datasheet HARDWARE
         The profile a simulation of HARDWARE under runtime R uses (the most specific one: FLEETCAST_PROFILE_DIR,
         then calibration/profiles/serving/ and fitted/, then the datasheet ones), or the datasheet-derived profile;
-        --models KIND: the pair's fit for that kind of model alone, where one ships (h200 and h100 under vLLM for
-        dense models), which simulations of such models take instead.
+        --models KIND: the pair's fit for that kind of model alone, where one ships (dense models on h100 and h200
+        under vLLM, h200 under TensorRT-LLM), which simulations of such models take instead.
   calibrate fit TRACE... [--hardware NAME] [--runtime R] -o PROFILE.json
         Fit a profile from calibration traces: per-op predictors, collectives, fit quality, trace SHA-256.
   calibrate check PROFILE.json [--threshold 0.15]

@@ -120,8 +120,9 @@ TEST_CASE("forecasts of a shipped pair's dense models take its dense fit, its Mo
     INFO(p.hardware << " " << p.runtime << " " << p.model_kind);
     REQUIRE(p.model_kind == "dense");
     CHECK(p.kind == "fitted");
-    // Fitted on dense models' runs alone, two at least (so that one can be left out: unseen-models.json).
-    CHECK(p.fitted_models.size() >= 2);
+    // Fitted on dense models' runs alone (one model, as on H200 TensorRT-LLM, leaves none to leave out: its forecasts
+    // quote the runtime's dense folds on the other GPUs, unseen-models.json).
+    CHECK_FALSE(p.fitted_models.empty());
     for (const std::string& m : p.fitted_models) CHECK_FALSE(specs::model_preset(m).moe);
     const auto hw = specs::hardware_preset(p.hardware);
     const auto pair = calibration::profile_for(hw, p.runtime);
