@@ -1,12 +1,16 @@
 // `fleetcast calibrate serving --silicon FILE`: fit each (hardware, runtime) profile's few parameters to the
 // measured runs of a silicon CSV, report the error before and after on fitted and held-out rows, and write
 // the fitted profiles (calibration/profiles/<hardware>-<runtime>.json is where shipped ones live).
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
+#include <variant>
 
 #include "atomic_file.hpp"
 #include "bench_input.hpp"
@@ -18,8 +22,11 @@
 #include "fleetcast/calibration/unseen_model_accuracy.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/presets.hpp"
+#include "fleetcast/validation/marginal_prompt_ratio.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
+#include "fleetcast/validation/ttft_decomposition.hpp"
+#include "fleetcast/validation/validate_runs.hpp"
 #include "number_arg.hpp"
 
 namespace fleetcast::cli {
@@ -50,6 +57,45 @@ std::string recipe_text(const validation::ServingFitOptions& o) {
     text += " --max-step-ms " + std::to_string(1e3 * o.max_step_overhead_s);
   if (o.ttft_weight != d.ttft_weight) text += " --ttft-weight " + std::to_string(o.ttft_weight);
   return text;
+}
+
+// The TTFT splits (validation/ttft_decomposition.hpp) of every aggregated run of `pairs`, simulated with the datasheet
+// profiles as `calibrate prompt-ratio` measures them (its worker processes inherit the choice; restored after).
+std::vector<validation::TtftDecomposition> ttft_splits_with_datasheet_profiles(
+    const traces::MeasuredServingResults& results,
+    const std::map<std::pair<std::string, std::string>, std::set<std::string>>& pairs) {
+  const char* before = std::getenv("FLEETCAST_PROFILES");
+  const std::string saved = before ? before : "";
+  setenv("FLEETCAST_PROFILES", "datasheet", 1);
+  validation::ValidateOptions v;
+  v.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  v.select = [&](const traces::MeasuredServingRun& run) {
+    auto m = validation::map_serving_run(run);
+    const auto* mapped = std::get_if<validation::MappedRun>(&m);
+    return mapped && run.mode == "agg" &&
+           pairs.count({mapped->scenario["deployment"]["hardware"].get<std::string>(), run.backend});
+  };
+  std::printf("measuring each fold's prompt ratio: the pairs' runs under the datasheet profiles\n");
+  std::fflush(stdout);
+  const auto splits = validation::decompose_ttft(validation::validate_runs(results, v));
+  if (before) {
+    setenv("FLEETCAST_PROFILES", saved.c_str(), 1);
+  } else {
+    unsetenv("FLEETCAST_PROFILES");
+  }
+  return splits;
+}
+
+// The marginal prompt ratio by kind of model of (hardware, runtime) without `model`'s runs, as `calibrate prompt-ratio`
+// reads it (at most 8 clients, prompts up to 4,096 tokens or more): what a fit that never saw the model would keep.
+std::map<std::string, double> prompt_ratio_without(const std::vector<validation::TtftDecomposition>& splits,
+                                                   const std::string& hardware, const std::string& runtime,
+                                                   const std::string& model) {
+  std::map<std::string, double> by_kind;
+  for (const auto& r : validation::marginal_prompt_ratios(splits, 8, 4096, model)) {
+    if (r.hardware == hardware && r.runtime == runtime) by_kind[r.model_kind] = r.median;
+  }
+  return by_kind;
 }
 
 // The table in FILE, or none when FILE does not exist; a file that is not such a table is named, not replaced.
@@ -210,8 +256,9 @@ int run_calibrate_serving(const Args& args) {
                            " has a fit in use, made on the models left out too: run `fleetcast "
                            "--datasheet-profiles calibrate serving ...`");
     }
-    // The slowdown is measured, not fitted: a pair with no measured ratio has nothing to keep fixed.
-    if (options.prompt_slowdown &&
+    // The slowdown is measured, not fitted: a pair with no measured ratio has nothing to keep fixed (a cross-validation
+    // measures its own, below).
+    if (options.prompt_slowdown && !cross_validate &&
         calibration::profile_for(specs::hardware_preset(pair.first), pair.second).marginal_prompt_ratio.empty()) {
       throw InputError("", "--prompt-slowdown", pair.first + " " + pair.second,
                        "the pair's profile in use has no measured marginal prompt ratio (marginal_prompt_ratio): run "
@@ -271,6 +318,10 @@ int run_calibrate_serving(const Args& args) {
     }
     return fit;
   };
+  // The pair's measured prompt ratio was measured on every model's runs, the left-out one's too: a cross-validation
+  // measures it again for each fold without that model's (the TTFT splits under the datasheet profiles, once).
+  std::vector<validation::TtftDecomposition> prompt_splits;
+  if (cross_validate && options.prompt_slowdown) prompt_splits = ttft_splits_with_datasheet_profiles(results, pairs);
   for (const auto& [pair, models] : pairs) {
     const auto& [hw, rt] = pair;
     if (!cross_validate) {
@@ -285,6 +336,14 @@ int run_calibrate_serving(const Args& args) {
         continue;
       validation::ServingFitOptions o = options;
       o.leave_out_model = model;
+      if (options.prompt_slowdown) {
+        o.measured_prompt_ratio = prompt_ratio_without(prompt_splits, hw, rt, model);
+        std::string ratios;
+        for (const auto& [kind, ratio] : *o.measured_prompt_ratio)
+          ratios += (ratios.empty() ? "" : ", ") + kind + " " + std::to_string(ratio).substr(0, 4);
+        std::printf("%-8s %-7s   prompt ratio without %s: %s\n", hw.c_str(), rt.c_str(), model.c_str(),
+                    ratios.empty() ? "none measured (prompts not slowed)" : ratios.c_str());
+      }
       const auto fit = fit_and_print(hw, rt, o);
       if (!fit || fit->after_held_out.rows == 0) continue;
       calibration::LeftOutModel fold;

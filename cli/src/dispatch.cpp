@@ -117,7 +117,8 @@ commands:
         step lasts at least its kernels times it; TensorRT-LLM launches prompt iterations without CUDA graphs).
         --prompt-slowdown slows the prompts by the pair's measured marginal prompt ratio (calibrate
         prompt-ratio's, read from its profile in use), kept fixed while the rest is fitted, and keeps the ratio in
-        the fit, where it carries to a GPU without a fit.
+        the fit, where it carries to a GPU without a fit; under --cross-validate each fold measures the ratio
+        again without the left-out model's runs (the pair's runs simulated once with the datasheet profiles).
         --models dense|moe fits on that kind of model's rows alone and writes DIR/<hardware>-<runtime>-<kind>.json
         (model_kind set), which forecasts of that kind of model take over the pair's fit; with --cross-validate
         only that kind's models are left out in turn.

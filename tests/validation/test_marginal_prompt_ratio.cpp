@@ -48,4 +48,11 @@ TEST_CASE("the marginal prompt ratio is the median of k measured over k predicte
   CHECK(ratios[2].median == Approx(3.0));
   // A higher cap on the clients takes the 64-client split in: 2, 3, 4, 10.
   CHECK(validation::marginal_prompt_ratios(splits, 64, 4096)[2].median == Approx(3.5));
+  // Without gpt-oss-120b's splits (a fold that never saw it): H200's MoE entry is MiniMax-M2.5's alone, B200's is gone.
+  const auto without = validation::marginal_prompt_ratios(splits, 8, 4096, "gpt-oss-120b");
+  REQUIRE(without.size() == 2);
+  CHECK(without[0].hardware == "h200");
+  CHECK(without[0].model_kind == "dense");
+  CHECK(without[1].model_kind == "moe");
+  CHECK(without[1].ratios == std::vector<double>{2.0});
 }

@@ -386,3 +386,27 @@ TEST_CASE("a dense model left out of a fit made on MoE models alone is scored as
   const auto as_is = validation::replay_closed_loop(specs::parse_scenario(mapped.scenario, results.file), fit.profile);
   CHECK(as_is.ttft_ms > 1.5 * results.runs.back().ttft_ms);
 }
+
+TEST_CASE("a fold's own measured prompt ratio slows the prompts, not the pair's", "[fit]") {
+  // Rows made where the descent from the datasheet profile starts, with dense prompts 1.6 times slower: a fit told
+  // that ratio (not the shipped h200-vllm fit's 1.32) starts at zero error and keeps it; a fold whose ratio has no
+  // entry for the kind slows nothing.
+  calibration::Profile truth = calibration::datasheet_profile(specs::hardware_preset("h200"), "vllm");
+  truth.sequence_overhead_s = std::max(truth.sequence_overhead_s, 2e-5);
+  truth.request_overhead_s = std::max(truth.request_overhead_s, 5e-3);
+  truth.prompt_slowdown = {{"dense", 1.6}};
+  const auto results = measured_under(truth);
+  validation::ServingFitOptions options;
+  options.max_iterations = 1;
+  options.from_datasheet = true;
+  options.prompt_slowdown = true;
+  options.measured_prompt_ratio = std::map<std::string, double>{{"dense", 1.6}};
+  const validation::ServingFit fit = validation::fit_serving_profile(results, "h200", "vllm", options);
+  CHECK(fit.after_train.ttft.median_ape < 1e-9);
+  CHECK(fit.profile.prompt_slowdown == std::map<std::string, double>{{"dense", 1.6}});
+  CHECK(fit.profile.marginal_prompt_ratio == std::map<std::string, double>{{"dense", 1.6}});
+  CHECK(fit.profile.sources.at("prompt_slowdown").find("without the left-out model") != std::string::npos);
+  options.measured_prompt_ratio = std::map<std::string, double>{};  // a fold with no split of the kind left
+  const validation::ServingFit unslowed = validation::fit_serving_profile(results, "h200", "vllm", options);
+  CHECK(unslowed.profile.prompt_slowdown.empty());
+}

@@ -13,14 +13,14 @@
 namespace fleetcast::validation {
 
 std::vector<MarginalPromptRatio> marginal_prompt_ratios(const std::vector<TtftDecomposition>& splits, int max_clients,
-                                                        int min_longest_prompt) {
+                                                        int min_longest_prompt, const std::string& leave_out_model) {
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> by_key;
   for (const TtftDecomposition& d : splits) {
     if (d.concurrency > max_clients || d.isls.empty() || d.isls.back() < min_longest_prompt) continue;
     if (d.measured_prompts <= 0.0 || d.predicted_prompts <= 0.0) continue;
     const std::vector<std::string> parts = serving_group_parts(d.group);
     if (parts.size() != 4 || parts[3] != "agg") continue;
-    if (!specs::has_preset(specs::PresetKind::model, parts[0])) continue;
+    if (!specs::has_preset(specs::PresetKind::model, parts[0]) || parts[0] == leave_out_model) continue;
     const std::string kind = calibration::architecture_of(specs::model_preset(parts[0]));
     by_key[{parts[1], parts[2], kind}].push_back(d.measured_prompts / d.predicted_prompts);
   }

@@ -219,6 +219,14 @@ calibration::Profile with_prompt_slowdown(calibration::Profile datasheet, const 
                                           const std::string& runtime, const ServingFitOptions& options,
                                           const std::string& file) {
   if (!options.prompt_slowdown) return datasheet;
+  if (options.measured_prompt_ratio) {  // measured by the caller (a fold that never saw one model)
+    datasheet.prompt_slowdown = *options.measured_prompt_ratio;
+    datasheet.sources["prompt_slowdown"] =
+        "the measured marginal_prompt_ratio of " + hw.name + " " + runtime +
+        " without the left-out model's runs, kept fixed by the fit (--prompt-slowdown)";
+    if (options.model_kind.empty()) datasheet.marginal_prompt_ratio = *options.measured_prompt_ratio;
+    return datasheet;
+  }
   const calibration::Profile pair = calibration::profile_for(hw, runtime);
   if (pair.marginal_prompt_ratio.empty()) {
     throw InputError(file, "marginal_prompt_ratio", hw.name + " " + runtime,

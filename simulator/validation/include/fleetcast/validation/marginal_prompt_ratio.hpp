@@ -26,8 +26,10 @@ struct MarginalPromptRatio {
 // order. Short prompts alone say nothing of the GPU's prefill: where an engine launches a prompt's kernels from the
 // host one by one, a prompt of a few hundred tokens takes as long as the launching (Qwen3-235B on H100 under
 // TensorRT-LLM measures the same TTFT at 256 and 1,024 tokens). A split either k of which is not positive says nothing
-// either and is skipped.
+// either and is skipped. `leave_out_model` (a model preset's name) drops that model's splits: the ratio a fit that
+// never saw the model would have measured (calibrate serving --cross-validate --prompt-slowdown).
 std::vector<MarginalPromptRatio> marginal_prompt_ratios(const std::vector<TtftDecomposition>& splits, int max_clients,
-                                                        int min_longest_prompt);
+                                                        int min_longest_prompt,
+                                                        const std::string& leave_out_model = "");
 
 }  // namespace fleetcast::validation

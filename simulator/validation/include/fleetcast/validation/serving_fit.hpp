@@ -70,6 +70,10 @@ struct ServingFitOptions {
   // ratio, so that it carries to a GPU without a fit (false: no slowdown; four shipped fits were made with it,
   // docs/ACCURACY.md, "A prompt's slowdown").
   bool prompt_slowdown = false;
+  // The ratio by kind of model to slow the prompts by instead of the pair's profile's (the pair's fit measured it on
+  // every model's runs; a fold of --cross-validate measures it without the left-out model's); a kind it lacks is not
+  // slowed. nullopt: the pair's.
+  std::optional<std::map<std::string, double>> measured_prompt_ratio;
   // "dense" or "moe": fit on the rows of that kind of model alone and write a profile for that kind
   // (Profile::model_kind), which forecasts of such models take over the pair's fit; "" (default): every row.
   std::string model_kind;
