@@ -74,7 +74,7 @@ void write_ratios(const std::string& dir, const Ratios& ratios, const std::strin
 int run_calibrate_prompt_ratio(const Args& args) {
   std::string silicon, profiles;
   ClientMappingFlag clients;
-  int max_clients = 8, min_prompt = 4096;
+  int max_clients = validation::kPromptRatioMaxClients, min_prompt = validation::kPromptRatioMinPrompt;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];

@@ -87,12 +87,13 @@ std::vector<validation::TtftDecomposition> ttft_splits_with_datasheet_profiles(
 }
 
 // The marginal prompt ratio by kind of model of (hardware, runtime) without `model`'s runs, as `calibrate prompt-ratio`
-// reads it (at most 8 clients, prompts up to 4,096 tokens or more): what a fit that never saw the model would keep.
+// reads it by default: what a fit that never saw the model would keep.
 std::map<std::string, double> prompt_ratio_without(const std::vector<validation::TtftDecomposition>& splits,
                                                    const std::string& hardware, const std::string& runtime,
                                                    const std::string& model) {
   std::map<std::string, double> by_kind;
-  for (const auto& r : validation::marginal_prompt_ratios(splits, 8, 4096, model)) {
+  for (const auto& r : validation::marginal_prompt_ratios(splits, validation::kPromptRatioMaxClients,
+                                                          validation::kPromptRatioMinPrompt, model)) {
     if (r.hardware == hardware && r.runtime == runtime) by_kind[r.model_kind] = r.median;
   }
   return by_kind;

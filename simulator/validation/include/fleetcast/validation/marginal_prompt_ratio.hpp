@@ -13,6 +13,11 @@
 
 namespace fleetcast::validation {
 
+// The splits `calibrate prompt-ratio` reads by default, and the shipped ratios were measured at: at most this many
+// clients, the longest prompt at least this many tokens.
+inline constexpr int kPromptRatioMaxClients = 8;
+inline constexpr int kPromptRatioMinPrompt = 4096;
+
 struct MarginalPromptRatio {
   std::string hardware;        // the hardware preset, as the group names it
   std::string runtime;         // vllm, sglang, trtllm
