@@ -3,7 +3,6 @@
 // (validation/marginal_prompt_ratio.hpp); written into the fitted profiles of a folder, whose runtime's median a GPU
 // without a fit takes as its prompt slowdown (Profile::prompt_slowdown).
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -102,15 +101,13 @@ int run_calibrate_prompt_ratio(const Args& args) {
   if (!profiles.empty() && !std::filesystem::is_directory(profiles, ec)) {  // before minutes of simulation, not after
     throw InputError("", "--profiles", profiles, "not a folder of profiles");
   }
-  // The ratio is against the kernel-level figures, the profile a GPU without a fit starts from; the worker processes
-  // inherit the choice.
-  setenv("FLEETCAST_PROFILES", "datasheet", 1);
+  // The ratio is against the kernel-level figures, the profile a GPU without a fit starts from.
   traces::MeasuredServingResults results = traces::read_silicon_csv(silicon, false);
   clients.apply(results, true);
   validation::ValidateOptions options;
   options.jobs = jobs;
-  const validation::ValidationResult result = validation::validate_runs(results, options);
-  const Ratios ratios = validation::marginal_prompt_ratios(validation::decompose_ttft(result), max_clients, min_prompt);
+  const Ratios ratios =
+      validation::marginal_prompt_ratios(validation::datasheet_ttft_splits(results, options), max_clients, min_prompt);
 
   std::printf(
       "marginal prompt, measured over the datasheet profile's: splits at <= %d clients, prompts up to >= %d "

@@ -3,7 +3,6 @@
 // the fitted profiles (calibration/profiles/<hardware>-<runtime>.json is where shipped ones live).
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -25,8 +24,6 @@
 #include "fleetcast/validation/marginal_prompt_ratio.hpp"
 #include "fleetcast/validation/serving_fit.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
-#include "fleetcast/validation/ttft_decomposition.hpp"
-#include "fleetcast/validation/validate_runs.hpp"
 #include "number_arg.hpp"
 
 namespace fleetcast::cli {
@@ -60,13 +57,10 @@ std::string recipe_text(const validation::ServingFitOptions& o) {
 }
 
 // The TTFT splits (validation/ttft_decomposition.hpp) of every aggregated run of `pairs`, simulated with the datasheet
-// profiles as `calibrate prompt-ratio` measures them (its worker processes inherit the choice; restored after).
+// profiles as `calibrate prompt-ratio` measures them.
 std::vector<validation::TtftDecomposition> ttft_splits_with_datasheet_profiles(
     const traces::MeasuredServingResults& results,
     const std::map<std::pair<std::string, std::string>, std::set<std::string>>& pairs) {
-  const char* before = std::getenv("FLEETCAST_PROFILES");
-  const std::string saved = before ? before : "";
-  setenv("FLEETCAST_PROFILES", "datasheet", 1);
   validation::ValidateOptions v;
   v.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   v.select = [&](const traces::MeasuredServingRun& run) {
@@ -77,13 +71,7 @@ std::vector<validation::TtftDecomposition> ttft_splits_with_datasheet_profiles(
   };
   std::printf("measuring each fold's prompt ratio: the pairs' runs under the datasheet profiles\n");
   std::fflush(stdout);
-  const auto splits = validation::decompose_ttft(validation::validate_runs(results, v));
-  if (before) {
-    setenv("FLEETCAST_PROFILES", saved.c_str(), 1);
-  } else {
-    unsetenv("FLEETCAST_PROFILES");
-  }
-  return splits;
+  return validation::datasheet_ttft_splits(results, v);
 }
 
 // The marginal prompt ratio by kind of model of (hardware, runtime) without `model`'s runs, as `calibrate prompt-ratio`

@@ -2,6 +2,7 @@
 #include "fleetcast/validation/marginal_prompt_ratio.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -11,6 +12,20 @@
 #include "fleetcast/validation/validate_runs.hpp"
 
 namespace fleetcast::validation {
+
+std::vector<TtftDecomposition> datasheet_ttft_splits(const traces::MeasuredServingResults& results,
+                                                     const ValidateOptions& options) {
+  const char* before = std::getenv("FLEETCAST_PROFILES");
+  const std::string saved = before ? before : "";
+  setenv("FLEETCAST_PROFILES", "datasheet", 1);
+  std::vector<TtftDecomposition> splits = decompose_ttft(validate_runs(results, options));
+  if (before) {
+    setenv("FLEETCAST_PROFILES", saved.c_str(), 1);
+  } else {
+    unsetenv("FLEETCAST_PROFILES");
+  }
+  return splits;
+}
 
 std::vector<MarginalPromptRatio> marginal_prompt_ratios(const std::vector<TtftDecomposition>& splits, int max_clients,
                                                         int min_longest_prompt, const std::string& leave_out_model) {

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "fleetcast/traces/serving_results.hpp"
 #include "fleetcast/validation/ttft_decomposition.hpp"
+#include "fleetcast/validation/validate_runs.hpp"
 
 namespace fleetcast::validation {
 
@@ -25,6 +27,11 @@ struct MarginalPromptRatio {
   std::vector<double> ratios;  // k measured / k predicted, one per split, ascending
   double median = 0.0;
 };
+
+// The TTFT splits of `results` simulated with the datasheet profiles, which the ratio is measured against
+// (FLEETCAST_PROFILES=datasheet for the call and the worker processes it starts; the variable is restored after).
+std::vector<TtftDecomposition> datasheet_ttft_splits(const traces::MeasuredServingResults& results,
+                                                     const ValidateOptions& options);
 
 // The splits of aggregated runs at no more than `max_clients` clients whose longest prompt has at least
 // `min_longest_prompt` tokens and whose model is a preset, grouped by (hardware, runtime, kind of model) in that
