@@ -18,7 +18,8 @@ out=$root/calibration/profiles/serving
 # The recipe each shipped file was made with, as its `sources` say. TensorRT-LLM's pairs also fit the host time per
 # kernel of an eager prompt iteration (--eager-launch); a -dense file is the pair's fit for dense models alone
 # (--models dense), which serves them where it lowered their training rows' error. h200-sglang is the 7a0ed51 fit
-# with its measured prompt ratio written in: no one command remakes it, and a refit under this recipe was worse.
+# (made when fixed lengths were the default) with its measured prompt ratio written in: no one command remakes it,
+# and a refit under this recipe was worse.
 declare -A recipe=(
   [b200-sglang]="--fixed-lengths --no-experts"
   [b200-trtllm]="--bounded --no-experts --eager-launch --prompt-slowdown"
@@ -29,7 +30,7 @@ declare -A recipe=(
   [h100-trtllm]="--fixed-lengths --no-experts --eager-launch"
   [h100-vllm]="--bounded --no-experts --prompt-slowdown"
   [h100-vllm-dense]="--fixed-lengths --no-experts --models dense"
-  [h200-sglang]="--no-experts"
+  [h200-sglang]="--fixed-lengths --no-experts"
   [h200-trtllm]="--bounded --refine --eager-launch"
   [h200-trtllm-dense]="--bounded --no-experts --eager-launch --models dense"
   [h200-vllm]="--bounded --no-experts --prompt-slowdown"
