@@ -22,7 +22,9 @@ bool BenchInput::take(const Args& args, std::size_t& i) {
     given_flag = true;
   };
   if (a == "--bench") {
+    // --bench FILE... : every argument up to the next flag is a result file (or a directory of them).
     files.push_back(value());
+    while (i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-') files.push_back(args[++i]);
   } else if (a == "--hardware") {
     given.hardware = value();
   } else if (a == "--model") {

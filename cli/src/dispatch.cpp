@@ -146,7 +146,10 @@ commands:
         fixed lengths, layout and backend per row) in N worker processes; print per row the measured and
         predicted mean TTFT and TPOT with the absolute percentage error, per group (model, system, backend,
         mode) the count, median and 90th-percentile error, the coverage, and every row not predicted with
-        the reason. --every K and --match TEXT (id, model, system or backend) run a repeatable subset;
+        the reason; and every closed-loop run whose measured rate needs more prompt FLOPs than its GPUs' best
+        GEMM (the datasheet profile's kernel-level figure) delivers: prompts served from a prefix cache or
+        shorter than stated (JSON: prompt_compute_share, that need over the best GEMM rate; a note on the row
+        above 1). --every K and --match TEXT (id, model, system or backend) run a repeatable subset;
         --split held-out the rows `calibrate serving` never fits (a fifth, by id hash); --markdown writes the
         group table as Markdown; --scenarios DIR writes the scenario each mapped row becomes as DIR/ID.json.
         A row measured by InferenceX's client is simulated as that client ran it (lengths uniform in 0.8-1 x

@@ -109,6 +109,20 @@ void print_unmapped(const validation::ValidationResult& r) {
   }
 }
 
+// Runs whose measured rate needs more prompt compute than their GPUs' best GEMM gives (prompt_compute.hpp): their
+// TTFT and TPOT are not what the engine takes for prompts of the stated length, whatever a model predicts.
+void print_prompt_compute(const validation::ValidationResult& r) {
+  std::vector<const validation::RowPrediction*> beyond;
+  for (const auto& p : r.rows)
+    if (p.prompt_compute_share && *p.prompt_compute_share > 1.0) beyond.push_back(&p);
+  if (beyond.empty()) return;
+  std::printf(
+      "\nmeasured rates that need more prompt compute than the GPUs' best GEMM reaches (prompts served from a "
+      "prefix cache or shorter than stated): %zu\n",
+      beyond.size());
+  for (const auto* p : beyond) std::printf("  %-72.72s %5.2fx\n", p->run.id.c_str(), *p->prompt_compute_share);
+}
+
 // The profile each predicted row's (hardware, runtime) used, with its figures outside what the kernels reach
 // (calibration/kernel_caveats.hpp): a fit that reproduces its rows with a GEMM faster than any measured one is part
 // of what the error table means.
@@ -415,6 +429,7 @@ int run_validate(const Args& args) {
   print_groups(result);
   print_percentiles(result, summary_only);
   print_unmapped(result);
+  print_prompt_compute(result);
   print_profiles(profiles);
   Decompositions splits;
   if (decompose) {

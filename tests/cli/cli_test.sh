@@ -340,6 +340,15 @@ bench=$fixtures/../../traces/fixtures
 { [ $? -eq 0 ] && grep -q "coverage: 3 of 6 rows predicted" "$work/out" && grep -q "speculative decoding" "$work/out" &&
   grep -q "skipped record at line 3: mean_tpot_ms: missing" "$work/err" &&
   grep -q '"measured_ttft_ms": 118.4' "$work/b.json"; } && ok || bad "validate --bench: $(cat "$work/out" "$work/err")"
+# --bench FILE... takes every file up to the next flag: the same rows as one --bench per file.
+"$bin" validate --bench "$bench/vllm-bench-result.json" "$bench/sglang-bench-serving.jsonl" \
+  --model meta-llama/Llama-3.1-8B-Instruct --hardware h100 --tp 1 -j 2 --json "$work/b_multi.json" >/dev/null 2>&1
+python3 - "$work/b.json" "$work/b_multi.json" <<'PY' && ok || bad "validate --bench FILE FILE"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["rows_read"] == b["rows_read"] == 6 and [r["id"] for r in a["rows"]] == [r["id"] for r in b["rows"]]
+assert [r["predicted_ttft_ms"] for r in a["rows"]] == [r["predicted_ttft_ms"] for r in b["rows"]]
+PY
 # An AIPerf export: the engine given on the command line, its 16 warm-up requests simulated and left out.
 "$bin" validate --bench "$bench/aiperf-profile-export.json" --hardware h100 --runtime vllm --tp 1 -j 1 \
   --json "$work/ai.json" >"$work/out" 2>"$work/err"

@@ -8,6 +8,7 @@
 #include "fleetcast/simulator/simulation.hpp"
 #include "fleetcast/specs/error.hpp"
 #include "fleetcast/specs/load.hpp"
+#include "fleetcast/validation/prompt_compute.hpp"
 #include "fleetcast/validation/serving_mapping.hpp"
 
 namespace fleetcast::validation {
@@ -96,6 +97,19 @@ nlohmann::json to_json(const GroupSummary& g) {
           {"ttft", errors(g.ttft)},   {"tpot", errors(g.tpot)}};
 }
 
+// The prompt compute the measured rate needs (prompt_compute.hpp); beyond the best GEMM, a note on the row.
+void note_prompt_compute(const MappedRun& mapped, RowPrediction& row) {
+  std::optional<PromptComputeNeed> need;
+  try {
+    need = prompt_compute_need(specs::parse_scenario(mapped.scenario, row.run.id), row.run.ttft_ms, row.run.tpot_ms);
+  } catch (const std::exception&) {
+    return;  // the worker reports why the scenario does not simulate
+  }
+  if (!need) return;
+  row.prompt_compute_share = need->share;
+  if (need->impossible()) row.notes += (row.notes.empty() ? "" : "; ") + describe(*need);
+}
+
 }  // namespace
 
 ErrorSummary summarise_errors(std::vector<double> values) {
@@ -128,6 +142,7 @@ ValidationResult validate_runs(const traces::MeasuredServingResults& results, co
       row.reason = u->reason;
     } else {
       row.notes = std::get<MappedRun>(m).notes;
+      note_prompt_compute(std::get<MappedRun>(m), row);
       if (options.mapped) options.mapped(run, std::get<MappedRun>(m).scenario);
       mapped.push_back(std::move(std::get<MappedRun>(m)));
       to_run.push_back(out.rows.size());
@@ -194,7 +209,9 @@ nlohmann::json to_json(const ValidationResult& r) {
                     {"ttft_ape", number_or_null(p.ttft_ape, p.predicted)},
                     {"measured_tpot_ms", p.run.tpot_ms},
                     {"predicted_tpot_ms", number_or_null(p.predicted_tpot_ms, p.predicted)},
-                    {"tpot_ape", number_or_null(p.tpot_ape, p.predicted)}});
+                    {"tpot_ape", number_or_null(p.tpot_ape, p.predicted)},
+                    {"prompt_compute_share",
+                     number_or_null(p.prompt_compute_share.value_or(0.0), p.prompt_compute_share.has_value())}});
     if (!p.percentiles.empty()) {
       nlohmann::json& list = rows.back()["percentiles"] = nlohmann::json::array();
       for (const PercentilePrediction& q : p.percentiles) {

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct RowPrediction {
   double ttft_ape = 0.0;  // |predicted - measured| / measured
   double tpot_ape = 0.0;
   std::vector<PercentilePrediction> percentiles;  // for each one the file reports (benchmark files only)
+  // The prompt FLOP/s the measured rate needs over the GPUs' best GEMM rate (prompt_compute.hpp): above 1 the run
+  // cannot have prefilled every prompt in full, and a note says so. Absent where it does not apply.
+  std::optional<double> prompt_compute_share;
 };
 
 struct ErrorSummary {
