@@ -53,6 +53,24 @@ python3 "$root/scripts/fixed-cost-split.py" "$tmp/split"/{base,no_kernel,no_coll
   echo
   cat "$tmp/all.md"
   echo
+  echo "## Runs whose measured rate needs more prompt compute than the GPUs' best GEMM"
+  echo
+  echo "\`prompt_compute_share\` of \`fleetcast validate --json\` (simulator/validation/src/prompt_compute.cpp): the prompt"
+  echo "FLOP/s a closed-loop row's measured rate needs (matmul parameters only) over its GPUs' best kernel-level GEMM"
+  echo "rate. Above 1 the run cannot have prefilled every prompt in full (prefix-cache hits, or shorter prompts than the"
+  echo "row says), whatever a model predicts; the highest five rows:"
+  echo
+  echo '```'
+  python3 - "$tmp/all.json" <<'PY'
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r.get("prompt_compute_share") is not None]
+rows.sort(key=lambda r: -r["prompt_compute_share"])
+print(f"{sum(r['prompt_compute_share'] > 1 for r in rows)} of {len(rows)} closed-loop rows past 1")
+for r in rows[:5]:
+    print(f"{r['prompt_compute_share']:5.2f}  {r['id']}")
+PY
+  echo '```'
+  echo
   echo "## Datasheet-derived profiles (no serving fit)"
   echo
   echo "The kernel-level figures alone (calibration/profiles/*.json), what a GPU or runtime without measured runs would"
