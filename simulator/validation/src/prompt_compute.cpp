@@ -17,7 +17,9 @@ std::optional<PromptComputeNeed> prompt_compute_need(const specs::ScenarioSpec& 
   const specs::RequestClass& c = s.workload.classes[0];
   if (c.arrival.kind != specs::ArrivalKind::closed_loop || c.arrival.clients <= 0) return std::nullopt;
   const double output_tokens = c.output_tokens.mean(), input_tokens = c.input_tokens.mean();
-  const double cycle_s = 1e-3 * (ttft_ms + std::max(0.0, output_tokens - 1.0) * tpot_ms);
+  // A client's cycle: its request's latency, then the pause it takes before the next (none in a benchmark).
+  const double cycle_s =
+      1e-3 * (ttft_ms + std::max(0.0, output_tokens - 1.0) * tpot_ms) + std::max(0.0, c.arrival.think_time_s);
   if (!(ttft_ms > 0.0) || !(tpot_ms > 0.0) || !(cycle_s > 0.0) || !(input_tokens > 0.0)) return std::nullopt;
 
   const simulator::ParameterCounts p = simulator::count_parameters(s.model);
