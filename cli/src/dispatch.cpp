@@ -149,7 +149,10 @@ commands:
         the reason; and every closed-loop run whose measured rate needs more prompt FLOPs than its GPUs' best
         GEMM (the datasheet profile's kernel-level figure) delivers: prompts served from a prefix cache or
         shorter than stated (JSON: prompt_compute_share, that need over the best GEMM rate; a note on the row
-        above 1). --every K and --match TEXT (id, model, system or backend) run a repeatable subset;
+        above 1); and every closed-loop run with under half the simulation's clients decoding at a time
+        (Little's law on the means: C x D / (TTFT + D), D = (osl - 1) x TPOT; JSON measured_ and
+        predicted_decoding_clients): a cap the run does not state (a client's connection limit, a lower
+        max_num_seqs, less KV cache). --every K and --match TEXT (id, model, system or backend) run a repeatable subset;
         --split held-out the rows `calibrate serving` never fits (a fifth, by id hash); --markdown writes the
         group table as Markdown; --scenarios DIR writes the scenario each mapped row becomes as DIR/ID.json.
         A row measured by InferenceX's client is simulated as that client ran it (lengths uniform in 0.8-1 x

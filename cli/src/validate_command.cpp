@@ -123,6 +123,23 @@ void print_prompt_compute(const validation::ValidationResult& r) {
   for (const auto* p : beyond) std::printf("  %-72.72s %5.2fx\n", p->run.id.c_str(), *p->prompt_compute_share);
 }
 
+// Closed-loop runs with far fewer clients decoding at a time than the simulation has (validate_runs.hpp,
+// decoding_clients): something held their requests back that the row does not state.
+void print_held_back(const validation::ValidationResult& r) {
+  std::vector<const validation::RowPrediction*> held;
+  for (const auto& p : r.rows)
+    if (p.predicted && p.notes.find("held requests back") != std::string::npos) held.push_back(&p);
+  if (held.empty()) return;
+  std::printf(
+      "\nclosed-loop runs with under half the simulated clients decoding at a time (Little's law on the means: a "
+      "cap the run does not state): %zu\n",
+      held.size());
+  for (const auto* p : held) {
+    std::printf("  %-72.72s %5.0f of %d (simulated %.0f)\n", p->run.id.c_str(), p->measured_decoding_clients,
+                p->run.concurrency, p->predicted_decoding_clients);
+  }
+}
+
 // The profile each predicted row's (hardware, runtime) used, with its figures outside what the kernels reach
 // (calibration/kernel_caveats.hpp): a fit that reproduces its rows with a GEMM faster than any measured one is part
 // of what the error table means.
@@ -430,6 +447,7 @@ int run_validate(const Args& args) {
   print_percentiles(result, summary_only);
   print_unmapped(result);
   print_prompt_compute(result);
+  print_held_back(result);
   print_profiles(profiles);
   Decompositions splits;
   if (decompose) {

@@ -91,3 +91,32 @@ TEST_CASE("prompt compute: validate notes a run past the best GEMM and writes ev
   CHECK(json["rows"][0]["prompt_compute_share"].get<double>() == Approx(1.5));
   CHECK(json["rows"][1]["prompt_compute_share"].is_null());
 }
+
+TEST_CASE("decoding clients: Little's law on a closed loop's means", "[validation][decoding_clients]") {
+  // 8 clients, 101 output tokens at 10 ms: 1 s decoding after a 250 ms TTFT, so 8 x 1 / 1.25 = 6.4 decode at a time.
+  CHECK(validation::decoding_clients(8, 101, 250.0, 10.0) == Approx(6.4));
+  CHECK(validation::decoding_clients(8, 101, 0.0, 10.0) == Approx(8.0));  // no wait: every client decodes
+  CHECK(validation::decoding_clients(8, 1, 250.0, 10.0) == 0.0);          // one token: nothing to decode
+  CHECK(validation::decoding_clients(0, 101, 250.0, 10.0) == 0.0);
+}
+
+TEST_CASE("decoding clients: validate notes a run that held requests back", "[validation][decoding_clients]") {
+  auto results = traces::read_silicon_csv(FLEETCAST_TEST_FIXTURES "/silicon-small.csv");
+  validation::ValidateOptions options;
+  options.select = [](const traces::MeasuredServingRun& r) { return r.id.rfind("llama8b", 0) == 0; };
+  const auto as_measured = validation::validate_runs(results, options);
+  REQUIRE(as_measured.rows.at(0).predicted);
+  const auto& row = as_measured.rows[0];
+  // The fixture's 4 clients: 40 ms TTFT, 63 x 6 ms decoding.
+  CHECK(row.measured_decoding_clients == Approx(4.0 * 378.0 / 418.0));
+  CHECK(row.predicted_decoding_clients ==
+        Approx(validation::decoding_clients(4, 64, row.predicted_ttft_ms, row.predicted_tpot_ms)));
+  CHECK(row.notes.find("held requests back") == std::string::npos);
+  // The same run measured with each request waiting 20 decodes' time for its first token: under a fifth of the
+  // clients decode at once, where the simulation keeps them all busy.
+  results.runs.at(0).ttft_ms = 20.0 * 378.0;
+  const auto held = validation::validate_runs(results, options);
+  CHECK(held.rows.at(0).measured_decoding_clients == Approx(4.0 / 21.0));
+  CHECK_THAT(held.rows[0].notes, Catch::Contains("held requests back") && Catch::Contains("of 4 clients"));
+  CHECK(validation::to_json(held)["rows"][0]["measured_decoding_clients"].get<double>() == Approx(4.0 / 21.0));
+}

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "fleetcast/simulator/process_pool.hpp"
@@ -13,6 +14,10 @@
 
 namespace fleetcast::validation {
 namespace {
+
+// A run whose clients decode at under this share of the simulation's count held requests back (note_decoding_clients):
+// a cap the row does not state, far from what differing prefill or decode times alone move.
+constexpr double kHeldBackShare = 0.5;
 
 // In the worker: simulate the mapped scenario, reply with the two means the measurement reports.
 std::string predict_in_child(const MappedRun& mapped, const std::string& where) {
@@ -110,7 +115,41 @@ void note_prompt_compute(const MappedRun& mapped, RowPrediction& row) {
   if (need->impossible()) row.notes += (row.notes.empty() ? "" : "; ") + describe(*need);
 }
 
+// The mean output tokens the run's client asked for: the listed lengths' mean, else osl (uniform from floor(r x osl)
+// where the client drew them).
+double mean_output_tokens(const traces::MeasuredServingRun& run) {
+  if (!run.output_lens.empty()) {
+    double sum = 0.0;
+    for (int n : run.output_lens) sum += n;
+    return sum / static_cast<double>(run.output_lens.size());
+  }
+  return 0.5 * (std::floor(run.length_range_ratio * run.osl) + run.osl);
+}
+
+// Measured against predicted clients decoding at a time (decoding_clients); far fewer measured, a note.
+void note_decoding_clients(RowPrediction& row) {
+  const traces::MeasuredServingRun& run = row.run;
+  if (run.concurrency <= 0 || run.request_rate_per_s > 0.0) return;
+  const double osl = mean_output_tokens(run);
+  row.measured_decoding_clients = decoding_clients(run.concurrency, osl, run.ttft_ms, run.tpot_ms);
+  row.predicted_decoding_clients = decoding_clients(run.concurrency, osl, row.predicted_ttft_ms, row.predicted_tpot_ms);
+  if (row.measured_decoding_clients >= kHeldBackShare * row.predicted_decoding_clients) return;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "measured: about %.0f of %d clients past their first token at a time (Little's law on the means), "
+                "simulated %.0f: the run held requests back in a way it does not state (a client's connection "
+                "limit, a lower max_num_seqs, less KV cache)",
+                row.measured_decoding_clients, run.concurrency, row.predicted_decoding_clients);
+  row.notes += (row.notes.empty() ? "" : "; ") + std::string(buf);
+}
+
 }  // namespace
+
+double decoding_clients(int clients, double output_tokens, double ttft_ms, double tpot_ms) {
+  const double decoding_ms = std::max(0.0, output_tokens - 1.0) * tpot_ms;
+  if (clients <= 0 || !(decoding_ms > 0.0) || !(ttft_ms >= 0.0)) return 0.0;
+  return clients * decoding_ms / (ttft_ms + decoding_ms);
+}
 
 ErrorSummary summarise_errors(std::vector<double> values) {
   ErrorSummary s;
@@ -175,6 +214,7 @@ ValidationResult validate_runs(const traces::MeasuredServingResults& results, co
             row.ttft_ape = std::abs(row.predicted_ttft_ms - row.run.ttft_ms) / row.run.ttft_ms;
             row.tpot_ape = std::abs(row.predicted_tpot_ms - row.run.tpot_ms) / row.run.tpot_ms;
             row.percentiles = compare_percentiles(row.run, reply["percentiles"]);
+            note_decoding_clients(row);
           }
         }
         if (options.progress) options.progress(++done, mapped.size());
@@ -195,23 +235,27 @@ ValidationResult validate_runs(const traces::MeasuredServingResults& results, co
 nlohmann::json to_json(const ValidationResult& r) {
   nlohmann::json rows = nlohmann::json::array();
   for (const RowPrediction& p : r.rows) {
-    rows.push_back({{"id", p.run.id},
-                    {"line", p.run.line},
-                    {"group", p.group},
-                    {"predicted", p.predicted},
-                    {"reason", p.reason},
-                    {"notes", p.notes},
-                    {"concurrency", p.run.concurrency},
-                    {"isl", p.run.isl},
-                    {"osl", p.run.osl},
-                    {"measured_ttft_ms", p.run.ttft_ms},
-                    {"predicted_ttft_ms", number_or_null(p.predicted_ttft_ms, p.predicted)},
-                    {"ttft_ape", number_or_null(p.ttft_ape, p.predicted)},
-                    {"measured_tpot_ms", p.run.tpot_ms},
-                    {"predicted_tpot_ms", number_or_null(p.predicted_tpot_ms, p.predicted)},
-                    {"tpot_ape", number_or_null(p.tpot_ape, p.predicted)},
-                    {"prompt_compute_share",
-                     number_or_null(p.prompt_compute_share.value_or(0.0), p.prompt_compute_share.has_value())}});
+    rows.push_back(
+        {{"id", p.run.id},
+         {"line", p.run.line},
+         {"group", p.group},
+         {"predicted", p.predicted},
+         {"reason", p.reason},
+         {"notes", p.notes},
+         {"concurrency", p.run.concurrency},
+         {"isl", p.run.isl},
+         {"osl", p.run.osl},
+         {"measured_ttft_ms", p.run.ttft_ms},
+         {"predicted_ttft_ms", number_or_null(p.predicted_ttft_ms, p.predicted)},
+         {"ttft_ape", number_or_null(p.ttft_ape, p.predicted)},
+         {"measured_tpot_ms", p.run.tpot_ms},
+         {"predicted_tpot_ms", number_or_null(p.predicted_tpot_ms, p.predicted)},
+         {"tpot_ape", number_or_null(p.tpot_ape, p.predicted)},
+         {"measured_decoding_clients", number_or_null(p.measured_decoding_clients, p.measured_decoding_clients > 0.0)},
+         {"predicted_decoding_clients",
+          number_or_null(p.predicted_decoding_clients, p.predicted_decoding_clients > 0.0)},
+         {"prompt_compute_share",
+          number_or_null(p.prompt_compute_share.value_or(0.0), p.prompt_compute_share.has_value())}});
     if (!p.percentiles.empty()) {
       nlohmann::json& list = rows.back()["percentiles"] = nlohmann::json::array();
       for (const PercentilePrediction& q : p.percentiles) {

@@ -38,7 +38,17 @@ struct RowPrediction {
   // The prompt FLOP/s the measured rate needs over the GPUs' best GEMM rate (prompt_compute.hpp): above 1 the run
   // cannot have prefilled every prompt in full, and a note says so. Absent where it does not apply.
   std::optional<double> prompt_compute_share;
+  // A closed loop's clients past their first token at any moment (decoding_clients), by the measured means and by
+  // the predicted ones; 0 where it does not apply. Measured under half the predicted, a note says the run held
+  // requests back in a way it does not state.
+  double measured_decoding_clients = 0.0;
+  double predicted_decoding_clients = 0.0;
 };
+
+// Little's law on a closed loop's means: of C clients, each cycling through a request's TTFT and then its
+// (output tokens - 1) x TPOT of decoding, C x D / (TTFT + D) are decoding at any moment (D the decoding time; a
+// client's pause between requests, none in a benchmark, aside). 0 for no clients, one output token or no time.
+double decoding_clients(int clients, double output_tokens, double ttft_ms, double tpot_ms);
 
 struct ErrorSummary {
   int count = 0;  // rows predicted
