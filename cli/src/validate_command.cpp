@@ -128,7 +128,7 @@ void print_prompt_compute(const validation::ValidationResult& r) {
 void print_held_back(const validation::ValidationResult& r) {
   std::vector<const validation::RowPrediction*> held;
   for (const auto& p : r.rows)
-    if (p.predicted && p.notes.find("held requests back") != std::string::npos) held.push_back(&p);
+    if (p.predicted && p.held_back()) held.push_back(&p);
   if (held.empty()) return;
   std::printf(
       "\nclosed-loop runs with under half the simulated clients decoding at a time (Little's law on the means: a "

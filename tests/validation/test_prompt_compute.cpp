@@ -111,12 +111,14 @@ TEST_CASE("decoding clients: validate notes a run that held requests back", "[va
   CHECK(row.measured_decoding_clients == Approx(4.0 * 378.0 / 418.0));
   CHECK(row.predicted_decoding_clients ==
         Approx(validation::decoding_clients(4, 64, row.predicted_ttft_ms, row.predicted_tpot_ms)));
+  CHECK_FALSE(row.held_back());
   CHECK(row.notes.find("held requests back") == std::string::npos);
   // The same run measured with each request waiting 20 decodes' time for its first token: under a fifth of the
   // clients decode at once, where the simulation keeps them all busy.
   results.runs.at(0).ttft_ms = 20.0 * 378.0;
   const auto held = validation::validate_runs(results, options);
   CHECK(held.rows.at(0).measured_decoding_clients == Approx(4.0 / 21.0));
+  CHECK(held.rows[0].held_back());
   CHECK_THAT(held.rows[0].notes, Catch::Contains("held requests back") && Catch::Contains("of 4 clients"));
   CHECK(validation::to_json(held)["rows"][0]["measured_decoding_clients"].get<double>() == Approx(4.0 / 21.0));
 }

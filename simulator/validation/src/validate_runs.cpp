@@ -15,10 +15,6 @@
 namespace fleetcast::validation {
 namespace {
 
-// A run whose clients decode at under this share of the simulation's count held requests back (note_decoding_clients):
-// a cap the row does not state, far from what differing prefill or decode times alone move.
-constexpr double kHeldBackShare = 0.5;
-
 // In the worker: simulate the mapped scenario, reply with the two means the measurement reports.
 std::string predict_in_child(const MappedRun& mapped, const std::string& where) {
   nlohmann::json reply;
@@ -133,7 +129,7 @@ void note_decoding_clients(RowPrediction& row) {
   const double osl = mean_output_tokens(run);
   row.measured_decoding_clients = decoding_clients(run.concurrency, osl, run.ttft_ms, run.tpot_ms);
   row.predicted_decoding_clients = decoding_clients(run.concurrency, osl, row.predicted_ttft_ms, row.predicted_tpot_ms);
-  if (row.measured_decoding_clients >= kHeldBackShare * row.predicted_decoding_clients) return;
+  if (!row.held_back()) return;
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "measured: about %.0f of %d clients past their first token at a time (Little's law on the means), "

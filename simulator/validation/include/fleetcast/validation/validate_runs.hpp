@@ -43,6 +43,10 @@ struct RowPrediction {
   // requests back in a way it does not state.
   double measured_decoding_clients = 0.0;
   double predicted_decoding_clients = 0.0;
+  bool held_back() const { return measured_decoding_clients < kHeldBackShare * predicted_decoding_clients; }
+  // A run whose clients decode at under this share of the simulation's count held requests back: a cap the row does
+  // not state, far from what differing prefill or decode times alone move.
+  static constexpr double kHeldBackShare = 0.5;
 };
 
 // Little's law on a closed loop's means: of C clients, each cycling through a request's TTFT and then its
