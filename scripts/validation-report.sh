@@ -71,6 +71,25 @@ for r in rows[:5]:
 PY
   echo '```'
   echo
+  echo "## Runs with far fewer clients decoding at a time than simulated"
+  echo
+  echo "Little's law on each closed-loop row's means, C x D / (TTFT + D) with D = (osl - 1) x TPOT, measured against"
+  echo "predicted (\`measured_decoding_clients\`, \`predicted_decoding_clients\` of \`fleetcast validate --json\`): under half,"
+  echo "the run held requests back in a way the row does not state (a client's connection limit, a lower max_num_seqs, less"
+  echo "KV cache)."
+  echo
+  echo '```'
+  python3 - "$tmp/all.json" <<'PY'
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["rows"]
+        if r.get("measured_decoding_clients") and r.get("predicted_decoding_clients")
+        and r["measured_decoding_clients"] < 0.5 * r["predicted_decoding_clients"]]
+print(f"{len(rows)} rows")
+for r in rows:
+    print(f"{r['measured_decoding_clients']:6.0f} of {r['concurrency']:4d} (simulated {r['predicted_decoding_clients']:4.0f})  {r['id']}")
+PY
+  echo '```'
+  echo
   echo "## Datasheet-derived profiles (no serving fit)"
   echo
   echo "The kernel-level figures alone (calibration/profiles/*.json), what a GPU or runtime without measured runs would"
