@@ -98,44 +98,44 @@ nlohmann::json to_json(const GroupSummary& g) {
           {"ttft", errors(g.ttft)},   {"tpot", errors(g.tpot)}};
 }
 
-// The prompt compute the measured rate needs (prompt_compute.hpp); beyond the best GEMM, a note on the row.
-void note_prompt_compute(const MappedRun& mapped, RowPrediction& row) {
-  std::optional<PromptComputeNeed> need;
-  try {
-    need = prompt_compute_need(specs::parse_scenario(mapped.scenario, row.run.id), row.run.ttft_ms, row.run.tpot_ms);
-  } catch (const std::exception&) {
-    return;  // the worker reports why the scenario does not simulate
-  }
-  if (!need) return;
-  row.prompt_compute_share = need->share;
-  if (need->impossible()) row.notes += (row.notes.empty() ? "" : "; ") + describe(*need);
-}
+// A run's closed-loop clients (its stated concurrency) and the mean output tokens its mapped scenario draws (0 and 0
+// for any other run): what Little's law on the row's means needs once the prediction is in.
+struct ClosedLoop {
+  int clients = 0;
+  double output_tokens = 0.0;
+};
 
-// The mean output tokens the run's client asked for: the listed lengths' mean, else osl (uniform from floor(r x osl)
-// where the client drew them).
-double mean_output_tokens(const traces::MeasuredServingRun& run) {
-  if (!run.output_lens.empty()) {
-    double sum = 0.0;
-    for (int n : run.output_lens) sum += n;
-    return sum / static_cast<double>(run.output_lens.size());
+// Reads the mapped scenario once: the run's closed loop, and the prompt compute the measured means need
+// (prompt_compute.hpp), beyond the best GEMM a note on the row.
+ClosedLoop read_mapped(const MappedRun& mapped, RowPrediction& row) {
+  std::optional<specs::ScenarioSpec> s;
+  try {
+    s = specs::parse_scenario(mapped.scenario, row.run.id);
+  } catch (const std::exception&) {
+    return {};  // the worker reports why the scenario does not simulate
   }
-  return 0.5 * (std::floor(run.length_range_ratio * run.osl) + run.osl);
+  if (const std::optional<PromptComputeNeed> need = prompt_compute_need(*s, row.run.ttft_ms, row.run.tpot_ms)) {
+    row.prompt_compute_share = need->share;
+    if (need->impossible()) row.notes += (row.notes.empty() ? "" : "; ") + describe(*need);
+  }
+  const auto& classes = s->workload.classes;
+  if (row.run.concurrency <= 0 || row.run.request_rate_per_s > 0.0 || classes.size() != 1) return {};
+  return {row.run.concurrency, classes[0].output_tokens.mean()};
 }
 
 // Measured against predicted clients decoding at a time (decoding_clients); far fewer measured, a note.
-void note_decoding_clients(RowPrediction& row) {
-  const traces::MeasuredServingRun& run = row.run;
-  if (run.concurrency <= 0 || run.request_rate_per_s > 0.0) return;
-  const double osl = mean_output_tokens(run);
-  row.measured_decoding_clients = decoding_clients(run.concurrency, osl, run.ttft_ms, run.tpot_ms);
-  row.predicted_decoding_clients = decoding_clients(run.concurrency, osl, row.predicted_ttft_ms, row.predicted_tpot_ms);
+void note_decoding_clients(const ClosedLoop& loop, RowPrediction& row) {
+  if (loop.clients <= 0) return;
+  row.measured_decoding_clients = decoding_clients(loop.clients, loop.output_tokens, row.run.ttft_ms, row.run.tpot_ms);
+  row.predicted_decoding_clients =
+      decoding_clients(loop.clients, loop.output_tokens, row.predicted_ttft_ms, row.predicted_tpot_ms);
   if (!row.held_back()) return;
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "measured: about %.0f of %d clients past their first token at a time (Little's law on the means), "
                 "simulated %.0f: the run held requests back in a way it does not state (a client's connection "
                 "limit, a lower max_num_seqs, less KV cache)",
-                row.measured_decoding_clients, run.concurrency, row.predicted_decoding_clients);
+                row.measured_decoding_clients, loop.clients, row.predicted_decoding_clients);
   row.notes += (row.notes.empty() ? "" : "; ") + std::string(buf);
 }
 
@@ -167,6 +167,7 @@ ValidationResult validate_runs(const traces::MeasuredServingResults& results, co
   out.rows_skipped = results.skipped;
   std::vector<MappedRun> mapped;
   std::vector<std::size_t> to_run;  // indices into out.rows
+  std::vector<ClosedLoop> loops;    // per mapped row
   for (const auto& run : results.runs) {
     if (options.select && !options.select(run)) continue;
     RowPrediction row;
@@ -177,7 +178,7 @@ ValidationResult validate_runs(const traces::MeasuredServingResults& results, co
       row.reason = u->reason;
     } else {
       row.notes = std::get<MappedRun>(m).notes;
-      note_prompt_compute(std::get<MappedRun>(m), row);
+      loops.push_back(read_mapped(std::get<MappedRun>(m), row));
       if (options.mapped) options.mapped(run, std::get<MappedRun>(m).scenario);
       mapped.push_back(std::move(std::get<MappedRun>(m)));
       to_run.push_back(out.rows.size());
@@ -210,7 +211,7 @@ ValidationResult validate_runs(const traces::MeasuredServingResults& results, co
             row.ttft_ape = std::abs(row.predicted_ttft_ms - row.run.ttft_ms) / row.run.ttft_ms;
             row.tpot_ape = std::abs(row.predicted_tpot_ms - row.run.tpot_ms) / row.run.tpot_ms;
             row.percentiles = compare_percentiles(row.run, reply["percentiles"]);
-            note_decoding_clients(row);
+            note_decoding_clients(loops[i], row);
           }
         }
         if (options.progress) options.progress(++done, mapped.size());
